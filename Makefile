@@ -1,0 +1,62 @@
+# Two commands: `make report` and `make test`. Both set up the environment first.
+#
+# With no virtual or conda environment active, a .venv is made with the standard library's venv;
+# with one active, it is used as it is. `pip install -e ".[all]"` runs again only when
+# pyproject.toml changed since the last install.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+
+ACTIVE_ENV := $(strip $(or $(VIRTUAL_ENV),$(CONDA_PREFIX)))
+ifeq ($(ACTIVE_ENV),)
+  ENV_DIR := .venv
+  PY := $(ENV_DIR)/bin/python
+else
+  ENV_DIR := $(ACTIVE_ENV)
+  PY := python
+endif
+STAMP := $(ENV_DIR)/.privlib-installed
+
+REPORT_PARAMS ?= reports/params/acs.yaml
+REPORT_OUT ?= reports
+
+.PHONY: all env test unit notebooks report reports benchmark clean help
+
+help:
+	@echo "make test     set up the environment and run the unit tests and the notebooks"
+	@echo "make report   set up the environment and write the default audit to $(REPORT_OUT)/"
+	@echo "make reports  render the audit and the course for every bundled dataset"
+	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
+
+env: $(STAMP)
+
+.venv/bin/python:
+	$(PYTHON) -m venv .venv
+
+$(STAMP): pyproject.toml | $(if $(ACTIVE_ENV),,.venv/bin/python)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e ".[all]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m pytest tests notebooks --nbval-lax --nbval-current-env \
+		--sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+unit: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m pytest tests
+
+notebooks: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
+		--sanitize-with tests/nbval_sanitize.cfg
+
+report: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m privlib.cli audit --params $(REPORT_PARAMS) --out $(REPORT_OUT)
+
+reports: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m privlib.cli reports --out $(REPORT_OUT)
+
+benchmark: $(STAMP)
+	$(PY) benchmarks/neighbors.py
+
+clean:
+	rm -rf .venv .pytest_cache build dist *.egg-info

@@ -1,0 +1,42 @@
+"""privlib: teach and measure the privacy risk of synthetic tabular data.
+
+Submodules (loaded on first use, so ``import privlib`` stays fast):
+
+* :mod:`privlib.schema` - column kinds, validation, the encoding all distances share
+* :mod:`privlib.neighbors` - exact, memory-bounded nearest neighbours (Gower, Hamming, L1, L2)
+* :mod:`privlib.identity` - identity disclosure
+* :mod:`privlib.attribute` - attribute disclosure (CAP, classification-based risk)
+* :mod:`privlib.membership` - membership disclosure
+* :mod:`privlib.utility` - utility measures for the risk-utility trade-off
+* :mod:`privlib.synth` - baseline synthesizers (teaching foils)
+* :mod:`privlib.plots` - plots, axes in and axes out
+* :mod:`privlib.report` - audit and course reports (HTML, PDF, metrics.json)
+"""
+
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+
+from privlib.datasets import DATASETS, DatasetInfo, dataset_info, load_dataset, read_table
+from privlib.errors import PrivlibError
+from privlib.results import Result
+
+try:
+    __version__ = version("privlib")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+_SUBMODULES = {
+    "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
+    "report", "results", "datasets", "cli", "readings",
+}
+
+__all__ = [
+    "DATASETS", "DatasetInfo", "PrivlibError", "Result", "dataset_info", "load_dataset",
+    "read_table", "__version__", *sorted(_SUBMODULES),
+]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return import_module(f"privlib.{name}")
+    raise AttributeError(f"module 'privlib' has no attribute {name!r}")

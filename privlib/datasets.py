@@ -1,0 +1,331 @@
+"""The bundled real datasets, and reading a user's own tables.
+
+Four person-level datasets ship in the repository's ``data/`` folder, each with a data card
+(``data/<name>/README.md``): ``adult``, ``ontario_covid19``, ``acs`` and ``ce``.
+:func:`load_dataset` returns one as a DataFrame with proper types; :func:`dataset_info` returns
+what the course and the reports need to know about it (key and sensitive variables, population
+size). :func:`read_table` reads a user's CSV with the same typing rules, and
+:func:`load_for_notebook` is the one call a notebook's parameters cell leads to.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from privlib.errors import PrivlibError
+from privlib.schema import check_frame, coerce_kinds, infer_kinds
+
+ADULT_COLUMNS = [
+    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
+    "native-country", "income",
+]
+# Education levels in the order of Adult's own education-num (1 = Preschool ... 16 = Doctorate).
+ADULT_EDUCATION_ORDER = [
+    "Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th", "HS-grad",
+    "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters", "Prof-school", "Doctorate",
+]
+ONTARIO_AGE_ORDER = ["<20", "20s", "30s", "40s", "50s", "60s", "70s", "80s", "90s"]
+ONTARIO_FILE = "conposcovidloc_2020-04-28.csv"
+ONTARIO_DROPPED = [
+    "Row_ID", "Reporting_PHU_Address", "Reporting_PHU_City", "Reporting_PHU_Postal_Code",
+    "Reporting_PHU_Website", "Reporting_PHU_Latitude", "Reporting_PHU_Longitude",
+]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What the kit knows about a dataset.
+
+    Attributes
+    ----------
+    name : str
+        Short name used by :func:`load_dataset`.
+    title : str
+        Human-readable title.
+    keys : list of str
+        Quasi-identifiers an adversary plausibly knows (the course's default key variables).
+    sensitive : list of str
+        Variables an adversary wants to learn (the default targets).
+    population_size : int or None
+        Size N of the population the rows were drawn from, when known.
+    synthesized : list of str
+        Variables the course synthesizes for partially synthetic data (the rest are kept).
+    source, licence : str
+        Provenance and terms of use (see the data card).
+    card : pathlib.Path or None
+        Path to the data card.
+    """
+
+    name: str
+    title: str
+    keys: list = field(default_factory=list)
+    sensitive: list = field(default_factory=list)
+    population_size: int | None = None
+    synthesized: list = field(default_factory=list)
+    source: str = ""
+    licence: str = ""
+    card: Path | None = None
+
+
+def data_dir() -> Path:
+    """Folder of the bundled datasets: ``$PRIVLIB_DATA`` if set, else the repository's ``data/``."""
+    env = os.environ.get("PRIVLIB_DATA")
+    path = Path(env) if env else Path(__file__).resolve().parents[1] / "data"
+    if not path.is_dir():
+        raise PrivlibError(
+            f"the bundled data folder {path} does not exist; install privlib from a clone of the "
+            "repository (pip install -e .) or set PRIVLIB_DATA to the folder holding the datasets."
+        )
+    return path
+
+
+_INFO = {
+    "adult": dict(
+        title="UCI Adult (1994 US Census extract)",
+        keys=["age", "sex", "race", "marital-status", "native-country"],
+        sensitive=["income"],
+        population_size=48842,
+        synthesized=["workclass", "occupation", "capital-gain", "capital-loss", "income"],
+        source="UCI Machine Learning Repository, Adult (Becker & Kohavi 1996), doi:10.24432/C5XW20",
+        licence="CC BY 4.0",
+    ),
+    "ontario_covid19": dict(
+        title="Confirmed COVID-19 cases in Ontario (snapshot of 2020-04-28)",
+        keys=["Age_Group", "Client_Gender", "Reporting_PHU"],
+        sensitive=["Outcome1"],
+        population_size=15381,
+        synthesized=["Accurate_Episode_Date", "Case_AcquisitionInfo", "Outcome1"],
+        source="Government of Ontario open data, Confirmed positive cases of COVID-19 in Ontario",
+        licence="Open Government Licence - Ontario",
+    ),
+    "acs": dict(
+        title="American Community Survey 2012 sample (Hu's Data Confidentiality course)",
+        keys=["SEX", "RACE", "MAR"],
+        sensitive=["DIS", "HICOV"],
+        population_size=None,
+        synthesized=["LANX", "WAOB", "DIS", "HICOV"],
+        source="U.S. Census Bureau ACS 2012 public-use microdata, sample from J. Hu's course",
+        licence="public domain (U.S. Census Bureau public-use data)",
+    ),
+    "ce": dict(
+        title="Consumer Expenditure Survey 2017 Q1 sample (Hu's Data Confidentiality course)",
+        keys=["Income", "UrbanRural", "Race"],
+        sensitive=["Expenditure"],
+        population_size=None,
+        synthesized=["Expenditure"],
+        source="U.S. BLS Consumer Expenditure Interview Survey public-use microdata, from J. Hu's course",
+        licence="public domain (U.S. BLS public-use data)",
+    ),
+}
+
+DATASETS = tuple(_INFO)
+
+
+def _check_name(name: str) -> str:
+    if name not in _INFO:
+        raise PrivlibError(
+            f"unknown dataset {name!r}; the bundled datasets are {list(DATASETS)}, "
+            "or pass a path to your own CSV file."
+        )
+    return name
+
+
+def dataset_info(name: str) -> DatasetInfo:
+    """Metadata of a bundled dataset (keys, sensitive variables, population size, provenance)."""
+    _check_name(name)
+    card = Path(__file__).resolve().parents[1] / "data" / name / "README.md"
+    return DatasetInfo(name=name, card=card if card.exists() else None, **_INFO[name])
+
+
+def _read_adult(path: Path, skip_first_line: bool) -> pd.DataFrame:
+    df = pd.read_csv(
+        path,
+        header=None,
+        names=ADULT_COLUMNS,
+        sep=",",
+        skipinitialspace=True,
+        na_values=["?"],
+        skiprows=1 if skip_first_line else 0,
+        skip_blank_lines=True,
+    )
+    df["income"] = df["income"].str.rstrip(".")
+    return df
+
+
+def _load_adult(part: str) -> pd.DataFrame:
+    folder = data_dir() / "adult"
+    pieces = []
+    if part in ("all", "train"):
+        pieces.append(_read_adult(folder / "adult.data", skip_first_line=False))
+    if part in ("all", "test"):
+        pieces.append(_read_adult(folder / "adult.test", skip_first_line=True))
+    df = pd.concat(pieces, ignore_index=True)
+    for column in ADULT_COLUMNS:
+        if column == "education":
+            df[column] = pd.Categorical(df[column], categories=ADULT_EDUCATION_ORDER, ordered=True)
+        elif df[column].dtype.kind in "iuf":
+            df[column] = df[column].astype("int64")
+        else:
+            df[column] = df[column].astype("category")
+    return df
+
+
+def _load_ontario() -> pd.DataFrame:
+    df = pd.read_csv(data_dir() / "ontario_covid19" / ONTARIO_FILE)
+    df = df.drop(columns=ONTARIO_DROPPED)
+    df["Accurate_Episode_Date"] = pd.to_datetime(df["Accurate_Episode_Date"], format="%Y-%m-%d")
+    age = df["Age_Group"].where(df["Age_Group"] != "Unknown")
+    df["Age_Group"] = pd.Categorical(age, categories=ONTARIO_AGE_ORDER, ordered=True)
+    gender = df["Client_Gender"].where(~df["Client_Gender"].isin(["UNKNOWN", "(blank)"]))
+    df["Client_Gender"] = gender.astype("category")
+    for column in ["Case_AcquisitionInfo", "Outcome1", "Reporting_PHU"]:
+        df[column] = df[column].astype("category")
+    return df
+
+
+def _load_codes(folder: str, file: str, categorical: list) -> pd.DataFrame:
+    df = pd.read_csv(data_dir() / folder / file)
+    for column in categorical:
+        df[column] = df[column].astype("int64").astype("category")
+    return df
+
+
+def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
+    """Load a bundled dataset as a typed DataFrame.
+
+    Parameters
+    ----------
+    name : {"adult", "ontario_covid19", "acs", "ce"}
+        Which dataset.
+    part : {"all", "train", "test"}, default "all"
+        Adult only: UCI's ``adult.data`` ("train", 32,561 rows), ``adult.test`` ("test", 16,281
+        rows), or both together ("all", 48,842 rows: the population of the membership lessons).
+    with_info : bool, default False
+        Also return the :class:`DatasetInfo`.
+
+    Returns
+    -------
+    pandas.DataFrame, or (DataFrame, DatasetInfo) with ``with_info=True``
+        Categorical variables are pandas categoricals (ordered where the levels have an order),
+        numbers are int64 or float64, dates datetime64, missing values NaN.
+
+    Examples
+    --------
+    >>> import privlib as pl
+    >>> pl.load_dataset("ce").shape
+    (994, 4)
+    """
+    _check_name(name)
+    if part not in ("all", "train", "test"):
+        raise PrivlibError(f"`part` must be 'all', 'train' or 'test', got {part!r}.")
+    if part != "all" and name != "adult":
+        raise PrivlibError(f"`part` applies to 'adult' only; {name!r} has a single file.")
+    if name == "adult":
+        df = _load_adult(part)
+    elif name == "ontario_covid19":
+        df = _load_ontario()
+    elif name == "acs":
+        df = _load_codes("acs", "ACSdata.csv", ["SEX", "RACE", "MAR", "LANX", "WAOB", "DIS", "HICOV", "MIG", "SCH", "HISP"])
+    else:
+        df = _load_codes("ce", "CEdata.csv", ["UrbanRural", "Race"])
+        df["Income"] = df["Income"].astype("int64")
+        df["Expenditure"] = df["Expenditure"].astype("float64")
+    return (df, dataset_info(name)) if with_info else df
+
+
+def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Read a user's CSV file with the kit's typing rules.
+
+    Integer columns with few distinct values and text columns become categoricals (see
+    :func:`privlib.schema.infer_kinds`); with ``like``, columns take the kinds and categories of
+    that table instead, so a synthetic file is read the same way as its training data.
+
+    Raises
+    ------
+    PrivlibError
+        If the file does not exist, is empty, or cannot be parsed.
+    """
+    path = Path(path)
+    label = name or path.name
+    if not path.is_file():
+        raise PrivlibError(f"file {str(path)!r} does not exist; check the path passed as `{label}`.")
+    try:
+        df = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise PrivlibError(f"file {str(path)!r} ({label}) is empty; it needs a header and rows.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
+    unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
+    if unnamed and unnamed == [df.columns[0]] and df[unnamed[0]].is_unique:
+        df = df.drop(columns=unnamed)  # a row-name column written by R or pandas
+    check_frame(df, label)
+    if like is not None:
+        kinds = infer_kinds(like, name="reference")
+        shared = {c: k for c, k in kinds.items() if c in df.columns}
+        df = coerce_kinds(df, shared)
+        for column in shared:
+            if isinstance(like[column].dtype, pd.CategoricalDtype):
+                df[column] = _as_categories_of(df[column], like[column].dtype)
+            elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
+                df[column] = pd.to_datetime(df[column], errors="coerce")
+        return df
+    return coerce_kinds(df, infer_kinds(df, name=label))
+
+
+def _as_categories_of(series: pd.Series, dtype: pd.CategoricalDtype) -> pd.Series:
+    """Cast to ``dtype``'s categories, matching labels by value or by their text."""
+    cats = list(dtype.categories)
+    by_text = {str(c): c for c in cats}
+    values = series.astype(object).map(lambda v: v if v in cats or pd.isna(v) else by_text.get(str(v), v))
+    extra = [v for v in pd.unique(values.dropna()) if v not in cats]
+    full = pd.CategoricalDtype(cats + sorted(extra, key=str), ordered=dtype.ordered)
+    return values.astype(full)
+
+
+def load_for_notebook(dataset: str):
+    """Resolve a notebook's ``dataset`` parameter: a bundled name or a path to a CSV file.
+
+    Returns ``(frame, info)``. For a CSV file, ``info`` lists every column as a key and the last
+    column as the sensitive variable unless the notebook's own parameters say otherwise.
+    """
+    if dataset in _INFO:
+        return load_dataset(dataset, with_info=True)
+    path = Path(dataset)
+    frame = read_table(path, "dataset")
+    columns = list(frame.columns)
+    info = DatasetInfo(
+        name=path.stem,
+        title=path.name,
+        keys=columns[:-1][:3],
+        sensitive=columns[-1:],
+        population_size=None,
+        synthesized=columns[3:],
+        source=str(path),
+        licence="user data",
+    )
+    return frame, info
+
+
+def sample_split(df: pd.DataFrame, n_train: int, n_holdout: int = 0, *, random_state=None):
+    """Draw disjoint training and holdout samples without replacement, seeded.
+
+    Returns ``(train, holdout)`` with fresh 0..n-1 indexes. Raises if the table is too small.
+    """
+    if n_train < 1 or n_holdout < 0:
+        raise PrivlibError("`n_train` must be positive and `n_holdout` non-negative.")
+    if n_train + n_holdout > len(df):
+        raise PrivlibError(
+            f"cannot draw {n_train} training and {n_holdout} holdout rows from a table of "
+            f"{len(df)} rows; ask for fewer."
+        )
+    rng = np.random.default_rng(random_state)
+    order = rng.permutation(len(df))
+    train = df.iloc[order[:n_train]].reset_index(drop=True)
+    holdout = df.iloc[order[n_train : n_train + n_holdout]].reset_index(drop=True)
+    return train, holdout

@@ -1,0 +1,147 @@
+"""Result objects shared by every measure.
+
+A measure returns a small frozen dataclass derived from :class:`Result`. It
+
+* prints as one readable line (value, baseline, threshold, verdict),
+* turns into a one-row DataFrame with :meth:`Result.to_frame`, so a report table is a
+  ``pandas.concat`` of results,
+* serialises to plain JSON types with :meth:`Result.to_dict` (for ``metrics.json``),
+* keeps per-record values (for plots) in fields marked with :func:`per_record`, which the table
+  and JSON views leave out; it never holds the records themselves.
+
+Verdicts are ``"pass"`` (within the threshold), ``"fail"`` (beyond it) or ``None`` where the
+measure has no threshold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PASS = "pass"
+FAIL = "fail"
+
+
+def per_record(**kwargs):
+    """A dataclass field for per-record arrays: kept on the result, left out of tables and JSON."""
+    return field(repr=False, compare=False, metadata={"per_record": True}, **kwargs)
+
+
+def verdict_for(value: float | None, threshold: float | None, higher_is_riskier: bool = True):
+    """``"pass"`` when ``value`` is on the safe side of ``threshold`` (inclusive), else ``"fail"``.
+
+    Returns ``None`` when there is no threshold or the value is undefined (NaN).
+    """
+    if threshold is None or value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    safe = value <= threshold if higher_is_riskier else value >= threshold
+    return PASS if safe else FAIL
+
+
+def _plain(value: Any):
+    """Convert numpy scalars and arrays to JSON-friendly Python values (NaN becomes None)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "undefined"
+        return f"{value:.4g}"
+    return str(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """Base of every result: one measure with its value and, where they apply, its context.
+
+    Attributes
+    ----------
+    measure : str
+        Name of the measure (e.g. ``"nn_mia_auc"``).
+    value : float
+        The headline number.
+    baseline : float or None
+        What the value is compared with (chance level, the original data's own value, ...).
+    threshold : float or None
+        The value beyond which the result counts as a risk.
+    verdict : {"pass", "fail"} or None
+        Whether the value is on the safe side of the threshold.
+    higher_is_riskier : bool
+        Direction of the value: ``True`` for a ``*_risk``.
+    """
+
+    measure: str
+    value: float
+    baseline: float | None = None
+    threshold: float | None = None
+    verdict: str | None = None
+    higher_is_riskier: bool = True
+
+    def _scalar_items(self) -> dict:
+        items = {}
+        for f in dataclasses.fields(self):
+            if f.metadata.get("per_record"):
+                continue
+            items[f.name] = getattr(self, f.name)
+        return items
+
+    def to_dict(self) -> dict:
+        """The scalar fields as JSON-friendly Python values (per-record arrays left out)."""
+        out = {k: _plain(v) for k, v in self._scalar_items().items()}
+        out["reading"] = self.reading()
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """A one-row DataFrame of the scalar fields, indexed by the measure name."""
+        items = self._scalar_items()
+        row = {k: v for k, v in items.items() if k != "measure"}
+        row["reading"] = self.reading()
+        return pd.DataFrame([row], index=pd.Index([self.measure], name="measure"))
+
+    def reading(self) -> str:
+        """One sentence that says what the value means; subclasses say more."""
+        parts = [f"{self.measure} = {_fmt(self.value)}"]
+        if self.baseline is not None:
+            parts.append(f"baseline {_fmt(self.baseline)}")
+        if self.threshold is not None:
+            parts.append(f"threshold {_fmt(self.threshold)}")
+        if self.verdict is not None:
+            parts.append(f"verdict: {self.verdict}")
+        return ", ".join(parts) + "."
+
+    def __str__(self) -> str:
+        extra = []
+        if self.baseline is not None:
+            extra.append(f"baseline={_fmt(self.baseline)}")
+        if self.threshold is not None:
+            extra.append(f"threshold={_fmt(self.threshold)}")
+        if self.verdict is not None:
+            extra.append(f"verdict={self.verdict}")
+        tail = (", " + ", ".join(extra)) if extra else ""
+        return f"{type(self).__name__}({self.measure}={_fmt(self.value)}{tail})"
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html()
+
+
+def results_frame(results) -> pd.DataFrame:
+    """Stack several results into one table (one row each)."""
+    return pd.concat([r.to_frame() for r in results])

@@ -1,0 +1,483 @@
+"""Column kinds, input validation and the one numeric encoding every distance uses.
+
+Every public function of the kit validates its tables here, so that bad input fails early with a
+:class:`~privlib.errors.PrivlibError` that names the table, the column and the fix, instead of a
+traceback from deep inside pandas.
+
+Column kinds
+------------
+``categorical``
+    unordered values (pandas categorical, object, string, bool, or an integer column with few
+    distinct values, see :func:`infer_kinds`).
+``ordinal``
+    an ordered pandas categorical; treated as categorical by the distances (a different level
+    is a different value), kept apart so that synthesizers and plots can respect the order.
+``numeric``
+    integers, floats and dates (dates are measured in days).
+
+Encoding
+--------
+:class:`TableEncoder` turns a DataFrame into a float64 array on which every distance of the kit
+is one formula::
+
+    d(a, b) = sum_k w_k * min(|a_k - b_k|, cap) / scale
+
+* Gower: a numeric column becomes ``(x - min) / range`` (range from the tables the encoder was
+  fitted on), a categorical column its integer category code, so ``min(|a - b|, 1)`` is the
+  per-variable Gower term (0 or 1 for categories). ``cap = 1``, ``scale = p``.
+* Hamming: numeric columns are first cut into equal-width bins (20 by default) and then coded
+  like categories; ``cap = 1``, ``scale = 1``, so the distance counts differing variables.
+* Missing values: a missing entry is coded as ``MISSING`` (far away from every real code), so
+  missing equals missing (distance 0) and missing against a value is 1 after the cap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privlib.errors import PrivlibError
+
+CATEGORICAL = "categorical"
+ORDINAL = "ordinal"
+NUMERIC = "numeric"
+KINDS = (CATEGORICAL, ORDINAL, NUMERIC)
+
+#: Code given to a missing value by :class:`TableEncoder`; far from every real code or scaled value.
+MISSING = 1.0e9
+
+#: Integer columns with at most this many distinct values are read as categorical codes.
+DEFAULT_MAX_CATEGORIES = 10
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+def check_frame(
+    df,
+    name: str = "data",
+    *,
+    min_rows: int = 1,
+    reject_constant: bool = False,
+) -> pd.DataFrame:
+    """Check that ``df`` is a usable table and return it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table to check.
+    name : str
+        How the table is called in error messages (the parameter name, e.g. ``"synthetic"``).
+    min_rows : int, default 1
+        Fewest rows accepted.
+    reject_constant : bool, default False
+        Also reject a column holding a single value in every row (synthesizers have nothing to
+        learn from it).
+
+    Raises
+    ------
+    PrivlibError
+        If ``df`` is not a DataFrame, is empty, has duplicated column names, has a column that is
+        entirely missing, a column of an unsupported type, or (with ``reject_constant``) a
+        constant column.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlibError(
+            f"`{name}` must be a pandas DataFrame, got {type(df).__name__}; "
+            "read a CSV with pandas.read_csv or privlib.datasets.read_table first."
+        )
+    if df.shape[1] == 0:
+        raise PrivlibError(f"`{name}` has no columns; pass a table with at least one variable.")
+    if len(df) < min_rows:
+        raise PrivlibError(
+            f"`{name}` has {len(df)} row(s) but at least {min_rows} are needed; "
+            "pass a larger table."
+        )
+    duplicated = df.columns[df.columns.duplicated()].tolist()
+    if duplicated:
+        raise PrivlibError(f"`{name}` has duplicated column names {duplicated}; rename them.")
+    for column in df.columns:
+        series = df[column]
+        if series.isna().all():
+            raise PrivlibError(
+                f"column {column!r} of `{name}` is entirely missing; drop it or fill it in."
+            )
+        _kind_of(series, column, name)  # raises for unsupported types
+        if reject_constant and series.nunique(dropna=False) == 1:
+            raise PrivlibError(
+                f"column {column!r} of `{name}` holds the single value {series.iloc[0]!r} in "
+                "every row, so there is nothing to learn from it; drop it before fitting and "
+                "add it back afterwards."
+            )
+    return df
+
+
+def check_columns(df: pd.DataFrame, columns, parameter: str, name: str = "data") -> list[str]:
+    """Return ``columns`` as a list after checking each is a column of ``df``.
+
+    ``parameter`` is the argument the columns came from (``"keys"``, ``"target"``), so the message
+    can point at it.
+    """
+    if columns is None:
+        raise PrivlibError(f"`{parameter}` is required; name one or more columns of `{name}`.")
+    if isinstance(columns, str) or not isinstance(columns, Iterable):
+        columns = [columns]
+    columns = list(columns)
+    if not columns:
+        raise PrivlibError(f"`{parameter}` is empty; name one or more columns of `{name}`.")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise PrivlibError(
+            f"`{parameter}` names {missing}, which {'is' if len(missing) == 1 else 'are'} not "
+            f"a column of `{name}`; its columns are {list(df.columns)}."
+        )
+    return columns
+
+
+def check_comparable(
+    left: pd.DataFrame,
+    right: pd.DataFrame,
+    names: tuple[str, str] = ("train", "synthetic"),
+    *,
+    columns: Sequence[str] | None = None,
+    unseen: str = "raise",
+) -> None:
+    """Check that two tables describe the same variables in the same way.
+
+    Parameters
+    ----------
+    left, right : pandas.DataFrame
+        The tables to compare (each already passed :func:`check_frame`).
+    names : tuple of str
+        What the two tables are called in messages.
+    columns : sequence of str, optional
+        Compare only these columns; by default both tables must have the same set of columns.
+    unseen : {"raise", "ignore"}, default "raise"
+        What to do when ``right`` holds a category never seen in ``left``.
+
+    Raises
+    ------
+    PrivlibError
+        Naming the columns missing on either side, a column that is numeric in one table and
+        categorical in the other, or the unseen categories.
+    """
+    left_name, right_name = names
+    if columns is None:
+        only_left = [c for c in left.columns if c not in right.columns]
+        only_right = [c for c in right.columns if c not in left.columns]
+        if only_left or only_right:
+            parts = []
+            if only_left:
+                parts.append(f"{only_left} only in `{left_name}`")
+            if only_right:
+                parts.append(f"{only_right} only in `{right_name}`")
+            raise PrivlibError(
+                f"`{left_name}` and `{right_name}` have different columns: "
+                + "; ".join(parts)
+                + ". Select the same columns in both tables."
+            )
+        columns = list(left.columns)
+    else:
+        check_columns(left, columns, "columns", left_name)
+        check_columns(right, columns, "columns", right_name)
+    left_kinds = infer_kinds(left[list(columns)])
+    right_kinds = infer_kinds(right[list(columns)])
+    for column in columns:
+        lk, rk = left_kinds[column], right_kinds[column]
+        if (lk == NUMERIC) != (rk == NUMERIC):
+            raise PrivlibError(
+                f"column {column!r} is {lk} in `{left_name}` but {rk} in `{right_name}`; "
+                "give it the same type in both tables (e.g. with astype)."
+            )
+        if unseen == "raise" and lk != NUMERIC:
+            seen = set(left[column].dropna().unique().tolist())
+            new = sorted(
+                {v for v in right[column].dropna().unique().tolist() if v not in seen}, key=str
+            )
+            if new:
+                shown = new[:5] + (["..."] if len(new) > 5 else [])
+                raise PrivlibError(
+                    f"column {column!r} of `{right_name}` holds categories never seen in "
+                    f"`{left_name}`: {shown}; recode them to known categories or drop those rows."
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# Column kinds
+# --------------------------------------------------------------------------------------------
+def _kind_of(series: pd.Series, column, name: str, max_categories: int = DEFAULT_MAX_CATEGORIES):
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return ORDINAL if dtype.ordered else CATEGORICAL
+    if pd.api.types.is_bool_dtype(dtype):
+        return CATEGORICAL
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return NUMERIC
+    if pd.api.types.is_integer_dtype(dtype):
+        return CATEGORICAL if series.nunique() <= max_categories else NUMERIC
+    if pd.api.types.is_float_dtype(dtype):
+        return NUMERIC
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+        values = series.dropna()
+        if values.map(lambda v: isinstance(v, (str, bool, np.bool_))).all():
+            return CATEGORICAL
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().all():
+            return NUMERIC
+        bad = values[numeric.isna()].iloc[0]
+        raise PrivlibError(
+            f"column {column!r} of `{name}` mixes numbers and other values (e.g. {bad!r}); "
+            "clean it so it is all numbers or all labels."
+        )
+    raise PrivlibError(
+        f"column {column!r} of `{name}` has unsupported type {dtype}; "
+        "convert it to numbers, dates or categories."
+    )
+
+
+def infer_kinds(
+    df: pd.DataFrame, *, max_categories: int = DEFAULT_MAX_CATEGORIES, name: str = "data"
+) -> dict[str, str]:
+    """Infer each column's kind: ``"categorical"``, ``"ordinal"`` or ``"numeric"``.
+
+    Rules: an ordered pandas categorical is ordinal; an unordered categorical, a boolean, an
+    object or string column is categorical; a float or date column is numeric; an integer column
+    is categorical when it has at most ``max_categories`` distinct values (survey codes such as
+    SEX = 1, 2) and numeric otherwise.
+    """
+    return {c: _kind_of(df[c], c, name, max_categories) for c in df.columns}
+
+
+def numeric_values(series: pd.Series) -> np.ndarray:
+    """Return a numeric column as float64 (dates in days since 1970-01-01), NaN where missing."""
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        days = (series - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+        return days.to_numpy(dtype="float64", na_value=np.nan)
+    return pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+
+
+def restore_numeric(values: np.ndarray, like: pd.Series) -> pd.Series:
+    """Turn float values back into the dtype of ``like`` (rounding for integers and dates)."""
+    values = np.asarray(values, dtype="float64")
+    dtype = like.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        days = np.round(values)
+        out = pd.to_datetime(days, unit="D", origin="unix")
+        return pd.Series(out, name=like.name).astype(dtype)
+    if pd.api.types.is_integer_dtype(dtype):
+        if np.isnan(values).any():
+            return pd.Series(np.round(values), name=like.name).astype("Int64")
+        return pd.Series(np.round(values).astype(dtype), name=like.name)
+    return pd.Series(values, name=like.name).astype(dtype)
+
+
+def coerce_kinds(df: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
+    """Return a copy of ``df`` whose categorical and ordinal columns are pandas categoricals.
+
+    Used when a table is read from CSV: survey codes become categories, so every later step
+    (synthesizers, CAP, distances) treats them as labels.
+    """
+    out = df.copy()
+    for column, kind in kinds.items():
+        if kind in (CATEGORICAL, ORDINAL) and not isinstance(out[column].dtype, pd.CategoricalDtype):
+            out[column] = out[column].astype("category")
+    return out
+
+
+def harmonize(frames: Mapping[str, pd.DataFrame], columns: Sequence[str] | None = None):
+    """Give the categorical columns of several tables one shared set of categories.
+
+    Returns a dict of copies with the same keys. Category codes then mean the same thing in
+    every table, which the encoder and the group-by joins of CAP rely on.
+    """
+    first = next(iter(frames.values()))
+    columns = list(first.columns) if columns is None else list(columns)
+    per_frame = [infer_kinds(f[columns], name=n) for n, f in frames.items()]
+    kinds = {}
+    for column in columns:
+        ks = {k[column] for k in per_frame}
+        kinds[column] = NUMERIC if ks == {NUMERIC} else (ORDINAL if ORDINAL in ks else CATEGORICAL)
+    out = {name: frame.copy() for name, frame in frames.items()}
+    for column, kind in kinds.items():
+        if kind == NUMERIC:
+            continue
+        ordered_source = next(
+            (
+                f[column].dtype
+                for f in frames.values()
+                if isinstance(f[column].dtype, pd.CategoricalDtype) and f[column].dtype.ordered
+            ),
+            None,
+        )
+        if ordered_source is not None:
+            categories = list(ordered_source.categories)
+            extra = []
+            for f in frames.values():
+                extra += [v for v in pd.unique(f[column].dropna()) if v not in categories and v not in extra]
+            dtype = pd.CategoricalDtype(categories + sorted(extra, key=str), ordered=True)
+        else:
+            values = []
+            for f in frames.values():
+                s = f[column]
+                cats = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else pd.unique(s.dropna())
+                values += [v for v in cats if v not in values]
+            dtype = pd.CategoricalDtype(_sorted_labels(values))
+        for name in out:
+            out[name][column] = out[name][column].astype(object).astype(dtype)
+    return out
+
+
+def _sorted_labels(values: list) -> list:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+# --------------------------------------------------------------------------------------------
+# Encoding
+# --------------------------------------------------------------------------------------------
+@dataclass
+class TableEncoder:
+    """Encode tables as float arrays for the distance engine, fitted once per comparison.
+
+    Parameters
+    ----------
+    metric : {"gower", "hamming"}
+        Gower scales numeric columns by their range; Hamming cuts them into ``n_bins``
+        equal-width bins.
+    n_bins : int, default 20
+        Bins per numeric column for Hamming (El Emam et al. use 20; dates likewise).
+    columns : sequence of str, optional
+        Columns to use (default: all columns of the first fitted table).
+    weights : mapping of column to float, optional
+        Gower weights ``w_k`` (default 1 for every column).
+
+    Notes
+    -----
+    ``fit`` takes one or more tables: numeric ranges (Gower) and bin edges (Hamming) are taken
+    from all of them together, and categories are the union of those seen. The kit's metrics fit
+    on every table of a comparison (e.g. training, holdout and synthetic data), so no value falls
+    outside the range; a value outside the fitted range contributes at most 1 (the cap), and a
+    category never seen in ``fit`` differs from every known category.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"age": [20.0, 40.0], "sex": ["F", "M"]})
+    >>> enc = TableEncoder().fit(a)
+    >>> enc.transform(a).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+
+    metric: str = "gower"
+    n_bins: int = 20
+    columns: Sequence[str] | None = None
+    weights: Mapping[str, float] | None = None
+    kinds_: dict = field(default_factory=dict, init=False, repr=False)
+    lows_: dict = field(default_factory=dict, init=False, repr=False)
+    spans_: dict = field(default_factory=dict, init=False, repr=False)
+    categories_: dict = field(default_factory=dict, init=False, repr=False)
+
+    def fit(self, *frames: pd.DataFrame, names: Sequence[str] | None = None) -> "TableEncoder":
+        if self.metric not in ("gower", "hamming"):
+            raise PrivlibError(f"`metric` must be 'gower' or 'hamming', got {self.metric!r}.")
+        if not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 1:
+            raise PrivlibError(f"`n_bins` must be a positive integer, got {self.n_bins!r}.")
+        if not frames:
+            raise PrivlibError("TableEncoder.fit needs at least one table.")
+        names = list(names) if names is not None else [f"table {i + 1}" for i in range(len(frames))]
+        for frame, name in zip(frames, names):
+            check_frame(frame, name)
+        columns = list(frames[0].columns) if self.columns is None else list(self.columns)
+        for frame, name in zip(frames, names):
+            check_columns(frame, columns, "columns", name)
+        self.columns = columns
+        if self.weights is not None:
+            unknown = [c for c in self.weights if c not in columns]
+            if unknown:
+                raise PrivlibError(f"`weights` names {unknown}, which are not encoded columns.")
+        kinds_per_frame = [infer_kinds(f[columns], name=n) for f, n in zip(frames, names)]
+        for column in columns:
+            ks = {k[column] for k in kinds_per_frame}
+            if NUMERIC in ks and len(ks) > 1:
+                raise PrivlibError(
+                    f"column {column!r} is numeric in one table and categorical in another; "
+                    "give it the same type in every table."
+                )
+            kind = ks.pop() if len(ks) == 1 else CATEGORICAL
+            self.kinds_[column] = kind
+            if kind == NUMERIC:
+                values = np.concatenate([numeric_values(f[column]) for f in frames])
+                finite = values[np.isfinite(values)]
+                low = float(finite.min()) if finite.size else 0.0
+                high = float(finite.max()) if finite.size else 0.0
+                self.lows_[column] = low
+                self.spans_[column] = high - low
+            else:
+                seen: dict = {}
+                for f in frames:
+                    for v in pd.unique(f[column].dropna()):
+                        seen.setdefault(v, len(seen))
+                self.categories_[column] = seen
+        return self
+
+    @property
+    def feature_weights(self) -> np.ndarray:
+        """Weight ``w_k`` of each encoded column, in column order."""
+        self._check_fitted()
+        w = self.weights or {}
+        return np.array([float(w.get(c, 1.0)) for c in self.columns], dtype="float64")
+
+    @property
+    def cap(self) -> float:
+        """Largest contribution of one variable before weighting."""
+        return 1.0
+
+    @property
+    def scale(self) -> float:
+        """Divisor of the weighted sum: the total weight for Gower, 1 for Hamming."""
+        return float(self.feature_weights.sum()) if self.metric == "gower" else 1.0
+
+    def transform(self, df: pd.DataFrame, name: str = "data") -> np.ndarray:
+        """Encode ``df`` as an ``(n, p)`` float64 array (C order)."""
+        self._check_fitted()
+        check_frame(df, name, min_rows=0)
+        check_columns(df, self.columns, "columns", name)
+        out = np.empty((len(df), len(self.columns)), dtype="float64")
+        for j, column in enumerate(self.columns):
+            series = df[column]
+            if self.kinds_[column] == NUMERIC:
+                if infer_kinds(df[[column]], name=name)[column] != NUMERIC:
+                    raise PrivlibError(
+                        f"column {column!r} of `{name}` is not numeric, but it was numeric when "
+                        "the encoder was fitted; convert it to numbers."
+                    )
+                values = numeric_values(series)
+                low, span = self.lows_[column], self.spans_[column]
+                if self.metric == "gower":
+                    coded = (values - low) / span if span > 0 else np.zeros_like(values)
+                else:
+                    coded = np.floor((values - low) / span * self.n_bins) if span > 0 else np.zeros_like(values)
+                    coded = np.clip(coded, 0, self.n_bins - 1)
+            else:
+                mapping = self.categories_[column]
+                codes = pd.Categorical(series.astype(object), categories=list(mapping)).codes
+                # -1 marks a label never seen in fit: give it a code of its own, unlike any known one
+                coded = np.where(codes < 0, len(mapping), codes).astype("float64")
+            coded = np.where(series.isna().to_numpy(), MISSING, coded)
+            out[:, j] = coded
+        return out
+
+    def fit_transform(self, *frames: pd.DataFrame, names: Sequence[str] | None = None):
+        """Fit on all ``frames`` and return the encoded arrays, one per frame."""
+        self.fit(*frames, names=names)
+        names = list(names) if names is not None else [f"table {i + 1}" for i in range(len(frames))]
+        return [self.transform(f, n) for f, n in zip(frames, names)]
+
+    def _check_fitted(self):
+        if not self.kinds_:
+            raise PrivlibError("This TableEncoder is not fitted yet; call fit(...) first.")
