@@ -27,7 +27,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
-    "report", "results", "datasets", "cli", "readings",
+    "report", "results", "datasets", "cli",
 }
 
 __all__ = [

@@ -1,0 +1,47 @@
+"""The shared result base: verdicts, tables and JSON."""
+
+import json
+import math
+from dataclasses import FrozenInstanceError, dataclass
+
+import numpy as np
+import pytest
+
+from privlib.results import FAIL, PASS, Result, per_record, results_frame, verdict_for
+
+
+@dataclass(frozen=True, kw_only=True)
+class Example(Result):
+    extra: int = 0
+    scores: np.ndarray = per_record(default=None)
+
+
+def test_verdicts():
+    assert verdict_for(0.1, 0.2) == PASS
+    assert verdict_for(0.2, 0.2) == PASS  # the threshold itself is acceptable
+    assert verdict_for(0.3, 0.2) == FAIL
+    assert verdict_for(0.3, 0.2, higher_is_riskier=False) == PASS
+    assert verdict_for(math.nan, 0.2) is None
+    assert verdict_for(0.3, None) is None
+
+
+def test_frame_and_json_leave_per_record_values_out():
+    r = Example(measure="m", value=np.float64(0.25), threshold=0.2, verdict=FAIL, extra=3,
+                scores=np.array([1.0, 2.0]))
+    frame = r.to_frame()
+    assert list(frame.index) == ["m"]
+    assert frame.loc["m", "value"] == 0.25 and frame.loc["m", "extra"] == 3
+    assert "scores" not in frame.columns
+    data = json.loads(json.dumps(r.to_dict()))
+    assert data["value"] == 0.25 and "scores" not in data and data["verdict"] == "fail"
+    assert "m = 0.25" in data["reading"]
+    with pytest.raises(FrozenInstanceError):
+        r.value = 1.0
+
+
+def test_nan_becomes_null_and_tables_stack():
+    r1 = Example(measure="a", value=math.nan)
+    r2 = Example(measure="b", value=1.0)
+    assert r1.to_dict()["value"] is None
+    assert list(results_frame([r1, r2]).index) == ["a", "b"]
+    assert "undefined" in str(r1)

@@ -1,0 +1,128 @@
+"""Validation messages and the shared encoding, checked on hand-made tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privlib.errors import PrivlibError
+from privlib.schema import (
+    MISSING, TableEncoder, check_columns, check_comparable, check_frame, harmonize, infer_kinds,
+)
+
+
+@pytest.fixture
+def table():
+    return pd.DataFrame({
+        "age": [20.0, 30.0, 40.0],
+        "sex": pd.Categorical(["F", "M", "F"]),
+        "grade": pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"], ordered=True),
+        "code": [1, 2, 1],
+        "when": pd.to_datetime(["2020-01-01", "2020-01-11", "2020-01-21"]),
+    })
+
+
+def test_infer_kinds(table):
+    assert infer_kinds(table) == {
+        "age": "numeric", "sex": "categorical", "grade": "ordinal", "code": "categorical",
+        "when": "numeric",
+    }
+    many = pd.DataFrame({"n": np.arange(50)})
+    assert infer_kinds(many) == {"n": "numeric"}
+
+
+def test_privlib_error_is_a_value_error():
+    assert issubclass(PrivlibError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "frame, pattern",
+    [
+        (pd.DataFrame({"a": []}), "0 row"),
+        (pd.DataFrame(index=range(3)), "no columns"),
+        (pd.DataFrame({"a": [1, 2], "b": [np.nan, np.nan]}), "column 'b' .* entirely missing"),
+        (pd.DataFrame({"a": [1, "x", 2.5]}), "column 'a' .* mixes numbers"),
+        ([[1, 2]], "must be a pandas DataFrame"),
+    ],
+)
+def test_check_frame_rejects(frame, pattern):
+    with pytest.raises(PrivlibError, match=pattern):
+        check_frame(frame, "train")
+
+
+def test_constant_column_only_rejected_when_asked():
+    df = pd.DataFrame({"a": [1, 2, 3], "k": ["x", "x", "x"]})
+    check_frame(df, "train")
+    with pytest.raises(PrivlibError, match="column 'k' .* single value 'x'"):
+        check_frame(df, "train", reject_constant=True)
+
+
+def test_check_columns_names_the_parameter(table):
+    assert check_columns(table, "age", "keys") == ["age"]
+    with pytest.raises(PrivlibError, match=r"`keys` names \['zip'\]"):
+        check_columns(table, ["age", "zip"], "keys", "train")
+    with pytest.raises(PrivlibError, match="`target` is empty"):
+        check_columns(table, [], "target")
+
+
+def test_check_comparable(table):
+    check_comparable(table, table.copy())
+    with pytest.raises(PrivlibError, match=r"\['code'\] only in `train`"):
+        check_comparable(table, table.drop(columns="code"))
+    other = table.assign(age=["a", "b", "c"])
+    with pytest.raises(PrivlibError, match="column 'age' is numeric in `train` but categorical"):
+        check_comparable(table, other)
+    unseen = table.assign(sex=pd.Categorical(["F", "X", "F"]))
+    with pytest.raises(PrivlibError, match="column 'sex' of `synthetic` holds categories never seen.*'X'"):
+        check_comparable(table, unseen)
+    check_comparable(table, unseen, unseen="ignore")
+
+
+def test_harmonize_shares_categories():
+    a = pd.DataFrame({"c": pd.Categorical(["x", "y"])})
+    b = pd.DataFrame({"c": pd.Categorical(["z", "x"])})
+    out = harmonize({"a": a, "b": b})
+    assert list(out["a"]["c"].cat.categories) == ["x", "y", "z"]
+    assert out["a"]["c"].dtype == out["b"]["c"].dtype
+    assert out["b"]["c"].tolist() == ["z", "x"]
+
+
+def test_gower_encoding_by_hand():
+    a = pd.DataFrame({"age": [20.0, 60.0, np.nan], "sex": ["F", "M", None]})
+    enc = TableEncoder().fit(a)
+    x = enc.transform(a)
+    # age range 40 from 20 to 60; categories coded in order of appearance
+    assert x[0].tolist() == [0.0, 0.0]
+    assert x[1].tolist() == [1.0, 1.0]
+    assert x[2].tolist() == [MISSING, MISSING]
+    assert enc.scale == 2.0
+
+    def gower(u, v):
+        return float(np.minimum(np.abs(u - v), enc.cap).sum() / enc.scale)
+
+    b = pd.DataFrame({"age": [30.0], "sex": ["M"]})
+    y = enc.transform(b)[0]
+    # |20 - 30| / 40 = 0.25 and F != M: (0.25 + 1) / 2
+    assert gower(x[0], y) == pytest.approx(0.625)
+    # missing vs a value counts 1 per variable; missing vs missing 0
+    assert gower(x[2], y) == pytest.approx(1.0)
+    assert gower(x[2], x[2]) == 0.0
+
+
+def test_hamming_bins_by_hand():
+    fit_on = pd.DataFrame({"v": [0.0, 100.0]})
+    enc = TableEncoder(metric="hamming", n_bins=20).fit(fit_on)
+    codes = enc.transform(pd.DataFrame({"v": [0.0, 4.9, 5.0, 99.0, 100.0, 150.0, -3.0]}))[:, 0]
+    # width 5: [0,5) -> 0, [5,10) -> 1, ..., the maximum in the last bin, out-of-range clipped
+    assert codes.tolist() == [0, 0, 1, 19, 19, 19, 0]
+    assert enc.scale == 1.0
+
+
+def test_encoder_errors():
+    enc = TableEncoder()
+    with pytest.raises(PrivlibError, match="not fitted"):
+        enc.transform(pd.DataFrame({"a": [1.0]}))
+    enc.fit(pd.DataFrame({"a": [1.0, 2.0]}))
+    with pytest.raises(PrivlibError, match="column 'a' of `data` is not numeric"):
+        enc.transform(pd.DataFrame({"a": ["x"]}))
+    with pytest.raises(PrivlibError, match="`metric`"):
+        TableEncoder(metric="cosine").fit(pd.DataFrame({"a": [1.0]}))
