@@ -1,0 +1,650 @@
+"""Attribute disclosure: what an intruder learns about a person's sensitive value.
+
+Two measures, both asking "if I know some variables of a person in the original data (the *keys*),
+how well does the synthetic data tell me another variable (the *target*)?":
+
+* :func:`cap` - the correct attribution probability (Elliot 2014; Taub et al. 2018; Baillargeon &
+  Charest 2020): the share of synthetic records with the person's key that also carry the
+  person's target value.
+* :func:`knn_risk` - classification-based risk (Choi et al. 2017; Kaur et al. 2021): a model fitted
+  on the synthetic data only predicts the target of every original record.
+
+Both report the value beside what the original data itself would reveal and what one learns with
+no data at all, because a high value alone is not a leak: if 95% of people have health insurance,
+guessing "insured" is right 95% of the time without any synthetic data.
+
+:func:`discretize` cuts numeric variables into bins so that CAP, which needs exact matches, can be
+used on continuous keys or targets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.model_selection import KFold, cross_val_predict
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+from privlib.errors import PrivlibError
+from privlib.results import Result, _fmt
+from privlib.results import per_record as per_record_field
+from privlib.schema import (
+    MISSING,
+    NUMERIC,
+    TableEncoder,
+    check_columns,
+    check_comparable,
+    check_frame,
+    infer_kinds,
+    numeric_values,
+)
+
+__all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "knn_risk"]
+
+
+# --------------------------------------------------------------------------------------------
+# Shared validation
+# --------------------------------------------------------------------------------------------
+def _check_keys_target(original, synthetic, keys, target):
+    """Validate the two tables and the key and target columns; return them as lists."""
+    check_frame(original, "original")
+    check_frame(synthetic, "synthetic")
+    keys = check_columns(original, keys, "keys", "original")
+    target = check_columns(original, target, "target", "original")
+    check_columns(synthetic, keys, "keys", "synthetic")
+    check_columns(synthetic, target, "target", "synthetic")
+    for name, columns in (("keys", keys), ("target", target)):
+        if len(set(columns)) < len(columns):
+            raise PrivlibError(f"`{name}` names a column twice ({columns}); name each once.")
+    both = [c for c in target if c in keys]
+    if both:
+        raise PrivlibError(
+            f"`target` column(s) {both} are also among the `keys`; an intruder who already knows "
+            "a variable cannot learn it. Remove them from `keys` or from `target`."
+        )
+    # Categories only in one table are allowed (they simply never match), hence unseen="ignore".
+    check_comparable(
+        original, synthetic, ("original", "synthetic"), columns=keys + target, unseen="ignore"
+    )
+    return keys, target
+
+
+# --------------------------------------------------------------------------------------------
+# CAP
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CAPResult(Result):
+    """Average correct attribution probability, with its two baselines.
+
+    Attributes
+    ----------
+    value : float
+        Average CAP from the synthetic data (version 1 or 2, see ``variant``).
+    baseline : float
+        No-data baseline: the share, in the original data, of each record's own target value,
+        averaged over the same records as ``value``.
+    original_cap : float
+        Average CAP computed with the original data in place of the synthetic data (what the
+        original itself would reveal), over the same records as ``value``.
+    variant : {1, 2}
+        1: records whose key is absent from the synthetic data count as 0; 2: they are left out.
+    keys, target : tuple of str
+        The intruder's key variables and the (joint) target variables.
+    n_records : int
+        Number of original records.
+    n_matched : int
+        Original records whose key combination appears in the synthetic data.
+    per_record : numpy.ndarray
+        CAP of each original record from the synthetic data (0 where its key is absent).
+    per_record_original : numpy.ndarray
+        CAP of each original record from the original data.
+    per_record_marginal : numpy.ndarray
+        Share of each record's target value in the original data.
+    key_in_synthetic : numpy.ndarray of bool
+        Whether each original record's key appears in the synthetic data.
+    """
+
+    measure: str = "cap"
+    variant: int = 1
+    keys: tuple = ()
+    target: tuple = ()
+    original_cap: float = math.nan
+    n_records: int = 0
+    n_matched: int = 0
+    per_record: np.ndarray = per_record_field(default=None)
+    per_record_original: np.ndarray = per_record_field(default=None)
+    per_record_marginal: np.ndarray = per_record_field(default=None)
+    key_in_synthetic: np.ndarray = per_record_field(default=None)
+
+    def reading(self) -> str:
+        target = " and ".join(self.target)
+        keys = ", ".join(self.keys)
+        over = (
+            "all records, counting 0 where the key is absent from the synthetic data"
+            if self.variant == 1
+            else f"the {self.n_matched} records whose key appears in the synthetic data"
+        )
+        if isinstance(self.value, float) and math.isnan(self.value):
+            return (
+                f"Average CAP (version {self.variant}) is undefined: no original record's key "
+                f"({keys}) appears in the synthetic data."
+            )
+        if self.value <= self.baseline:
+            verdict = "tells the intruder no more than guessing from the overall shares"
+        elif self.value < self.original_cap:
+            gained = (self.value - self.baseline) / (self.original_cap - self.baseline)
+            verdict = f"goes {gained:.0%} of the way from guessing to what the original reveals"
+        else:
+            verdict = "reveals as much as or more than the original data itself"
+        return (
+            f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
+            f"with probability {_fmt(self.value)} on average over {over} (version {self.variant}); "
+            f"the original data would give {_fmt(self.original_cap)} and guessing from the "
+            f"overall shares {_fmt(self.baseline)}, so the synthetic data {verdict}."
+        )
+
+
+def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
+    """One integer per row of ``original`` then ``synthetic``, equal iff all ``columns`` are equal.
+
+    Values are compared as values (1 and 1.0 match, categories with different category lists
+    match by label); a missing value is a value of its own, equal to every other missing value.
+    """
+    joint = np.zeros(len(original) + len(synthetic), dtype=np.int64)
+    for column in columns:
+        both = pd.concat([original[column], synthetic[column]], ignore_index=True)
+        codes, uniques = pd.factorize(both, use_na_sentinel=False)
+        if not np.isin(codes[len(original):], codes[: len(original)]).any():
+            raise PrivlibError(
+                f"column {column!r} shares no value between `original` and `synthetic` (e.g. "
+                f"{original[column].iloc[0]!r} vs {synthetic[column].iloc[0]!r}); code it the "
+                "same way in both tables (same labels and types)."
+            )
+        # Re-factorising after each column keeps the codes below the number of rows (no overflow).
+        joint, _ = pd.factorize(joint * len(uniques) + codes)
+    return joint
+
+
+def cap(original, synthetic, keys, target, *, variant=1) -> CAPResult:
+    """Correct attribution probability (CAP) of the target given the keys.
+
+    For an original record :math:`y_0` with key :math:`K(y_0)` and target :math:`T(y_0)`,
+
+    .. math::
+
+        CAP(y_0) = \\frac{\\#\\{z \\in S: K(z) = K(y_0), T(z) = T(y_0)\\}}
+                        {\\#\\{z \\in S: K(z) = K(y_0)\\}},
+
+    and 0 when no synthetic record has the key. Version 1 averages over every original record;
+    version 2 over the records whose key appears in the synthetic data.
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The real records (R) whose targets the intruder tries to learn.
+    synthetic : pandas.DataFrame
+        The released synthetic records (S). Only the ``keys`` and ``target`` columns are used.
+    keys : str or list of str
+        The variables the intruder knows (quasi-identifiers).
+    target : str or list of str
+        The variable(s) to learn; several form one joint target (all must be right).
+    variant : {1, 2}, default 1
+        1: a record whose key never appears in S counts as CAP 0; 2: such records are left out.
+
+    Returns
+    -------
+    CAPResult
+        ``value`` (average CAP), ``baseline`` (average share of each record's target value in R),
+        ``original_cap`` (average CAP with R in place of S), and per-record arrays for plots.
+        Both baselines are averaged over the same records as ``value``.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is not a non-empty DataFrame, a key or target is not a column of both tables,
+        a column is both key and target, a column is numeric in one table and categorical in the
+        other, a key or target column shares no value between the tables, or ``variant`` is not
+        1 or 2.
+
+    Notes
+    -----
+    * Matching is exact, on values: numeric keys or targets must be cut into bins first (see
+      :func:`discretize`), otherwise almost no record matches.
+    * A missing value (NaN) is treated as a value of its own: missing matches missing, as in
+      the kit's distances.
+    * The computation is one factorisation of the key and target columns and a count per group
+      (:func:`numpy.bincount`), so it is linear in the number of rows.
+    * Under version 2 with no key in common, ``value`` and both baselines are NaN.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"sex": ["F", "F", "M"], "ill": ["y", "n", "n"]})
+    >>> s = pd.DataFrame({"sex": ["F", "F", "F", "F"], "ill": ["y", "y", "y", "n"]})
+    >>> res = cap(r, s, keys="sex", target="ill")
+    >>> res.per_record.tolist()
+    [0.75, 0.25, 0.0]
+    >>> round(res.value, 4), round(cap(r, s, keys="sex", target="ill", variant=2).value, 4)
+    (0.3333, 0.5)
+    """
+    if variant not in (1, 2) or isinstance(variant, bool):
+        raise PrivlibError(f"`variant` must be 1 or 2, got {variant!r}.")
+    keys, target = _check_keys_target(original, synthetic, keys, target)
+    n = len(original)
+    key_codes = _value_codes(original, synthetic, keys)
+    target_codes = _value_codes(original, synthetic, target)
+    pair_codes, _ = pd.factorize(key_codes * (target_codes.max() + 1) + target_codes)
+    k_r, k_s = key_codes[:n], key_codes[n:]
+    p_r, p_s = pair_codes[:n], pair_codes[n:]
+    t_r = target_codes[:n]
+
+    def counts(codes):
+        return np.bincount(codes, minlength=max(key_codes.max(), pair_codes.max()) + 1)
+
+    key_s, pair_s = counts(k_s)[k_r], counts(p_s)[p_r]
+    matched = key_s > 0
+    from_synthetic = np.divide(pair_s, key_s, out=np.zeros(n), where=matched)
+    # The record itself is in R, so its key group in R is never empty.
+    from_original = counts(p_r)[p_r] / counts(k_r)[k_r]
+    marginal = np.bincount(t_r)[t_r] / n
+
+    used = matched if variant == 2 else np.ones(n, dtype=bool)
+    if used.any():
+        value, original_value, baseline = (
+            float(a[used].mean()) for a in (from_synthetic, from_original, marginal)
+        )
+    else:
+        value = original_value = baseline = math.nan
+    return CAPResult(
+        value=value,
+        baseline=baseline,
+        original_cap=original_value,
+        variant=variant,
+        keys=tuple(keys),
+        target=tuple(target),
+        n_records=n,
+        n_matched=int(matched.sum()),
+        per_record=from_synthetic,
+        per_record_original=from_original,
+        per_record_marginal=marginal,
+        key_in_synthetic=matched,
+    )
+
+
+def discretize(original, synthetic, columns=None, *, n_bins=5):
+    """Cut numeric columns of both tables into the same quantile bins of the original data.
+
+    CAP needs exact matches on keys and target; on a continuous variable (income, expenditure,
+    age) almost no two records match, so the variable is first grouped into bins.
+
+    Parameters
+    ----------
+    original, synthetic : pandas.DataFrame
+        The two tables to cut the same way.
+    columns : str or list of str, optional
+        Columns to cut; by default every column of ``original`` that
+        :func:`privlib.schema.infer_kinds` reads as numeric (categorical columns are left as
+        they are). An empty list cuts nothing and returns copies.
+    n_bins : int, default 5
+        Number of bins: the edges are the quantiles 1/n_bins, ..., (n_bins-1)/n_bins of the
+        original column, so each bin holds about the same number of original records. Repeated
+        edges (a value shared by many records) are merged, so a column may get fewer bins.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        Copies of ``original`` and ``synthetic`` in which each cut column is an ordered
+        categorical with labels such as ``"< 20"``, ``"20 to < 35"``, ``">= 35"``. The outer bins
+        are open-ended, so synthetic values outside the original range fall into them. Missing
+        values stay missing.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is empty, a column is not in both tables or is not numeric in both, or
+        ``n_bins`` is not an integer of at least 2.
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
+        raise PrivlibError(f"`n_bins` must be an integer of at least 2, got {n_bins!r}.")
+    check_frame(original, "original")
+    check_frame(synthetic, "synthetic")
+    kinds = infer_kinds(original, name="original")
+    if columns is None:
+        columns = [c for c, kind in kinds.items() if kind == NUMERIC]
+    elif not isinstance(columns, (list, tuple)) or columns:
+        columns = check_columns(original, columns, "columns", "original")
+    if not columns:  # nothing to cut (e.g. the numeric keys of an all-categorical table)
+        return original.copy(), synthetic.copy()
+    check_columns(synthetic, columns, "columns", "synthetic")
+    check_comparable(
+        original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore"
+    )
+    not_numeric = [c for c in columns if kinds[c] != NUMERIC]
+    if not_numeric:
+        raise PrivlibError(
+            f"`columns` names {not_numeric}, which are not numeric in `original`; only numeric "
+            "columns can be cut into bins."
+        )
+    out_original, out_synthetic = original.copy(), synthetic.copy()
+    for column in columns:
+        values = numeric_values(original[column])
+        finite = values[np.isfinite(values)]
+        inner = np.unique(np.quantile(finite, np.arange(1, n_bins) / n_bins))
+        # Edges equal to the minimum would make an empty first bin.
+        inner = inner[inner > finite.min()]
+        edges = np.concatenate([[-np.inf], inner, [np.inf]])
+        is_date = pd.api.types.is_datetime64_any_dtype(original[column].dtype)
+        labels = _bin_labels(inner, is_date)
+        dtype = pd.CategoricalDtype(labels, ordered=True)
+        for frame in (out_original, out_synthetic):
+            codes = pd.cut(numeric_values(frame[column]), edges, right=False, labels=False)
+            frame[column] = pd.Categorical.from_codes(
+                np.where(np.isnan(codes), -1, codes).astype(int), dtype=dtype
+            )
+    return out_original, out_synthetic
+
+
+def _bin_labels(inner: np.ndarray, is_date: bool) -> list[str]:
+    """Readable labels for the bins cut at ``inner`` (open-ended outer bins)."""
+    if is_date:
+        shown = [pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(e)) for e in inner]
+        shown = [t.strftime("%Y-%m-%d") for t in shown]
+    else:
+        shown = [f"{e:,.0f}" if abs(e) >= 100 else f"{e:.3g}" for e in inner]
+    if not shown:
+        return ["all values"]
+    labels = [f"< {shown[0]}"]
+    labels += [f"{lo} to < {hi}" for lo, hi in zip(shown[:-1], shown[1:])]
+    labels.append(f">= {shown[-1]}")
+    return labels
+
+
+# --------------------------------------------------------------------------------------------
+# Classification-based risk
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class KnnRiskResult(Result):
+    """Classification-based attribute risk: a model fitted on the synthetic data predicts R.
+
+    Attributes
+    ----------
+    value : float
+        Categorical target: share of original records whose target the model fitted on S
+        predicts correctly (higher is riskier). Continuous target: mean squared error of those
+        predictions (lower is riskier, so ``higher_is_riskier`` is ``False``).
+    baseline : float
+        The same quantity with no data: always predicting the most common target value of R
+        (categorical), or R's mean (continuous; the MSE is then R's variance).
+    original_value : float
+        The same quantity for the same model fitted on R itself, each record predicted by a model
+        that did not see it (leave-one-out for k-NN, ``cv``-fold cross-validation otherwise).
+    share_worse : float
+        Share of original records predicted less accurately from S than from R (categorical:
+        wrong from S but right from R; continuous: larger absolute error). Ties count as not
+        worse.
+    task : {"classification", "regression"}
+        Read from the target's kind (:func:`privlib.schema.infer_kinds`).
+    model : str
+        The estimator used, e.g. ``"KNeighborsClassifier(n_neighbors=3, metric='manhattan')"``.
+    median_relative_error, median_relative_error_original : float or None
+        Continuous target only: median over records of the relative absolute error
+        ``|y_hat - y| / |y|`` from S and from R (records with ``y = 0`` left out).
+    keys, target : tuple of str
+        Key variables and the target variable.
+    n_records : int
+        Number of original records.
+    per_record, per_record_original : numpy.ndarray
+        Categorical: 1.0 where the prediction (from S, from R) is right, else 0.0. Continuous:
+        relative absolute error ``|y_hat - y| / |y|``, NaN where ``y = 0`` (undefined).
+    """
+
+    measure: str = "knn_risk"
+    task: str = "classification"
+    model: str = ""
+    original_value: float = math.nan
+    share_worse: float = math.nan
+    median_relative_error: float | None = None
+    median_relative_error_original: float | None = None
+    keys: tuple = ()
+    target: tuple = ()
+    n_records: int = 0
+    per_record: np.ndarray = per_record_field(default=None)
+    per_record_original: np.ndarray = per_record_field(default=None)
+
+    def reading(self) -> str:
+        keys = ", ".join(self.keys)
+        target = self.target[0]
+        worse = (
+            f"{self.share_worse:.0%} of records are predicted less accurately from the synthetic "
+            "data than from the original"
+        )
+        if self.task == "classification":
+            return (
+                f"Knowing {keys}, a model fitted on the synthetic data predicts {target} correctly "
+                f"for {self.value:.1%} of the original records, against {self.original_value:.1%} "
+                f"for the same model fitted on the original data and {self.baseline:.1%} for "
+                f"always guessing the most common value; {worse}."
+            )
+        return (
+            f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with mean "
+            f"squared error {_fmt(self.value)} (median relative error "
+            f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
+            f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
+            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}."
+        )
+
+
+def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
+    """Encode the keys: numeric min-max scaled, categorical one-hot times 1/2.
+
+    With this encoding the Manhattan distance between two records is p times their Gower
+    distance (p = number of keys), ranges and categories taken from both tables together.
+    """
+    names = ["original", "synthetic"]
+    encoder = TableEncoder(metric="gower").fit(original[keys], synthetic[keys], names=names)
+    coded = np.vstack(
+        [encoder.transform(frame[keys], name) for frame, name in zip((original, synthetic), names)]
+    )
+    blocks = []
+    for j, column in enumerate(keys):
+        values = coded[:, j]
+        if encoder.kinds_[column] == NUMERIC:
+            if (values == MISSING).any():
+                raise PrivlibError(
+                    f"key column {column!r} has missing values; a numeric key must be complete "
+                    "for the classifier: fill them in or drop those rows."
+                )
+            blocks.append(values[:, None])
+        else:
+            # A missing value is a category of its own (its code is MISSING).
+            _, inverse = np.unique(values, return_inverse=True)
+            blocks.append(0.5 * np.eye(inverse.max() + 1)[inverse])
+    features = np.hstack(blocks)
+    return features[: len(original)], features[len(original):]
+
+
+def _check_k(k, estimator, n_original, n_synthetic):
+    if estimator is not None:
+        return
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise PrivlibError(f"`k` must be a positive integer, got {k!r}.")
+    if k > n_synthetic:
+        raise PrivlibError(
+            f"`k` = {k} is larger than the synthetic data ({n_synthetic} rows); choose a smaller k."
+        )
+    if k > n_original - 1:
+        raise PrivlibError(
+            f"`k` = {k} needs at least {k + 1} original records for the leave-one-out comparison, "
+            f"but `original` has {n_original}; choose a smaller k."
+        )
+
+
+def knn_risk(
+    original, synthetic, keys, target, *, k=3, estimator=None, cv=10, random_state=None
+) -> KnnRiskResult:
+    """Classification-based attribute risk: predict R's target from a model fitted on S.
+
+    The intruder fits a model on the synthetic data (keys -> target) and applies it to the keys
+    of every original record. The same model fitted on the original data, and a guess that uses
+    no data, put the result in context.
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The real records (R) whose target the intruder tries to learn.
+    synthetic : pandas.DataFrame
+        The released synthetic records (S).
+    keys : str or list of str
+        The variables the intruder knows.
+    target : str
+        The one variable to predict. Categorical (see :func:`privlib.schema.infer_kinds`):
+        classification; numeric: regression.
+    k : int, default 3
+        Neighbours of the default k-nearest-neighbours model (ignored with ``estimator``).
+    estimator : scikit-learn classifier or regressor, optional
+        Any unfitted scikit-learn estimator of the right kind (classifier for a categorical
+        target, regressor for a numeric one); it is cloned before fitting. Default:
+        ``KNeighborsClassifier`` or ``KNeighborsRegressor`` with ``n_neighbors=k`` and the
+        Manhattan metric.
+    cv : int, default 10
+        Folds of the cross-validation that gives R's own out-of-sample predictions when
+        ``estimator`` is not a k-NN model.
+    random_state : None, int or numpy.random.Generator
+        Seeds the cross-validation folds and, when the estimator has a ``random_state``
+        parameter left at ``None``, the estimator.
+
+    Returns
+    -------
+    KnnRiskResult
+        ``value`` (accuracy, or MSE for a numeric target), ``baseline`` (no-data guess),
+        ``original_value`` (the model fitted on R), ``share_worse`` and per-record arrays.
+
+    Raises
+    ------
+    PrivlibError
+        For bad tables or columns (as :func:`cap`), more than one target, a missing value in a
+        numeric key or target, a ``k`` that is not a positive integer or is larger than the
+        synthetic data (or than the original data minus one), an estimator of the wrong kind,
+        or ``cv`` smaller than 2 or larger than the original data.
+
+    Notes
+    -----
+    * Key encoding: numeric keys are min-max scaled to [0, 1] and categorical keys one-hot
+      encoded with entries 1/2 (a missing value is a category of its own), ranges and categories
+      from R and S together. With the Manhattan metric the k-NN then ranks neighbours by Gower
+      distance. Ties between equally distant neighbours are broken by scikit-learn.
+    * Fair comparison with R: a model fitted on R and applied to R would see each record in its
+      own training data. The k-NN model therefore predicts each record of R from its k nearest
+      *other* records of R (leave-one-out; a duplicate of the record still counts); any other
+      estimator predicts each record from a model fitted on the ``cv - 1`` folds that do not hold
+      it.
+    * Relative error at ``y = 0``: ``|y_hat - y| / |y|`` is undefined, so it is NaN there and
+      such records are left out of the median relative errors (they still count in the MSE and
+      in ``share_worse``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "ill": ["y", "y", "n", "n"]})
+    >>> s = pd.DataFrame({"age": [21.0, 49.0], "ill": ["y", "n"]})
+    >>> knn_risk(r, s, keys="age", target="ill", k=1).value
+    1.0
+    """
+    keys, targets = _check_keys_target(original, synthetic, keys, target)
+    if len(targets) != 1:
+        raise PrivlibError(
+            f"`target` names {len(targets)} columns {targets}; knn_risk predicts one variable "
+            "at a time (cap accepts a joint target)."
+        )
+    target = targets[0]
+    n = len(original)
+    _check_k(k, estimator, n, len(synthetic))
+    regression = infer_kinds(original[[target]], name="original")[target] == NUMERIC
+    if estimator is None:
+        model = KNeighborsRegressor if regression else KNeighborsClassifier
+        estimator = model(n_neighbors=k, metric="manhattan")
+    elif not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
+        raise PrivlibError(
+            "`estimator` must be a scikit-learn estimator with fit and predict, got "
+            f"{type(estimator).__name__}."
+        )
+    elif regression != is_regressor(estimator) or regression == is_classifier(estimator):
+        kind, wanted = ("numeric", "regressor") if regression else ("categorical", "classifier")
+        raise PrivlibError(
+            f"`target` {target!r} is {kind}, so `estimator` must be a scikit-learn {wanted}; "
+            f"got {type(estimator).__name__}."
+        )
+
+    leave_one_out = isinstance(estimator, (KNeighborsClassifier, KNeighborsRegressor))
+    if not leave_one_out and (
+        isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n
+    ):
+        raise PrivlibError(
+            f"`cv` must be an integer between 2 and the number of original records ({n}), "
+            f"got {cv!r}."
+        )
+    rng = np.random.default_rng(random_state)
+    estimator = clone(estimator)
+    if "random_state" in estimator.get_params() and estimator.get_params()["random_state"] is None:
+        estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
+
+    x_r, x_s = _key_features(original, synthetic, keys)
+    if regression:
+        y_r, y_s = numeric_values(original[target]), numeric_values(synthetic[target])
+        if np.isnan(y_r).any() or np.isnan(y_s).any():
+            raise PrivlibError(
+                f"the numeric `target` {target!r} has missing values; fill them in or drop "
+                "those rows."
+            )
+    else:
+        # Shared integer labels for both tables; a missing value is a class of its own.
+        labels = _value_codes(original, synthetic, [target])
+        y_r, y_s = labels[:n], labels[n:]
+
+    predicted = clone(estimator).fit(x_s, y_s).predict(x_r)
+    if leave_one_out:
+        # predict(None) predicts each training record from its neighbours other than itself.
+        predicted_original = clone(estimator).fit(x_r, y_r).predict(None)
+    else:
+        folds = KFold(n_splits=cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        predicted_original = cross_val_predict(clone(estimator), x_r, y_r, cv=folds)
+
+    model_name = repr(estimator)
+    common = dict(task="regression" if regression else "classification", model=model_name,
+                  keys=tuple(keys), target=(target,), n_records=n)
+    if regression:
+        error, error_original = np.abs(predicted - y_r), np.abs(predicted_original - y_r)
+        scale = np.where(y_r == 0, np.nan, np.abs(y_r))
+        relative, relative_original = error / scale, error_original / scale
+        defined = ~np.isnan(scale)
+
+        def median_or_nan(values):
+            return float(np.median(values[defined])) if defined.any() else math.nan
+
+        return KnnRiskResult(
+            measure="knn_risk_mse",
+            value=float(np.mean(error**2)),
+            baseline=float(np.var(y_r)),
+            original_value=float(np.mean(error_original**2)),
+            share_worse=float(np.mean(error > error_original)),
+            median_relative_error=median_or_nan(relative),
+            median_relative_error_original=median_or_nan(relative_original),
+            higher_is_riskier=False,
+            per_record=relative,
+            per_record_original=relative_original,
+            **common,
+        )
+    right, right_original = predicted == y_r, predicted_original == y_r
+    return KnnRiskResult(
+        measure="knn_risk_accuracy",
+        value=float(right.mean()),
+        baseline=float(np.bincount(y_r).max() / n),
+        original_value=float(right_original.mean()),
+        share_worse=float(np.mean(~right & right_original)),
+        per_record=right.astype(float),
+        per_record_original=right_original.astype(float),
+        **common,
+    )
