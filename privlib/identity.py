@@ -1,0 +1,787 @@
+"""Identity disclosure: can a synthetic record be tied to a real person?
+
+Four measures, from the bluntest to the most specific (see ``METHODS.md``, "Identity disclosure"):
+
+* :func:`identical_match_share` - synthetic records that are exact copies of training records,
+  beside the copies of holdout records that chance alone produces;
+* :func:`dcr` and :func:`dcr_summary` - the Gower distance from each synthetic record to the
+  closest real record (Clearbox AI's DCR), on the exact neighbour engine of
+  :mod:`privlib.neighbors`;
+* :func:`replicated_uniques` - people unique on a set of key variables whose key combination is
+  also unique in the synthetic data (synthpop's ``replicated.uniques``, Nowok et al. 2016);
+* :func:`match_risk` - the expected match risk, true match rate and false match rate of a
+  partially synthetic file (Reiter & Mitra 2009; Hornby & Hu 2021).
+
+Every comparison of values treats a missing value as equal to a missing value and different
+from every real value, as the distances of the kit do.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privlib import neighbors
+from privlib.errors import PrivlibError
+from privlib.results import Result, per_record
+from privlib.schema import (
+    CATEGORICAL,
+    NUMERIC,
+    TableEncoder,
+    check_columns,
+    check_comparable,
+    check_frame,
+    infer_kinds,
+    numeric_values,
+)
+
+#: Candidate (target, synthetic record) pairs examined at once by :func:`match_risk` when more
+#: than one numeric variable is matched with a tolerance; bounds its working memory.
+MATCH_CHUNK_PAIRS = 2_000_000
+
+
+# --------------------------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------------------------
+def _comparable_values(series: pd.Series, kind: str) -> pd.Series:
+    """Values that compare equal across tables: numbers as float64 (so 3 == 3.0, dates in days),
+    labels as Python objects (so a categorical and an object column holding the same labels
+    agree)."""
+    if kind == NUMERIC:
+        return pd.Series(numeric_values(series))
+    return pd.Series(series.to_numpy(dtype=object))
+
+
+def _joint_codes(tables: Sequence[Sequence[pd.Series]]) -> list[np.ndarray]:
+    """One integer code per row such that two rows, of any of the tables, share a code exactly
+    when they hold the same values in every column (missing equal to missing).
+
+    ``tables`` lists, per table, the same number of columns as comparable series.
+    """
+    sizes = [len(columns[0]) for columns in tables]
+    key = np.zeros(sum(sizes), dtype=np.int64)
+    for j in range(len(tables[0])):
+        stacked = pd.concat([columns[j] for columns in tables], ignore_index=True)
+        codes, uniques = pd.factorize(stacked)  # a missing value gets code -1: one more value
+        # Re-factorizing after each column keeps the combined key below the number of rows,
+        # so it never overflows however many columns are combined.
+        key = pd.factorize(key * (len(uniques) + 1) + codes + 1)[0].astype(np.int64)
+    return np.split(key, np.cumsum(sizes)[:-1])
+
+
+def _row_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
+    """:func:`_joint_codes` of whole rows on ``columns`` (kinds taken from the first frame)."""
+    kinds = infer_kinds(frames[0][list(columns)])
+    return _joint_codes(
+        [[_comparable_values(frame[c], kinds[c]) for c in columns] for frame in frames]
+    )
+
+
+def _share(count: int, total: int) -> float:
+    return count / total if total else math.nan
+
+
+def _pct(value: float) -> str:
+    return "undefined" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
+
+
+# --------------------------------------------------------------------------------------------
+# Identical matches
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class IdenticalMatchShare(Result):
+    """Share of synthetic records that are exact copies of a training record.
+
+    Attributes
+    ----------
+    value : float
+        Share of synthetic records equal, on every variable, to at least one training record.
+    baseline : float or None
+        Share of synthetic records equal to at least one holdout record (``None`` without a
+        holdout): the copies that chance alone produces.
+    n_synthetic, n_train_matches, n_holdout_matches : int
+        Number of synthetic records, and how many of them equal a training (holdout) record.
+    in_train, in_holdout : numpy.ndarray of bool
+        Per synthetic record: equal to some training (holdout) record.
+    """
+
+    n_synthetic: int
+    n_train_matches: int
+    n_holdout_matches: int | None = None
+    in_train: np.ndarray = per_record(default=None)
+    in_holdout: np.ndarray | None = per_record(default=None)
+
+    def reading(self) -> str:
+        text = (
+            f"{_pct(self.value)} of the synthetic records ({self.n_train_matches} of "
+            f"{self.n_synthetic}) are exact copies of a training record"
+        )
+        if self.baseline is None:
+            return text + "; without a holdout there is no chance level to compare with."
+        text += f", against {_pct(self.baseline)} that equal a holdout record (the chance level)"
+        if self.value > self.baseline:
+            return text + (
+                f": {100 * (self.value - self.baseline):.1f} percentage points more; that excess, "
+                "not the share itself, shows how much the generator reproduces its training records."
+            )
+        return text + ": no more copies of training records than chance produces."
+
+
+def identical_match_share(synthetic, train, holdout=None) -> IdenticalMatchShare:
+    """Share of synthetic records that equal a training record exactly, beside a holdout baseline.
+
+    A record "equals" another when every variable holds the same value; a missing value equals a
+    missing value. Low-cardinality data makes exact copies by chance (four binary variables allow
+    only 16 distinct people), so the share of synthetic records that equal a record of a holdout
+    set, real people the generator never saw, is the baseline to compare with.
+
+    Parameters
+    ----------
+    synthetic : pandas.DataFrame
+        The released synthetic data.
+    train : pandas.DataFrame
+        The real records the generator was trained on, with the same columns.
+    holdout : pandas.DataFrame, optional
+        Real records from the same population that the generator never saw, with the same
+        columns. The comparison is fair when it has as many records as ``train``: a larger table
+        offers more records to coincide with.
+
+    Returns
+    -------
+    IdenticalMatchShare
+        ``value`` (share of copies of training records), ``baseline`` (share of copies of holdout
+        records, or ``None``), and per synthetic record the flags ``in_train``, ``in_holdout``.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is empty or not a DataFrame, or the tables have different columns or a
+        variable that is numeric in one and categorical in another.
+
+    Notes
+    -----
+    Rows are compared through one integer code per distinct row (a joint factorisation of the
+    tables), so the cost grows linearly with the number of records.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"sex": ["F", "M"], "age": [30, 40]})
+    >>> synthetic = pd.DataFrame({"sex": ["F", "F"], "age": [30, 41]})
+    >>> identical_match_share(synthetic, train).value
+    0.5
+    """
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    check_frame(train, "train", allow_missing_columns=True)
+    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
+    frames = [synthetic, train]
+    if holdout is not None:
+        check_frame(holdout, "holdout", allow_missing_columns=True)
+        check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
+        frames.append(holdout)
+    codes = _row_codes(frames, list(train.columns))
+    in_train = np.isin(codes[0], codes[1])
+    in_holdout = np.isin(codes[0], codes[2]) if holdout is not None else None
+    n = len(synthetic)
+    return IdenticalMatchShare(
+        measure="identical_match_share",
+        value=float(in_train.mean()),
+        baseline=float(in_holdout.mean()) if in_holdout is not None else None,
+        n_synthetic=n,
+        n_train_matches=int(in_train.sum()),
+        n_holdout_matches=int(in_holdout.sum()) if in_holdout is not None else None,
+        in_train=in_train,
+        in_holdout=in_holdout,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Distance to closest record
+# --------------------------------------------------------------------------------------------
+def dcr(synthetic, reference, *, encoder=None, max_memory_mb=256, n_jobs=None, progress=False):
+    """Distance to closest record: the Gower distance from each synthetic record to the nearest
+    record of ``reference``.
+
+    DCR(s) = min over r in ``reference`` of Gower(s, r), where the Gower distance is the mean
+    over the variables of the per-variable distances: 0 or 1 for a categorical variable,
+    ``|a - b| / range`` for a numeric one (Gower 1971). A DCR of 0 means an exact copy.
+
+    Parameters
+    ----------
+    synthetic : pandas.DataFrame
+        The synthetic records.
+    reference : pandas.DataFrame
+        The real records searched (usually the training data), with the same columns.
+    encoder : privlib.schema.TableEncoder, optional
+        A fitted Gower encoder fixing the numeric ranges. By default the ranges are taken from
+        ``synthetic`` and ``reference`` together. Pass one fitted on every table of a comparison
+        (e.g. training, holdout and synthetic data) to put several DCRs on one scale.
+    max_memory_mb : float, default 256
+        Bound on the working memory of the neighbour search (:mod:`privlib.neighbors`).
+    n_jobs : int, optional
+        Threads for the neighbour search (``None``: all cores).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(synthetic),), float64
+        One distance in [0, 1] per synthetic record, in row order.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is empty or not a DataFrame, the columns differ, or a variable is numeric in
+        one table and categorical in the other.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [20.0, 60.0], "sex": ["F", "M"]})
+    >>> fake = pd.DataFrame({"age": [20.0, 30.0], "sex": ["F", "M"]})
+    >>> dcr(fake, real).tolist()
+    [0.0, 0.375]
+    """
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    check_frame(reference, "reference", allow_missing_columns=True)
+    check_comparable(reference, synthetic, ("reference", "synthetic"), unseen="ignore")
+    return neighbors.nearest_distances(
+        synthetic[list(reference.columns)],
+        reference,
+        metric="gower",
+        encoder=encoder,
+        max_memory_mb=max_memory_mb,
+        n_jobs=n_jobs,
+        progress=progress,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DCRSummary(Result):
+    """Distances to closest training record, summarised for a report.
+
+    Attributes
+    ----------
+    value : float
+        Share of synthetic records at distance 0 from the training data (exact copies).
+    baseline : float or None
+        Share of holdout records at distance 0 from the training data: how often a real person
+        the generator never saw coincides with a training record by chance.
+    median, percentile_5 : float
+        Median and 5th percentile of the synthetic records' DCR.
+    holdout_median : float or None
+        Median DCR of the holdout records.
+    distances, holdout_distances : numpy.ndarray
+        DCR per synthetic (holdout) record.
+    """
+
+    median: float
+    percentile_5: float
+    holdout_median: float | None = None
+    distances: np.ndarray = per_record(default=None)
+    holdout_distances: np.ndarray | None = per_record(default=None)
+
+    def reading(self) -> str:
+        text = (
+            f"{_pct(self.value)} of the synthetic records are exact copies (distance 0) of a "
+            f"training record, median distance {self.median:.3f}"
+        )
+        if self.baseline is None:
+            return text + "; give a holdout set to see how close new real people come by chance."
+        text += (
+            f"; for holdout records, real people the generator never saw, {_pct(self.baseline)} "
+            f"and {self.holdout_median:.3f}"
+        )
+        # Both signs of closeness are reported: exact copies (the zero share) and near-copies
+        # (the median), since an additive-noise generator makes no exact copy yet sits next to
+        # every training record.
+        signs = []
+        if self.value > self.baseline:
+            signs.append(
+                f"{100 * (self.value - self.baseline):.1f} percentage points more exact copies "
+                "than chance produces"
+            )
+        if self.median < self.holdout_median:
+            signs.append(
+                f"a typical synthetic record sits {self.holdout_median / self.median:.1f} times "
+                "closer to the training data than a typical new real person"
+                if self.median > 0
+                else "a typical synthetic record sits on a training record, a typical new real "
+                "person does not"
+            )
+        if signs:
+            return text + ": " + "; ".join(signs) + "."
+        return text + ": the synthetic records are no closer to the training data than new real people."
+
+
+def dcr_summary(synthetic, train, holdout=None, *, max_memory_mb=256, n_jobs=None) -> DCRSummary:
+    """Summarise the distances to closest training record, with a holdout baseline.
+
+    The baseline asks how close *real* people the generator never saw come to the training
+    data: the DCR of each holdout record to the training data. Both sets of distances search the
+    same reference table (``train``), so the comparison is fair whatever the sizes of the
+    synthetic and holdout sets. Gower ranges are taken from the training, synthetic and holdout
+    data together, so both distances use one scale.
+
+    Parameters
+    ----------
+    synthetic, train : pandas.DataFrame
+        The synthetic records and the real records the generator was trained on.
+    holdout : pandas.DataFrame, optional
+        Real records from the same population, not used for training.
+    max_memory_mb, n_jobs
+        Passed to the neighbour search (see :func:`dcr`).
+
+    Returns
+    -------
+    DCRSummary
+        ``value``: share of synthetic records at distance 0; ``baseline``: the same share for the
+        holdout records; median and 5th percentile; per-record distances.
+
+    Raises
+    ------
+    PrivlibError
+        As :func:`dcr`.
+    """
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    check_frame(train, "train", allow_missing_columns=True)
+    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
+    frames, names = [train, synthetic], ["train", "synthetic"]
+    if holdout is not None:
+        check_frame(holdout, "holdout", allow_missing_columns=True)
+        check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
+        frames.append(holdout)
+        names.append("holdout")
+    columns = list(train.columns)
+    encoder = TableEncoder(metric="gower", columns=columns).fit(*frames, names=names)
+    search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs)
+    distances = dcr(synthetic, train, **search)
+    holdout_distances = dcr(holdout, train, **search) if holdout is not None else None
+    return DCRSummary(
+        measure="dcr_zero_share",
+        value=float(np.mean(distances == 0)),
+        baseline=float(np.mean(holdout_distances == 0)) if holdout is not None else None,
+        median=float(np.median(distances)),
+        percentile_5=float(np.percentile(distances, 5)),
+        holdout_median=float(np.median(holdout_distances)) if holdout is not None else None,
+        distances=distances,
+        holdout_distances=holdout_distances,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Replicated uniques
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ReplicatedUniques(Result):
+    """Records unique on the keys in the original data whose key combination is also unique in
+    the synthetic data.
+
+    Attributes
+    ----------
+    value : float
+        ``n_replicated / n_unique_original``: the share of the original data's unique records
+        replicated (NaN when the original data has no unique record).
+    keys : tuple of str
+        The key variables.
+    n_replicated : int
+        Key combinations unique in both tables.
+    n_unique_original, n_unique_synthetic : int
+        Records unique on the keys in each table.
+    n_original, n_synthetic : int
+        Number of records in each table.
+    replicated_original, replicated_synthetic : numpy.ndarray of bool
+        Per original (synthetic) record: it is a replicated unique.
+    """
+
+    keys: tuple
+    n_replicated: int
+    n_unique_original: int
+    n_unique_synthetic: int
+    n_original: int
+    n_synthetic: int
+    replicated_original: np.ndarray = per_record(default=None)
+    replicated_synthetic: np.ndarray = per_record(default=None)
+
+    def reading(self) -> str:
+        keys = ", ".join(map(str, self.keys))
+        if self.n_unique_original == 0:
+            return (
+                f"No original record is unique on {keys}, so no unique person can be "
+                "replicated in the synthetic data."
+            )
+        return (
+            f"Of the {self.n_unique_original} original records unique on {keys} "
+            f"({_pct(self.n_unique_original / self.n_original)} of the data), "
+            f"{self.n_replicated} ({_pct(self.value)}) have a key combination that is also "
+            "unique in the synthetic data, where a record on that combination stands for exactly "
+            "one real person."
+        )
+
+
+def replicated_uniques(original, synthetic, keys=None) -> ReplicatedUniques:
+    """Count the original data's unique records whose key combination is also unique in the
+    synthetic data.
+
+    A record is unique on the keys when no other record of its table shares its key values. When
+    such a combination is unique in the synthetic data too, the one synthetic record that carries
+    it points at one real person: an adversary who knows that person's keys finds "their" record
+    (synthpop's ``replicated.uniques``; Nowok, Raab & Dibben 2016; Raab et al.).
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The real (confidential) records.
+    synthetic : pandas.DataFrame
+        The synthetic records.
+    keys : sequence of str, optional
+        The key variables, columns of both tables. ``None`` uses every column of ``original``.
+
+    Returns
+    -------
+    ReplicatedUniques
+        ``value`` (share of the original uniques that are replicated), the counts, and per record
+        of each table the flag ``replicated_original`` / ``replicated_synthetic``.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is empty or not a DataFrame, a key is missing from a table, or a key is
+        numeric in one table and categorical in the other.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
+    >>> fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
+    >>> replicated_uniques(real, fake, ["sex", "age"]).n_replicated
+    1
+    """
+    check_frame(original, "original", allow_missing_columns=True)
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    keys = list(original.columns) if keys is None else check_columns(original, keys, "keys", "original")
+    check_columns(synthetic, keys, "keys", "synthetic")
+    check_comparable(original, synthetic, ("original", "synthetic"), columns=keys, unseen="ignore")
+    r_codes, s_codes = _row_codes([original, synthetic], keys)
+    n_combinations = int(max(r_codes.max(), s_codes.max())) + 1
+    r_counts = np.bincount(r_codes, minlength=n_combinations)
+    s_counts = np.bincount(s_codes, minlength=n_combinations)
+    replicated = (r_counts == 1) & (s_counts == 1)
+    n_unique_original = int((r_counts == 1).sum())
+    n_replicated = int(replicated.sum())
+    return ReplicatedUniques(
+        measure="replicated_uniques",
+        value=_share(n_replicated, n_unique_original),
+        keys=tuple(keys),
+        n_replicated=n_replicated,
+        n_unique_original=n_unique_original,
+        n_unique_synthetic=int((s_counts == 1).sum()),
+        n_original=len(original),
+        n_synthetic=len(synthetic),
+        replicated_original=replicated[r_codes],
+        replicated_synthetic=replicated[s_codes],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Match-based risk for partially synthetic data
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class MatchRisk(Result):
+    """Identification risk of a partially synthetic file (Reiter & Mitra 2009).
+
+    Attributes
+    ----------
+    value : float
+        The expected match risk (same as ``expected_match_risk``).
+    baseline : float
+        The expected match risk if the original file itself were released (matched against
+        itself): the risk synthesis starts from.
+    expected_match_risk : float
+        Sum over targets of ``T_i / c_i``: the number of targets an intruder is expected to
+        identify correctly when picking at random among the best matches.
+    true_match_rate : float
+        Share of targets with a unique, correct match (sum of ``K_i`` over ``N``).
+    false_match_rate : float
+        Share of unique matches that are wrong (sum of ``F_i`` over ``s``); NaN when no target
+        has a unique match (``s = 0``), since the rate is then undefined.
+    unique_matches : int
+        ``s``, the number of targets with exactly one matching synthetic record.
+    n_records : int
+        ``N``, the number of target records.
+    known, synthesized : tuple of str
+        The variables matched on.
+    numeric_tolerance : float or dict
+        The tolerance used for numeric variables; ``relative`` says whether it is a share of the
+        target's value or an absolute difference.
+    match_counts : numpy.ndarray of int
+        ``c_i``: synthetic records matching target i (0 when none match).
+    true_match : numpy.ndarray of bool
+        ``T_i``: the synthetic version of target i is among its matches.
+    true_unique : numpy.ndarray of bool
+        ``K_i``: ``c_i T_i = 1``, a unique correct match.
+    false_unique : numpy.ndarray of bool
+        ``F_i``: ``c_i (1 - T_i) = 1``, a unique wrong match.
+    """
+
+    expected_match_risk: float
+    true_match_rate: float
+    false_match_rate: float
+    unique_matches: int
+    n_records: int
+    known: tuple
+    synthesized: tuple
+    numeric_tolerance: float | dict
+    relative: bool
+    match_counts: np.ndarray = per_record(default=None)
+    true_match: np.ndarray = per_record(default=None)
+    true_unique: np.ndarray = per_record(default=None)
+    false_unique: np.ndarray = per_record(default=None)
+
+    def reading(self) -> str:
+        n = self.n_records
+        n_true = int(round(self.true_match_rate * n))
+        text = (
+            f"An intruder who knows {', '.join(map(str, self.known))} and the real "
+            f"{', '.join(map(str, self.synthesized))} of every target would expect to identify "
+            f"{self.expected_match_risk:.1f} of {n} records ({_pct(self.expected_match_risk / n)}; "
+            f"releasing the original file would give {self.baseline:.1f}); "
+        )
+        if self.unique_matches == 0:
+            return text + (
+                "no target has a unique match, so the true match rate is 0 and the false match "
+                "rate is undefined (reported as NaN)."
+            )
+        return text + (
+            f"{self.unique_matches} targets have a single matching synthetic record, {n_true} of "
+            f"them correct (true match rate {_pct(self.true_match_rate)}) and "
+            f"{self.unique_matches - n_true} wrong (false match rate "
+            f"{_pct(self.false_match_rate)})."
+        )
+
+
+def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
+    """Validate ``numeric_tolerance`` and return one tolerance per numeric matching column."""
+    def check_value(value, where):
+        if isinstance(value, bool) or not isinstance(value, Real) or not (
+            value >= 0 and math.isfinite(value)
+        ):
+            raise PrivlibError(
+                f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}."
+            )
+        return float(value)
+
+    if isinstance(numeric_tolerance, Mapping):
+        unknown = [c for c in numeric_tolerance if c not in numeric_columns]
+        if unknown:
+            raise PrivlibError(
+                f"`numeric_tolerance` names {unknown}, which are not numeric matching variables; "
+                f"the numeric ones are {numeric_columns}."
+            )
+        missing = [c for c in numeric_columns if c not in numeric_tolerance]
+        if missing:
+            raise PrivlibError(
+                f"`numeric_tolerance` gives no tolerance for the numeric variables {missing}; "
+                "name every numeric matching variable or pass one number for all."
+            )
+        return {c: check_value(numeric_tolerance[c], f"[{c!r}]") for c in numeric_columns}
+    tolerance = check_value(numeric_tolerance, "")
+    return {c: tolerance for c in numeric_columns}
+
+
+def _count_matches(target_groups, synthetic_groups, lows, highs, synthetic_values):
+    """For each target, count the synthetic records in the same exact-match group whose numeric
+    values all lie within the target's intervals.
+
+    ``lows``/``highs`` (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1
+    numeric columns. Synthetic records are sorted by (group, first numeric value), so each
+    target's candidates on the first column form one contiguous run, found with two binary
+    searches; further numeric columns are checked on those candidates in memory-bounded chunks.
+    """
+    n_target = len(target_groups)
+    # Dense ranks of every value involved turn (group, value) into one sortable integer key
+    # without floating-point arithmetic on the values.
+    first = np.concatenate([synthetic_values[:, 0], lows[:, 0], highs[:, 0]])
+    _, ranks = np.unique(first, return_inverse=True)
+    n_ranks = int(ranks.max()) + 1
+    n_syn = len(synthetic_groups)
+    syn_key = synthetic_groups * n_ranks + ranks[:n_syn]
+    order = np.argsort(syn_key, kind="stable")
+    sorted_key = syn_key[order]
+    start = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn : n_syn + n_target], "left")
+    stop = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn + n_target :], "right")
+    lengths = stop - start
+    if synthetic_values.shape[1] == 1:
+        return lengths
+    counts = np.zeros(n_target, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    # Cut the targets into chunks of about MATCH_CHUNK_PAIRS candidate pairs each.
+    cuts = np.searchsorted(ends, np.arange(MATCH_CHUNK_PAIRS, ends[-1], MATCH_CHUNK_PAIRS), "left")
+    bounds = np.unique(np.concatenate([[0], cuts + 1, [n_target]]))
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        chunk_lengths = lengths[lo:hi]
+        targets = np.repeat(np.arange(lo, hi), chunk_lengths)
+        offsets = np.arange(len(targets)) - np.repeat(np.cumsum(chunk_lengths) - chunk_lengths, chunk_lengths)
+        candidates = order[start[targets] + offsets]
+        values = synthetic_values[candidates, 1:]
+        inside = np.all((values >= lows[targets, 1:]) & (values <= highs[targets, 1:]), axis=1)
+        counts[lo:hi] = np.bincount(targets[inside] - lo, minlength=hi - lo)
+    return counts
+
+
+def _match(original, synthetic, categorical, numeric, tolerance, relative):
+    """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``."""
+    # Exact part: the categorical values and, for numeric variables, whether the value is
+    # missing (missing matches missing only).
+    def exact_columns(frame):
+        return [_comparable_values(frame[c], CATEGORICAL) for c in categorical] + [
+            frame[c].isna().reset_index(drop=True) for c in numeric
+        ]
+
+    target_groups, synthetic_groups = _joint_codes([exact_columns(original), exact_columns(synthetic)])
+    if not numeric:
+        per_group = np.bincount(synthetic_groups, minlength=int(target_groups.max()) + 1)
+        return per_group[target_groups], target_groups == synthetic_groups
+    # A missing numeric value is set to 0; the exact part already pairs missing with missing,
+    # and 0 always lies within a target's interval around 0.
+    x = np.column_stack([np.nan_to_num(numeric_values(original[c]), nan=0.0) for c in numeric])
+    y = np.column_stack([np.nan_to_num(numeric_values(synthetic[c]), nan=0.0) for c in numeric])
+    width = np.empty_like(x)
+    for j, column in enumerate(numeric):
+        # Dates are matched within a number of days: a share of "days since 1970" means nothing.
+        is_date = pd.api.types.is_datetime64_any_dtype(original[column].dtype)
+        width[:, j] = tolerance[column] * (np.abs(x[:, j]) if relative and not is_date else 1.0)
+    # Widen by a relative 1e-9 so that values exactly on the boundary (e.g. 10% of 0.3 above 0.3)
+    # are not lost to rounding; a zero tolerance stays exact.
+    width *= 1.0 + 1e-9
+    lows, highs = x - width, x + width
+    counts = _count_matches(target_groups, synthetic_groups, lows, highs, y)
+    own = (target_groups == synthetic_groups) & np.all((y >= lows) & (y <= highs), axis=1)
+    return counts, own
+
+
+def match_risk(original, synthetic, known, synthesized, *, numeric_tolerance=0.1, relative=True) -> MatchRisk:
+    """Expected match risk, true match rate and false match rate of partially synthetic data.
+
+    Row i of ``synthetic`` is the synthetic version of row i of ``original``: the ``known``
+    variables were released as they are and the ``synthesized`` ones were replaced. For each
+    target i the intruder knows the ``known`` values and the *original* values of the
+    ``synthesized`` variables, and looks for synthetic records that match all of them; every
+    matching record is equally likely to be the target (Reiter & Mitra 2009; Hu's course). With
+    ``c_i`` the number of matching synthetic records (0 when none match), ``T_i = 1`` when
+    synthetic record i is among them, ``K_i = [c_i T_i = 1]``, ``F_i = [c_i (1 - T_i) = 1]`` and
+    ``s`` the number of targets with ``c_i = 1``:
+
+    * expected match risk = sum over targets with c_i > 0 of T_i / c_i,
+    * true match rate = sum K_i / N,
+    * false match rate = sum F_i / s (NaN when s = 0).
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The confidential records (the targets).
+    synthetic : pandas.DataFrame
+        The partially synthetic file, with as many rows as ``original``, row i standing for
+        original row i.
+    known : sequence of str
+        Variables the intruder knows and that were released unchanged.
+    synthesized : sequence of str
+        Variables that were synthesized; the intruder knows their original values.
+    numeric_tolerance : float or mapping of str to float, default 0.1
+        How close a numeric value must be to match: one number for every numeric variable, or
+        one per numeric variable. Categorical variables always match exactly.
+    relative : bool, default True
+        ``True``: a synthetic value y matches the target's value x when
+        ``|y - x| <= numeric_tolerance * |x|`` (a percentage radius, as in Hornby & Hu 2021);
+        ``False``: when ``|y - x| <= numeric_tolerance``. Date variables are always matched
+        within ``numeric_tolerance`` days (so the default 0.1 means the same day).
+
+    Returns
+    -------
+    MatchRisk
+        ``expected_match_risk`` (also ``value``), ``true_match_rate``, ``false_match_rate``,
+        ``unique_matches`` (s), ``baseline`` (the expected match risk of the original file
+        matched against itself), and per target ``match_counts`` (c_i), ``true_match`` (T_i),
+        ``true_unique`` (K_i), ``false_unique`` (F_i).
+
+    Raises
+    ------
+    PrivlibError
+        If a table is empty or not a DataFrame, the tables have different numbers of rows, a
+        variable is missing from a table or listed as both known and synthesized, a variable is
+        numeric in one table and categorical in the other, or the tolerance is invalid.
+
+    Notes
+    -----
+    Matching is vectorised: records are grouped on the exact-match variables (one integer code
+    per distinct combination) and, for numeric variables, each target's candidates are found by
+    binary search in the synthetic values sorted within groups: no loop over records, and
+    10,000 records take tens of milliseconds (``benchmarks/identity.py``). Missing values match
+    missing values only.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["y", "n", "n"]})
+    >>> syn = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["n", "n", "n"]})
+    >>> r = match_risk(real, syn, known=["sex"], synthesized=["dis"])
+    >>> r.match_counts.tolist(), r.expected_match_risk
+    ([0, 2, 1], 1.5)
+    """
+    check_frame(original, "original", allow_missing_columns=True)
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    known = check_columns(original, known, "known", "original")
+    synthesized = check_columns(original, synthesized, "synthesized", "original")
+    both = [c for c in known if c in synthesized]
+    if both:
+        raise PrivlibError(
+            f"{both} listed in both `known` and `synthesized`; a variable is either released "
+            "unchanged or synthesized."
+        )
+    columns = known + synthesized
+    check_columns(synthetic, columns, "known/synthesized", "synthetic")
+    if len(original) != len(synthetic):
+        raise PrivlibError(
+            f"`original` has {len(original)} rows but `synthetic` has {len(synthetic)}; the match "
+            "risk needs a partially synthetic file in which row i is the synthetic version of "
+            "original row i."
+        )
+    if not isinstance(relative, (bool, np.bool_)):
+        raise PrivlibError(f"`relative` must be True or False, got {relative!r}.")
+    check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
+    kinds = infer_kinds(original[columns], name="original")
+    numeric = [c for c in columns if kinds[c] == NUMERIC]
+    categorical = [c for c in columns if kinds[c] != NUMERIC]
+    tolerance = _check_tolerance(numeric_tolerance, numeric)
+
+    counts, own = _match(original, synthetic, categorical, numeric, tolerance, relative)
+    true_match = own  # the own synthetic record matches, so c_i >= 1 whenever T_i = 1
+    true_unique = (counts == 1) & true_match
+    false_unique = (counts == 1) & ~true_match
+    s = int((counts == 1).sum())
+    expected = float(np.sum(true_match / np.maximum(counts, 1)))
+    self_counts, _ = _match(original, original, categorical, numeric, tolerance, relative)
+    n = len(original)
+    return MatchRisk(
+        measure="expected_match_risk",
+        value=expected,
+        baseline=float(np.sum(1.0 / self_counts)),
+        expected_match_risk=expected,
+        true_match_rate=float(true_unique.sum() / n),
+        false_match_rate=_share(int(false_unique.sum()), s),
+        unique_matches=s,
+        n_records=n,
+        known=tuple(known),
+        synthesized=tuple(synthesized),
+        numeric_tolerance=numeric_tolerance if not isinstance(numeric_tolerance, Mapping) else dict(tolerance),
+        relative=bool(relative),
+        match_counts=counts.astype(np.int64),
+        true_match=true_match,
+        true_unique=true_unique,
+        false_unique=false_unique,
+    )
