@@ -1,0 +1,351 @@
+"""Tests of privlib.membership: formulas worked by hand, tiny constructed attacks, null cases.
+
+Expected values come from the definitions (METHODS.md; El Emam, Mosquera & Fang 2022; Yale et al.
+2019) worked out by hand in the comments, or from what a statistic must do under a stated model.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privlib as pl
+from privlib import membership as mb
+from privlib.errors import PrivlibError
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------------------------
+def letters(rows):
+    """A table of categorical columns a, b, c from strings like "aab"."""
+    return pd.DataFrame([list(r) for r in rows], columns=["a", "b", "c"]).astype("category")
+
+
+# Eight people, each with a distinct value in all three variables.
+POPULATION = letters(["aaa", "bbb", "ccc", "ddd", "eee", "fff", "ggg", "hhh"])
+MEMBERS = [0, 1, 2, 3]
+# Exact copies of members 0 and 1, and a record one variable away from non-member 4 ("eee").
+# Hamming distance to the nearest synthetic record: rows 0, 1 -> 0; row 4 -> 1; the rest -> 3.
+SYNTHETIC = letters(["aaa", "bbb", "eea"])
+
+
+def numbers(*values):
+    return pd.DataFrame({"x": np.array(values, dtype="float64")})
+
+
+@pytest.fixture(scope="module")
+def adult_samples():
+    """Four disjoint seeded samples of distinct Adult records: train, holdout, test, other."""
+    adult = pl.load_dataset("adult").drop_duplicates().reset_index(drop=True)
+    order = np.random.default_rng(11).permutation(len(adult))[:2400]
+    return [adult.iloc[order[i : i + 600]].reset_index(drop=True) for i in range(0, 2400, 600)]
+
+
+# --------------------------------------------------------------------------------------------
+# Formulas
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("t, expected", [(0.0, 0.0), (1 / 3, 0.5), (0.5, 2 / 3), (1.0, 1.0)])
+def test_naive_f1_by_hand(t, expected):
+    # calling everyone a member: precision t, recall 1, F1 = 2t / (1 + t)
+    assert mb.naive_f1(t) == pytest.approx(expected)
+
+
+def test_naive_f1_arrays_and_bad_input():
+    np.testing.assert_allclose(mb.naive_f1([0.0, 0.5]), [0.0, 2 / 3])
+    for bad in (-0.1, 1.5, "half", math.nan):
+        with pytest.raises(PrivlibError, match="`t`"):
+            mb.naive_f1(bad)
+
+
+@pytest.mark.parametrize(
+    "f1, expected",
+    [(0.5, 0.0), (0.75, 0.5), (1.0, 1.0), (0.25, -0.5)],
+)
+def test_relative_risk_by_hand(f1, expected):
+    # n / N = 1000 / 3000 = 1/3, so F_max = (2/3) / (4/3) = 0.5 and M = (F1 - 0.5) / 0.5
+    assert mb.relative_risk(f1, 1000, 3000) == pytest.approx(expected)
+
+
+def test_relative_risk_undefined_when_n_equals_N():
+    with pytest.raises(PrivlibError, match="undefined"):
+        mb.relative_risk(0.5, 500, 500)
+
+
+def test_relative_risk_population_smaller_than_sample_names_both():
+    with pytest.raises(PrivlibError, match=r"n = 600.*N = 500"):
+        mb.relative_risk(0.5, 600, 500)
+
+
+def test_relative_risk_bad_f1():
+    with pytest.raises(PrivlibError, match="`f1`"):
+        mb.relative_risk(1.2, 10, 100)
+
+
+@pytest.mark.parametrize("m", [-1.5, 0.0, 0.1, 0.2])
+def test_loss_is_minus_utility_up_to_threshold(m):
+    assert mb.risk_utility_loss(m, 0.7) == pytest.approx(-0.7)
+
+
+def test_loss_above_threshold_by_hand():
+    # at M = 1 the factor is 0.31 + 1 / (1 + e^0) = 0.81
+    assert mb.risk_utility_loss(1.0, 0.5) == pytest.approx(-0.405)
+    # the factor falls as M grows
+    losses = mb.risk_utility_loss(np.linspace(0.21, 1.0, 20), 1.0)
+    assert np.all(np.diff(losses) > 0)
+
+
+def test_loss_continuous_at_threshold():
+    # the upper branch at M = 0.2 is 0.31 + 1 / (1 + e^-0.8) = 0.9999714..., so the jump is below
+    # 3e-5 times the utility: continuous to the precision of the published constant 0.31
+    below = mb.risk_utility_loss(0.2, 1.0)
+    above = mb.risk_utility_loss(0.2 + 1e-12, 1.0)
+    assert abs(above - below) < 3e-5
+    assert 0.31 + 1 / (1 + math.exp(-0.8)) == pytest.approx(-above, abs=1e-9)
+
+
+def test_loss_bad_input():
+    with pytest.raises(PrivlibError, match="`utility`"):
+        mb.risk_utility_loss(0.1, 1.5)
+    with pytest.raises(PrivlibError, match="`m`"):
+        mb.risk_utility_loss(1.2, 0.5)
+
+
+# --------------------------------------------------------------------------------------------
+# Hamming-threshold attacks on a constructed population
+# --------------------------------------------------------------------------------------------
+def test_ground_truth_constructed_attack():
+    # attack set = the whole population, so the draw does not matter.
+    # h = 1: called {0, 1, 4}; members {0, 1, 2, 3}: TP = 2, precision 2/3, recall 1/2,
+    # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
+    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1, random_state=0)
+    assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
+    assert r.f1 == pytest.approx(4 / 7)
+    assert r.m == pytest.approx(-2 / 7)
+    assert r.baseline == pytest.approx(2 / 3)
+    assert r.verdict == "pass"
+    # h = 0: only the exact copies are called: precision 1, recall 1/2, F1 = 2/3, M = 0
+    r0 = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=0)
+    assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
+
+
+def test_ground_truth_members_as_mask_equals_positions():
+    mask = np.isin(np.arange(8), MEMBERS)
+    a = mb.ground_truth_risk(POPULATION, mask, SYNTHETIC, attack_size=8, h=1)
+    b = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    assert a.f1 == b.f1 == pytest.approx(4 / 7)
+
+
+def test_precision_is_zero_when_nobody_is_called():
+    # "abc" lies 2 variables from "aaa", "bbb", "ccc" and 3 from the rest: nobody within h = 0
+    r = mb.ground_truth_risk(POPULATION, MEMBERS, letters(["abc"]), attack_size=8, h=0)
+    assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
+
+
+def test_ground_truth_bad_members():
+    with pytest.raises(PrivlibError, match="length 3"):
+        mb.ground_truth_risk(POPULATION, np.array([True, False, True]), SYNTHETIC)
+    with pytest.raises(PrivlibError, match="positions outside"):
+        mb.ground_truth_risk(POPULATION, [0, 8], SYNTHETIC)
+    with pytest.raises(PrivlibError, match="every row"):
+        mb.ground_truth_risk(POPULATION, list(range(8)), SYNTHETIC)
+    with pytest.raises(PrivlibError, match="attack_size"):
+        mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=9)
+
+
+def test_partition_constructed_attack():
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    # t = 1/2 and 8 records: every training and holdout record, so the same numbers as above
+    r = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=8, h=1, population_size=8 * 2)
+    assert (r.precision, r.recall, r.f1) == pytest.approx((2 / 3, 0.5, 4 / 7))
+    # with N = 16, n/N = 1/4: F_max = 0.4, M = (4/7 - 0.4) / 0.6 = 2/7
+    assert r.m == pytest.approx(2 / 7)
+    assert r.threshold == pytest.approx(0.4 + 0.2 * 0.6)
+    assert r.verdict == "fail"
+
+
+def test_partition_t_defaults_to_n_over_N():
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    r = mb.partition_risk(train, holdout, SYNTHETIC, population_size=16, random_state=1)
+    # t = 4 / 16; the largest attack set: at most 4 / 0.75 = 5.33 records, so 5 (1 training, 4 holdout)
+    assert r.t == 0.25
+    assert r.attack_size == 5
+
+
+def test_partition_errors():
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    with pytest.raises(PrivlibError, match="`t`.*`population_size`"):
+        mb.partition_risk(train, holdout, SYNTHETIC)
+    with pytest.raises(PrivlibError, match="`population_size`"):
+        mb.partition_risk(train, holdout, SYNTHETIC, population_size=4)
+    with pytest.raises(PrivlibError, match="attack_size"):
+        mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=10)
+    with pytest.raises(PrivlibError, match="`t`"):
+        mb.partition_risk(train, holdout, SYNTHETIC, t=1.5)
+    with pytest.raises(PrivlibError, match="`h`"):
+        mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, h=-1)
+    with pytest.raises(PrivlibError, match="different columns"):
+        mb.partition_risk(train, holdout, SYNTHETIC.rename(columns={"c": "z"}), t=0.5)
+
+
+def test_partition_is_reproducible():
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    a = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
+    b = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
+    np.testing.assert_array_equal(a.repeats, b.repeats)
+    assert a.n_repeats == 10 and a.low <= a.f1 <= a.high
+
+
+def test_partition_at_n_over_N_matches_ground_truth():
+    """El Emam et al.'s finding in a small seeded simulation.
+
+    Population: 3,000 Adult records (N) on seven variables; members: 300 of them (n, so
+    n/N = 0.1); the synthetic data is an additive-noise version of the members (a leaky generator,
+    so the attack has real signal); h = 1. Over 20 attack sets of 500 records, the partition
+    estimate at t = n/N must lie within 0.04 of the ground-truth F1 (one attack set's F1 spreads
+    over about +-0.04 here, so the means of 20 sets differ by far less), and t = 0.5 must
+    overstate it.
+    """
+    columns = ["age", "workclass", "education", "marital-status", "occupation", "sex", "hours-per-week"]
+    adult = pl.load_dataset("adult")[columns]
+    population = adult.iloc[np.random.default_rng(3).permutation(len(adult))[:3000]].reset_index(drop=True)
+    members = np.arange(300)
+    train, holdout = population.iloc[:300], population.iloc[300:1300]
+    synthetic = pl.synth.AdditiveNoise(noise_scale=0.05, flip_prob=0.1).fit(train).sample(random_state=4)
+    common = dict(attack_size=500, h=1, n_repeats=20)
+    truth = mb.ground_truth_risk(population, members, synthetic, random_state=5, **common)
+    assert truth.f1 > truth.baseline + 0.1  # the attack beats calling everyone a member
+    estimate = mb.partition_risk(train, holdout, synthetic, random_state=6, population_size=3000, **common)
+    assert estimate.t == pytest.approx(0.1)
+    assert abs(estimate.f1 - truth.f1) < 0.04
+    assert abs(estimate.m - truth.m) < 0.05
+    naive = mb.partition_risk(train, holdout, synthetic, t=0.5, random_state=6, population_size=3000, **common)
+    assert naive.f1 > truth.f1 + 0.3
+
+
+# --------------------------------------------------------------------------------------------
+# Distance attacks: hand cases on one numeric column (Gower range 0..16, exact in binary)
+# --------------------------------------------------------------------------------------------
+def test_dcr_holdout_share_ties_count_half():
+    # s = 1: train 1 < holdout 3; s = 6: 2 vs 2 (tie); s = 12: 4 vs 4 (tie) -> (1 + 0.5 + 0.5) / 3
+    r = mb.dcr_holdout_share(numbers(1, 6, 12), numbers(0, 8), numbers(4, 16))
+    assert r.value == pytest.approx(2 / 3)
+    assert r.ties == pytest.approx(2 / 3)
+    np.testing.assert_allclose(r.dcr_train, np.array([1, 2, 4]) / 16)
+
+
+def test_dcr_holdout_share_equalises_sizes():
+    r = mb.dcr_holdout_share(numbers(1, 6, 12), numbers(0, 8, 9), numbers(4, 16), random_state=0)
+    assert r.n_reference == 2
+
+
+def test_threshold_attack_by_hand():
+    # copy of train [0, 2]; holdout DCRs 6/16 and 14/16.
+    r = mb.threshold_attack(numbers(0, 2), numbers(8, 16), numbers(0, 2), thresholds=[0, 0.5, 1])
+    np.testing.assert_allclose(r.precision, [1.0, 2 / 3, 0.5])
+    np.testing.assert_allclose(r.recall, [1.0, 1.0, 1.0])
+    assert r.value == 1.0  # the closer half are the two training records
+
+
+def test_threshold_attack_nobody_called_is_nan():
+    r = mb.threshold_attack(numbers(0, 2), numbers(8, 16), numbers(5, 6), thresholds=[0.0])
+    assert np.isnan(r.precision[0])
+
+
+def test_nn_mia_auc_with_ties_by_hand():
+    # DCRs: members 0, 0; non-members 0 (a copy) and 14/16. Of the 4 member/non-member pairs,
+    # 2 are ties (count 1/2) and 2 are won: AUC = (1 + 2) / 4
+    r = mb.nn_mia(numbers(0, 2), numbers(0, 16), numbers(0, 2))
+    assert r.auc == pytest.approx(0.75)
+
+
+def test_adversarial_accuracy_by_hand_strict_ties():
+    # T = [0, 4], S = [8, 16]. d_TS = (8, 4), d_TT = (4, 4): 8 > 4 yes, 4 > 4 no -> 1/2.
+    # d_ST = (4, 12), d_SS = (8, 8): no, yes -> 1/2. AA = 1/2.
+    r = mb.adversarial_accuracy(numbers(0, 4), numbers(8, 16))
+    assert (r.aa_target, r.aa_synthetic, r.value) == pytest.approx((0.5, 0.5, 0.5))
+    # one tie (4 vs 4) among the target side's two comparisons, none on the synthetic side
+    assert r.ties == pytest.approx(0.25)
+    assert r.n_repeats == 1
+
+
+def test_adversarial_accuracy_needs_two_rows():
+    with pytest.raises(PrivlibError, match="at least 2"):
+        mb.adversarial_accuracy(numbers(0, 4), numbers(8))
+
+
+# --------------------------------------------------------------------------------------------
+# Distance attacks on real data: a copy, and an independent sample (the null)
+# --------------------------------------------------------------------------------------------
+def test_copy_synthesizer_is_fully_exposed(adult_samples):
+    train, holdout, _, _ = adult_samples
+    copy = pl.synth.Copy().fit(train).sample(random_state=0)
+    assert mb.nn_mia(train, holdout, copy).auc == 1.0
+    assert mb.adversarial_accuracy(train, copy).value == 0.0
+    assert mb.dcr_holdout_share(copy, train, holdout).value == 1.0
+    # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
+    assert mb.privacy_loss(train, holdout, copy).value == pytest.approx(0.5, abs=0.1)
+    assert mb.discriminator_test(train, holdout, copy, random_state=0).value > 0.1
+
+
+def test_independent_sample_gives_null_values(adult_samples):
+    # synthetic data = real records from the same population, never seen in training.
+    # Standard errors at 600 records per table: AUC about 0.017, the shares about 0.02, the loss
+    # about 0.03; tolerances are about 3 standard errors.
+    train, holdout, test, other = adult_samples
+    assert mb.nn_mia(train, holdout, other).auc == pytest.approx(0.5, abs=0.06)
+    assert mb.dcr_holdout_share(other, train, holdout).value == pytest.approx(0.5, abs=0.06)
+    assert mb.privacy_loss(train, test, other, random_state=0).value == pytest.approx(0.0, abs=0.09)
+    assert mb.adversarial_accuracy(train, other).value == pytest.approx(0.5, abs=0.06)
+    disc = mb.discriminator_test(train, holdout, other, random_state=0)
+    assert disc.value == pytest.approx(0.0, abs=0.05)
+    assert disc.auc == pytest.approx(0.5, abs=0.08)
+
+
+def test_discriminator_rejects_non_classifier(adult_samples):
+    train, holdout, _, other = adult_samples
+    with pytest.raises(PrivlibError, match="`estimator`"):
+        mb.discriminator_test(train, holdout, other, estimator=object())
+
+
+def test_readings_follow_the_numbers():
+    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    assert "M = -0.286" in r.reading() and "acceptable" in r.reading()
+    row = r.to_frame()
+    assert row.loc["ground_truth_f1", "f1"] == pytest.approx(4 / 7)
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    no_n = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=8, h=1)
+    assert no_n.m is None and no_n.verdict is None and "cannot be computed" in no_n.reading()
+
+
+# --------------------------------------------------------------------------------------------
+# Plots of this module
+# --------------------------------------------------------------------------------------------
+def test_plot_f1_vs_t_draws_the_results():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    sweep = [mb.partition_risk(train, holdout, SYNTHETIC, t=t, attack_size=4, h=1, population_size=16)
+             for t in (0.5, 0.25)]
+    ax = pl.plots.plot_f1_vs_t(sweep)
+    line = ax.get_lines()[0]
+    np.testing.assert_allclose(line.get_xdata(), [0.25, 0.5])  # sorted by t
+    np.testing.assert_allclose(line.get_ydata(), [sweep[1].f1, sweep[0].f1])
+    with pytest.raises(PrivlibError, match="`results`"):
+        pl.plots.plot_f1_vs_t([])
+
+
+def test_plot_risk_utility_loss_curve_and_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = pl.plots.plot_risk_utility_loss({"g": (0.5, 0.6)})
+    curve = ax.get_lines()[0]
+    # the curve is drawn for U = 1: -1 up to M = 0.2, -(0.31 + 1/2) = -0.81 at M = 1
+    assert curve.get_ydata()[0] == pytest.approx(-1.0)
+    assert curve.get_ydata()[-1] == pytest.approx(-0.81)
+    # the point sits at its own loss: -(0.31 + 1 / (1 + e^-0.5)) * 0.6
+    x, y = ax.collections[0].get_offsets()[0]
+    assert (x, y) == pytest.approx((0.5, -(0.31 + 1 / (1 + math.exp(-0.5))) * 0.6))
