@@ -17,14 +17,17 @@ else
 endif
 STAMP := $(ENV_DIR)/.privlib-installed
 
+# Reports go to reports/out/ (git-ignored): `make report` writes reports/out/acs/, `make reports`
+# reports/out/<dataset>/ for every bundled dataset, each with its course in course/.
 REPORT_PARAMS ?= reports/params/acs.yaml
-REPORT_OUT ?= reports
+REPORT_OUT ?= reports/out
+REPORT_DIR := $(REPORT_OUT)/$(basename $(notdir $(REPORT_PARAMS)))
 
 .PHONY: all env test unit notebooks report reports benchmark clean help
 
 help:
 	@echo "make test     set up the environment and run the unit tests and the notebooks"
-	@echo "make report   set up the environment and write the default audit to $(REPORT_OUT)/"
+	@echo "make report   set up the environment and write the default audit to $(REPORT_DIR)/"
 	@echo "make reports  render the audit and the course for every bundled dataset"
 	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
 
@@ -50,7 +53,7 @@ notebooks: $(STAMP)
 		--sanitize-with tests/nbval_sanitize.cfg
 
 report: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m privlib.cli audit --params $(REPORT_PARAMS) --out $(REPORT_OUT)
+	MPLBACKEND=Agg $(PY) -m privlib.cli audit --params $(REPORT_PARAMS) --out $(REPORT_DIR)
 
 reports: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m privlib.cli reports --out $(REPORT_OUT)

@@ -7,11 +7,460 @@ they like. Figures are sized and labelled to read well both in HTML and in PDF.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import matplotlib.pyplot as plt
+import numpy as np
+
+from privlib.errors import PrivlibError
 
 
 def _axes(ax=None, figsize=(6.0, 4.0)):
     """Return ``ax``, or the axes of a new figure of ``figsize`` inches."""
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# identity
+# --------------------------------------------------------------------------------------------
+def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
+    """Histogram of distances to closest record (DCR), as shares of records.
+
+    A spike at 0 means exact copies; each legend entry states the share of records at exactly 0,
+    which a bin of the histogram cannot show on its own.
+
+    Parameters
+    ----------
+    dcr_values : array-like or mapping of str to array-like
+        One DCR per record (e.g. from :func:`privlib.identity.dcr`). A mapping draws several
+        distributions on the same bins (e.g. synthetic records and holdout records).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    label : str, optional
+        Legend label when ``dcr_values`` is a single array.
+    bins : int or sequence of float, default 30
+        Number of equal-width bins from 0 to the largest distance, or the bin edges.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    named = dict(dcr_values) if isinstance(dcr_values, Mapping) else {label: dcr_values}
+    arrays = {name: np.asarray(values, dtype="float64").ravel() for name, values in named.items()}
+    for name, values in arrays.items():
+        if values.size == 0 or not np.isfinite(values).all():
+            raise PrivlibError(
+                f"`dcr_values`{'' if name is None else f'[{name!r}]'} must be a non-empty array of "
+                "finite distances."
+            )
+    if np.ndim(bins) == 0:
+        top = max(float(values.max()) for values in arrays.values())
+        bins = np.linspace(0.0, top if top > 0 else 1.0, int(bins) + 1)
+    ax = _axes(ax)
+    for name, values in arrays.items():
+        at_zero = f"{np.mean(values == 0):.0%} at 0"
+        ax.hist(
+            values,
+            bins=bins,
+            weights=np.full(values.size, 1.0 / values.size),
+            histtype="step",
+            linewidth=2,
+            label=at_zero if name is None else f"{name} ({at_zero})",
+        )
+    ax.set_xlabel("distance to closest record (Gower)")
+    ax.set_ylabel("share of records")
+    ax.legend()
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# attribute
+# --------------------------------------------------------------------------------------------
+def plot_cap_scatter(result, *, ax=None, title=None):
+    """Record-level CAP: from the original data (x) against from the synthetic data (y).
+
+    Records with the same pair of values are drawn as one point whose area grows with their
+    number (with categorical keys many records share a pair). Colours separate records whose key
+    is absent from the synthetic data (CAP 0), records whose CAP from the synthetic data is above
+    the share of their target value in the original data (the synthetic data tells the intruder
+    more than guessing), and the rest.
+
+    Parameters
+    ----------
+    result : privlib.attribute.CAPResult
+        The result of :func:`privlib.attribute.cap` (its per-record arrays are drawn).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    missing = [a for a in ("per_record", "per_record_original", "per_record_marginal",
+                           "key_in_synthetic") if getattr(result, a, None) is None]
+    if missing:
+        raise PrivlibError(
+            f"`result` has no {missing}; pass the result of privlib.attribute.cap."
+        )
+    x = np.asarray(result.per_record_original, dtype="float64")
+    y = np.asarray(result.per_record, dtype="float64")
+    present = np.asarray(result.key_in_synthetic, dtype=bool)
+    above = present & (y > np.asarray(result.per_record_marginal))
+    groups = [
+        (~present, "key absent from synthetic", "tab:gray"),
+        (present & ~above, "at or below the marginal share", "tab:blue"),
+        (above, "above the marginal share", "tab:red"),
+    ]
+    points = [
+        (np.unique(np.column_stack([x[mask], y[mask]]), axis=0, return_counts=True), label, colour)
+        for mask, label, colour in groups
+        if mask.any()
+    ]
+    largest = max(counts.max() for (_, counts), _, _ in points)
+    ax = _axes(ax, figsize=(5.5, 5.0))
+    for (pairs, counts), label, colour in points:
+        # Area proportional to the number of records, scaled so the largest point stays readable.
+        n = int(counts.sum())
+        ax.scatter(pairs[:, 0], pairs[:, 1], s=15 + 400 * counts / largest, c=colour, alpha=0.5,
+                   edgecolors="none", label=f"{label} ({n} record{'s' if n != 1 else ''})")
+    ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=1, label="same CAP")
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("CAP from the original data")
+    ax.set_ylabel("CAP from the synthetic data")
+    legend = ax.legend(loc="upper left", fontsize="small")
+    for handle in legend.legend_handles[:-1]:  # one marker size in the legend, not the largest
+        handle.set_sizes([30])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_relative_errors(result, *, ax=None, title=None, linthresh=0.01):
+    """Record-level relative errors of the predicted target: model on R (x) against model on S (y).
+
+    Each point is one original record: ``|y_hat - y| / |y|`` when the model is fitted on the
+    original data (leave-one-out) and when it is fitted on the synthetic data. Points below the
+    diagonal are predicted better from the synthetic data than from the original data itself.
+    Both axes are symmetric-log (linear below ``linthresh``) so exact predictions (0) show too;
+    records with ``y = 0`` (undefined relative error) are left out and counted in the legend.
+
+    Parameters
+    ----------
+    result : privlib.attribute.KnnRiskResult
+        The result of :func:`privlib.attribute.knn_risk` for a numeric target.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+    linthresh : float, default 0.01
+        Range around 0 drawn linearly.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if getattr(result, "task", None) != "regression":
+        raise PrivlibError(
+            "`result` must be a privlib.attribute.knn_risk result for a numeric target; relative "
+            "errors are not defined for a categorical one."
+        )
+    x = np.asarray(result.per_record_original, dtype="float64")
+    y = np.asarray(result.per_record, dtype="float64")
+    defined = np.isfinite(x) & np.isfinite(y)
+    x, y = x[defined], y[defined]
+    ax = _axes(ax, figsize=(5.5, 5.0))
+    better = y < x
+    ax.scatter(x[~better], y[~better], s=10, alpha=0.4, c="tab:blue", edgecolors="none",
+               label=f"not better from synthetic ({np.mean(~better):.0%})")
+    ax.scatter(x[better], y[better], s=10, alpha=0.6, c="tab:red", edgecolors="none",
+               label=f"better from synthetic ({np.mean(better):.0%})")
+    top = max(float(np.max(x, initial=1.0)), float(np.max(y, initial=1.0)))
+    ax.plot([0, top], [0, top], linestyle="--", color="black", linewidth=1, label="same error")
+    ax.set_xscale("symlog", linthresh=linthresh)
+    ax.set_yscale("symlog", linthresh=linthresh)
+    ax.set_xlabel("relative error, model fitted on the original data")
+    ax.set_ylabel("relative error, model fitted on the synthetic data")
+    left_out = int((~defined).sum())
+    if left_out:
+        ax.plot([], [], " ", label=f"{left_out} record(s) with target 0 left out")
+    ax.legend(loc="upper left", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+def plot_roc(fpr, tpr, *, auc=None, ax=None, title=None):
+    """ROC curve of a membership attack, with the diagonal of guessing.
+
+    Parameters
+    ----------
+    fpr, tpr : array-like of float
+        False and true positive rates, in curve order (e.g. ``NNMia.fpr`` and ``NNMia.tpr`` of
+        :func:`privlib.membership.nn_mia`).
+    auc : float, optional
+        Area under the curve, stated in the legend.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    fpr = np.asarray(fpr, dtype="float64").ravel()
+    tpr = np.asarray(tpr, dtype="float64").ravel()
+    if fpr.size == 0 or fpr.shape != tpr.shape:
+        raise PrivlibError("`fpr` and `tpr` must be non-empty arrays of the same length.")
+    ax = _axes(ax, figsize=(5.0, 4.5))
+    ax.plot(fpr, tpr, linewidth=2, label="attack" if auc is None else f"attack (AUC {auc:.3f})")
+    ax.plot([0, 1], [0, 1], linestyle="--", color="gray", linewidth=1, label="guessing (AUC 0.5)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.set_xlabel("share of non-members called members (false positive rate)")
+    ax.set_ylabel("share of members found (true positive rate)")
+    ax.legend(loc="lower right", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_threshold_precision(result, *, ax=None, title=None):
+    """Precision and recall of the distance-threshold attack over its thresholds.
+
+    Parameters
+    ----------
+    result : privlib.membership.ThresholdAttack
+        The result of :func:`privlib.membership.threshold_attack`; its ``thresholds``,
+        ``precision`` and ``recall`` arrays are drawn, with its baseline (guessing) as a line.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    missing = [a for a in ("thresholds", "precision", "recall") if getattr(result, a, None) is None]
+    if missing:
+        raise PrivlibError(
+            f"`result` has no {missing}; pass the result of privlib.membership.threshold_attack."
+        )
+    ax = _axes(ax)
+    ax.plot(result.thresholds, result.precision, linewidth=2, label="precision")
+    ax.plot(result.thresholds, result.recall, linewidth=1.5, linestyle=":", label="recall")
+    ax.axhline(result.baseline, linestyle="--", color="gray", linewidth=1,
+               label=f"precision of guessing ({result.baseline:.0%})")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("distance threshold (Gower): a record at most this close to S is called a member")
+    ax.set_ylabel("share")
+    ax.legend(loc="lower right", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# membership
+# --------------------------------------------------------------------------------------------
+def plot_f1_vs_t(results, *, ground_truth=None, ax=None, title=None):
+    """F1 of the partitioning method against the share t of training records in the attack set.
+
+    Draws each result's mean F1 with its spread over repetitions, the F1 of calling everyone a
+    member (2t / (1 + t)) for comparison, and, when given, the ground-truth F1 as a band; a vertical
+    line marks t = n/N when the results know the population size.
+
+    Parameters
+    ----------
+    results : sequence of privlib.membership.MembershipRisk
+        Results of :func:`privlib.membership.partition_risk` at several values of ``t``.
+    ground_truth : privlib.membership.MembershipRisk, optional
+        Result of :func:`privlib.membership.ground_truth_risk` for the same synthetic data.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from privlib.membership import naive_f1
+
+    results = sorted(results, key=lambda r: r.t)
+    if not results or any(getattr(r, "t", None) is None for r in results):
+        raise PrivlibError("`results` must be a non-empty list of privlib.membership.partition_risk results.")
+    t = np.array([r.t for r in results])
+    ax = _axes(ax)
+    ax.fill_between(t, [r.low for r in results], [r.high for r in results], alpha=0.25)
+    ax.plot(t, [r.f1 for r in results], marker="o", linewidth=2, label="partitioning method (spread)")
+    grid = np.linspace(0, 1, 101)
+    ax.plot(grid, naive_f1(grid), linestyle=":", color="gray", label="calling everyone a member")
+    if ground_truth is not None:
+        ax.axhspan(ground_truth.low, ground_truth.high, color="tab:green", alpha=0.15)
+        ax.axhline(ground_truth.f1, color="tab:green", linewidth=2, label="ground truth (spread)")
+    population = results[0].population_size
+    if population:
+        ax.axvline(results[0].n / population, color="black", linestyle="--", linewidth=1,
+                   label=f"t = n/N = {results[0].n / population:.3g}")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("t: share of the attack set drawn from the training data")
+    ax.set_ylabel("F1 of the membership attack")
+    ax.legend(loc="upper left", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_risk_utility_loss(points=None, *, ax=None, title=None):
+    """The risk-utility loss of El Emam et al. (2022) against the relative risk M, for U = 1.
+
+    Parameters
+    ----------
+    points : mapping of str to (float, float), optional
+        Generators to place on the chart: label -> (M, utility U); each is drawn at its loss.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from privlib.membership import M_THRESHOLD, risk_utility_loss
+
+    points = dict(points or {})
+    lowest = min([-0.5] + [float(m) for m, _ in points.values()])
+    grid = np.linspace(lowest, 1.0, 400)
+    ax = _axes(ax)
+    ax.plot(grid, risk_utility_loss(grid, 1.0), linewidth=2, color="gray", label="loss when U = 1")
+    ax.axvline(M_THRESHOLD, linestyle="--", color="black", linewidth=1, label=f"M = {M_THRESHOLD}")
+    top = -0.7  # the curve for U = 1 ends at -0.81; leave room above it for the legend
+    for label, (m, utility) in points.items():
+        loss = risk_utility_loss(m, utility)
+        top = max(top, loss + 0.05)
+        ax.scatter([m], [loss], s=40, zorder=3, label=f"{label} (U = {utility:.2f})")
+    ax.set_ylim(-1.02, top)
+    ax.set_xlabel("relative risk M")
+    ax.set_ylabel("risk-utility loss (lower is better)")
+    ax.legend(loc="upper left", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# utility
+# --------------------------------------------------------------------------------------------
+# Axis labels and reference lines (value, meaning) for the columns of compare_synthesizers.
+_COMPARISON_AXES = {
+    "dcr_holdout_share": ("DCR: share closer to training", (0.5, "no memorisation")),
+    "nn_mia_auc": ("nearest-neighbour attack AUC", (0.5, "no information")),
+    "privacy_loss": ("privacy loss (Yale et al.)", (0.0, "ideal")),
+    "membership_f1": ("membership attack F1", None),
+    "membership_m": ("relative membership risk M", (0.2, "acceptable up to here")),
+    "cap": ("average CAP (target from keys)", None),
+    "tstr": ("TSTR score", None),
+    "trtr": ("TRTR score", None),
+    "tstr_ratio": ("TSTR / TRTR", (1.0, "as useful as the real data")),
+    "pmse_ratio": ("pMSE ratio", (1.0, "indistinguishable")),
+    "mean_tvd": ("mean total variation distance", (0.0, "identical marginals")),
+}
+
+
+def plot_risk_utility(table, *, risk="nn_mia_auc", utility="tstr_ratio", ax=None, title=None):
+    """Risk-utility scatter: one point per synthesizer, risk across and utility up.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The output of :func:`privlib.utility.compare_synthesizers` (one row per synthesizer,
+        index the names), or any table with the two columns.
+    risk, utility : str, default "nn_mia_auc" and "tstr_ratio"
+        The columns on the horizontal and vertical axes. Known columns get a dashed reference
+        line (chance level, threshold or ideal value).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    for parameter, column in (("risk", risk), ("utility", utility)):
+        if column not in getattr(table, "columns", ()):
+            raise PrivlibError(
+                f"`{parameter}` = {column!r} is not a column of `table`; pass one of "
+                f"{list(getattr(table, 'columns', []))}."
+            )
+    ax = _axes(ax, figsize=(8.0, 4.5))
+    markers = "osD^vP*X"
+    for i, (name, row) in enumerate(table.iterrows()):
+        ax.scatter(row[risk], row[utility], s=60, marker=markers[i % len(markers)], zorder=3, label=str(name))
+    labels = []
+    for column, line in ((risk, ax.axvline), (utility, ax.axhline)):
+        label, reference = _COMPARISON_AXES.get(column, (column, None))
+        labels.append(label)
+        if reference is not None:
+            value, meaning = reference
+            line(value, linestyle="--", color="gray", linewidth=1, label=f"{label} = {value:g}: {meaning}")
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_marginal_fidelity(result, *, ax=None, title=None):
+    """Per-variable total variation distance as bars, with the KS statistic of numeric variables.
+
+    Parameters
+    ----------
+    result : privlib.utility.MarginalFidelityResult or pandas.DataFrame
+        A :func:`privlib.utility.marginal_fidelity` result, or its ``per_variable`` table
+        (columns ``tvd`` and ``ks``, one row per variable).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    table = getattr(result, "per_variable", result)
+    if not {"tvd", "ks"} <= set(getattr(table, "columns", ())):
+        raise PrivlibError(
+            "`result` must be a marginal_fidelity result or its per_variable table (columns "
+            "'tvd' and 'ks')."
+        )
+    table = table.sort_values("tvd")
+    positions = np.arange(len(table))
+    ax = _axes(ax, figsize=(6.0, max(2.5, 0.3 * len(table) + 1.0)))
+    ax.barh(positions, table["tvd"], color="tab:blue", label="total variation distance")
+    numeric = table["ks"].notna().to_numpy()
+    if numeric.any():
+        ax.scatter(table["ks"][numeric], positions[numeric], color="black", zorder=3, label="KS statistic (numeric)")
+    ax.set_yticks(positions, [str(v) for v in table.index])
+    ax.set_xlabel("distance between original and synthetic marginal (0 = identical)")
+    ax.legend(fontsize="small", loc="lower right")
+    if title:
+        ax.set_title(title)
     return ax

@@ -62,6 +62,7 @@ def check_frame(
     *,
     min_rows: int = 1,
     reject_constant: bool = False,
+    allow_missing_columns: bool = False,
 ) -> pd.DataFrame:
     """Check that ``df`` is a usable table and return it.
 
@@ -76,6 +77,9 @@ def check_frame(
     reject_constant : bool, default False
         Also reject a column holding a single value in every row (synthesizers have nothing to
         learn from it).
+    allow_missing_columns : bool, default False
+        Accept a column that is entirely missing (a block of a larger table, or a query record
+        with a missing value, still has a distance to other records).
 
     Raises
     ------
@@ -101,14 +105,16 @@ def check_frame(
         raise PrivlibError(f"`{name}` has duplicated column names {duplicated}; rename them.")
     for column in df.columns:
         series = df[column]
-        if series.isna().all():
+        if series.isna().all() and not allow_missing_columns:
             raise PrivlibError(
                 f"column {column!r} of `{name}` is entirely missing; drop it or fill it in."
             )
         _kind_of(series, column, name)  # raises for unsupported types
         if reject_constant and series.nunique(dropna=False) == 1:
+            only = series.iloc[0]
+            only = only.item() if isinstance(only, np.generic) else only  # show 1, not np.int64(1)
             raise PrivlibError(
-                f"column {column!r} of `{name}` holds the single value {series.iloc[0]!r} in "
+                f"column {column!r} of `{name}` holds the single value {only!r} in "
                 "every row, so there is nothing to learn from it; drop it before fitting and "
                 "add it back afterwards."
             )
@@ -222,6 +228,9 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int = DEFAULT
         return NUMERIC
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         values = series.dropna()
+        # fast path (pandas' C type inference) for the common all-text or all-boolean column
+        if pd.api.types.infer_dtype(values, skipna=True) in ("string", "boolean"):
+            return CATEGORICAL
         if values.map(lambda v: isinstance(v, (str, bool, np.bool_))).all():
             return CATEGORICAL
         numeric = pd.to_numeric(values, errors="coerce")
@@ -391,7 +400,7 @@ class TableEncoder:
             raise PrivlibError("TableEncoder.fit needs at least one table.")
         names = list(names) if names is not None else [f"table {i + 1}" for i in range(len(frames))]
         for frame, name in zip(frames, names):
-            check_frame(frame, name)
+            check_frame(frame, name, allow_missing_columns=True)
         columns = list(frames[0].columns) if self.columns is None else list(self.columns)
         for frame, name in zip(frames, names):
             check_columns(frame, columns, "columns", name)
@@ -400,15 +409,8 @@ class TableEncoder:
             unknown = [c for c in self.weights if c not in columns]
             if unknown:
                 raise PrivlibError(f"`weights` names {unknown}, which are not encoded columns.")
-        kinds_per_frame = [infer_kinds(f[columns], name=n) for f, n in zip(frames, names)]
         for column in columns:
-            ks = {k[column] for k in kinds_per_frame}
-            if NUMERIC in ks and len(ks) > 1:
-                raise PrivlibError(
-                    f"column {column!r} is numeric in one table and categorical in another; "
-                    "give it the same type in every table."
-                )
-            kind = ks.pop() if len(ks) == 1 else CATEGORICAL
+            kind = self._pooled_kind(column, frames, names)
             self.kinds_[column] = kind
             if kind == NUMERIC:
                 values = np.concatenate([numeric_values(f[column]) for f in frames])
@@ -424,6 +426,34 @@ class TableEncoder:
                         seen.setdefault(v, len(seen))
                 self.categories_[column] = seen
         return self
+
+    @staticmethod
+    def _pooled_kind(column, frames, names) -> str:
+        """Kind of ``column`` over all fitted tables together.
+
+        A table in which the column is entirely missing says nothing about its kind. An integer
+        column is read as categorical or numeric from the number of distinct values in all tables
+        together, so that a small table (one query record, say) gets the kind of the whole.
+        """
+        present = [(f[column], n) for f, n in zip(frames, names) if f[column].notna().any()]
+        if not present:
+            raise PrivlibError(
+                f"column {column!r} is entirely missing in every table; drop it or fill it in."
+            )
+        each = [(_kind_of(s, column, n), pd.api.types.is_integer_dtype(s.dtype)) for s, n in present]
+        kinds = {kind for kind, _ in each}
+        fixed = {kind for kind, integer in each if not integer}
+        if not fixed:
+            distinct = pd.concat([s for s, _ in present], ignore_index=True).nunique()
+            return NUMERIC if distinct > DEFAULT_MAX_CATEGORIES else CATEGORICAL
+        if fixed == {NUMERIC}:
+            return NUMERIC  # integers beside floats or dates are numbers too
+        if NUMERIC in kinds:
+            raise PrivlibError(
+                f"column {column!r} is numeric in one table and categorical in another; "
+                "give it the same type in every table."
+            )
+        return ORDINAL if ORDINAL in fixed else CATEGORICAL
 
     @property
     def feature_weights(self) -> np.ndarray:
@@ -445,18 +475,29 @@ class TableEncoder:
     def transform(self, df: pd.DataFrame, name: str = "data") -> np.ndarray:
         """Encode ``df`` as an ``(n, p)`` float64 array (C order)."""
         self._check_fitted()
-        check_frame(df, name, min_rows=0)
+        check_frame(df, name, min_rows=0, allow_missing_columns=True)
         check_columns(df, self.columns, "columns", name)
         out = np.empty((len(df), len(self.columns)), dtype="float64")
         for j, column in enumerate(self.columns):
             series = df[column]
             if self.kinds_[column] == NUMERIC:
-                if infer_kinds(df[[column]], name=name)[column] != NUMERIC:
+                # integers are numbers whatever their count, and an all-missing block has no type
+                readable = (
+                    pd.api.types.is_integer_dtype(series.dtype)
+                    or series.isna().all()
+                    or _kind_of(series, column, name) == NUMERIC
+                )
+                if not readable:
                     raise PrivlibError(
                         f"column {column!r} of `{name}` is not numeric, but it was numeric when "
                         "the encoder was fitted; convert it to numbers."
                     )
                 values = numeric_values(series)
+                if np.isinf(values).any():
+                    raise PrivlibError(
+                        f"column {column!r} of `{name}` holds infinite values; replace them with "
+                        "numbers or leave them missing (NaN)."
+                    )
                 low, span = self.lows_[column], self.spans_[column]
                 if self.metric == "gower":
                     coded = (values - low) / span if span > 0 else np.zeros_like(values)

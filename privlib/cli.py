@@ -1,0 +1,164 @@
+"""The ``privlib`` command line: ``privlib audit``, ``privlib course`` and ``privlib reports``.
+
+Examples
+--------
+Audit your own files::
+
+    privlib audit --train train.csv --synthetic synthetic.csv --holdout holdout.csv \\
+        --population-size 48842 --keys age sex race --sensitive income --out my_audit
+
+Audit a bundled dataset as described by a params file, and render the course on it::
+
+    privlib audit --params reports/params/acs.yaml --out reports/out/acs
+    privlib course --dataset ce --out reports/out/ce/course
+
+Bad input ends the command with exit status 2, a notebook that fails while it runs with exit
+status 1; either way one line on stderr names the problem and nothing is written into the output
+folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from privlib.errors import PrivlibError
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (like every other error of the command)."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _thresholds(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            f"--thresholds must be a JSON object of measure name to number, got {text!r}"
+        )
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
+    parser = _Parser(prog="privlib", description="Measure and report the privacy risk of synthetic data.")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    audit = commands.add_parser(
+        "audit",
+        help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
+        description="Run the privacy audit on CSV files (or a params file) and write the executed "
+        "notebook, report.html, report.pdf and metrics.json into --out.",
+    )
+    audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
+    audit.add_argument("--train", help="CSV file of the training (confidential) data")
+    audit.add_argument("--synthetic", nargs="+", help="one or several CSV files of synthetic data")
+    audit.add_argument("--holdout", help="CSV file of real records the generator never saw")
+    audit.add_argument("--population-size", type=int, help="size N of the population the training data came from")
+    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows")
+    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn")
+    audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
+    audit.add_argument("--title", help="title of the report")
+    audit.add_argument("--thresholds", type=_thresholds, help='JSON object, e.g. \'{"nn_mia": 0.6}\'')
+    audit.add_argument("--out", required=True, help="output folder")
+
+    course = commands.add_parser(
+        "course",
+        help="run the teaching notebooks on one dataset and render them to HTML and PDF",
+        description="Run the teaching notebooks notebooks/0*.ipynb on one dataset; write each as "
+        "HTML and PDF into --out with an index.html page.",
+    )
+    which = course.add_mutually_exclusive_group(required=True)
+    which.add_argument("--dataset", help="a bundled dataset name or a path to a CSV file")
+    which.add_argument("--params", help="YAML params file: its dataset and seed are used")
+    course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
+    course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
+    course.add_argument("--out", required=True, help="output folder")
+
+    every = commands.add_parser(
+        "reports",
+        help="audit and course for every bundled dataset",
+        description="Audit and course for every bundled dataset, into --out/<dataset>/.",
+    )
+    every.add_argument("--out", required=True, help="output folder")
+    every.add_argument("--datasets", nargs="+", help="only these bundled datasets")
+    every.add_argument("--no-course", action="store_true", help="audits only")
+    return parser
+
+
+def _audit(args) -> None:
+    from privlib import report
+
+    if args.params is None and (args.train is None or args.synthetic is None):
+        raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
+    if args.params is not None and (args.train or args.synthetic or args.holdout):
+        raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
+    report.run_audit(
+        out=args.out,
+        params=args.params,
+        train=args.train,
+        synthetic=args.synthetic,
+        holdout=args.holdout,
+        population_size=args.population_size,
+        keys=args.keys,
+        sensitive=args.sensitive,
+        seed=args.seed,
+        title=args.title,
+        thresholds=args.thresholds,
+        progress=not args.quiet,
+    )
+    print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)
+
+
+def _course(args) -> None:
+    from privlib import report
+
+    report.run_course(
+        out=args.out,
+        dataset=args.dataset,
+        params=args.params,
+        seed=args.seed,
+        quick=not args.full,
+        progress=not args.quiet,
+    )
+    print(f"privlib: course written to {args.out}/index.html", file=sys.stderr)
+
+
+def _reports(args) -> None:
+    from privlib import report
+
+    report.run_all(out=args.out, datasets=args.datasets, course=not args.no_course, progress=not args.quiet)
+    print(f"privlib: reports written to {args.out}/index.html", file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``privlib`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    # papermill logs each cell's output at INFO: that stream is the progress of a long run.
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
+    for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+    try:
+        {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
+    except PrivlibError as exc:
+        from privlib.report import ReportError
+
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"privlib: error: {message}", file=sys.stderr)
+        return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,748 @@
+"""Utility measures: how much of the real data's value the synthetic data keeps.
+
+Privacy is only half of the story: a synthesizer that outputs noise is perfectly private and
+useless. The kit measures utility in three ways, each a function returning a result object, so
+that risk and utility can be read side by side (:func:`compare_synthesizers`):
+
+* :func:`tstr` - *train on synthetic, test on real*: a model for one target variable fitted on the
+  synthetic data and scored on real records it never saw, against the same model fitted on the
+  real training data (*train on real, test on real*).
+* :func:`pmse` - the propensity-score mean squared error (Woo et al. 2009; Snoke et al. 2018):
+  how well a classifier tells synthetic from original records, compared with what it would
+  reach on two samples of one distribution.
+* :func:`marginal_fidelity` - per variable, the total variation distance between the original
+  and synthetic distributions, and the Kolmogorov-Smirnov statistic for numeric variables.
+
+Utility results have ``higher_is_riskier=False``: they are not risks, and a higher value does
+not mean a higher disclosure risk.
+
+References
+----------
+Woo M-J, Reiter JP, Oganian A, Karr AF. Global measures of data utility for microdata masked for
+disclosure limitation. J Privacy and Confidentiality 1(1), 2009.
+
+Snoke J, Raab GM, Nowok B, Dibben C, Slavkovic A. General and specific utility measures for
+synthetic data. J R Stat Soc A 181(3), 2018.
+
+Yale A, Dash S, Dutta R, Guyon I, Pavao A, Bennett KP. Assessing privacy and quality of synthetic
+health data. AIDR 2019 (train on synthetic, test on real).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import get_scorer, get_scorer_names
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
+from threadpoolctl import threadpool_limits
+
+from privlib import attribute, membership
+from privlib.errors import PrivlibError
+from privlib.results import Result, _fmt, per_record
+from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
+
+#: Label given to a missing categorical value before encoding, so "missing" is a level of its own.
+MISSING_LABEL = "<missing>"
+
+# Model fits run with the native thread pools (OpenMP, BLAS) limited to one thread: the tables are
+# small, so threads gain little, and on a busy machine spinning OpenMP and BLAS threads slowed
+# gradient boosting and the logistic fit 20 to 50 times in our measurements.
+_THREADS = 1
+
+# HistGradientBoosting bins every categorical feature into at most 255 values (max_bins); rarer
+# levels beyond this many are pooled so that high-cardinality user columns still fit.
+_MAX_TREE_CATEGORIES = 254
+
+
+# --------------------------------------------------------------------------------------------
+# Shared preparation
+# --------------------------------------------------------------------------------------------
+def _features(df: pd.DataFrame, kinds: dict) -> pd.DataFrame:
+    """Model-ready copy of ``df[kinds]``: numeric columns as float (dates in days, NaN kept),
+    categorical columns as text labels with missing values as the level ``MISSING_LABEL``."""
+    out = {}
+    for column, kind in kinds.items():
+        series = df[column]
+        if kind == NUMERIC:
+            out[column] = numeric_values(series)
+        else:
+            out[column] = series.astype(object).map(str).where(series.notna(), MISSING_LABEL).to_numpy()
+    return pd.DataFrame(out, index=df.index)
+
+
+def _split_kinds(kinds: dict) -> tuple[list, list]:
+    categorical = [c for c, k in kinds.items() if k != NUMERIC]
+    numeric = [c for c, k in kinds.items() if k == NUMERIC]
+    return categorical, numeric
+
+
+def _tree_model(kinds: dict, regression: bool) -> Pipeline:
+    """HistGradientBoosting with native categorical splits, behind an ordinal encoding.
+
+    Early stopping is off, so the model is deterministic and needs no seed.
+    """
+    categorical, numeric = _split_kinds(kinds)
+    encode = ColumnTransformer(
+        [
+            (
+                "categories",
+                OrdinalEncoder(
+                    handle_unknown="use_encoded_value",
+                    unknown_value=np.nan,  # a level never seen in training is treated as missing
+                    max_categories=_MAX_TREE_CATEGORIES,
+                ),
+                categorical,
+            ),
+            ("numbers", "passthrough", numeric),
+        ]
+    )
+    is_categorical = [True] * len(categorical) + [False] * len(numeric)
+    booster = HistGradientBoostingRegressor if regression else HistGradientBoostingClassifier
+    return Pipeline(
+        [("encode", encode), ("model", booster(categorical_features=is_categorical, early_stopping=False))]
+    )
+
+
+def _main_effects(kinds: dict) -> ColumnTransformer:
+    """Design matrix of a main-effects model: one-hot categories (first level dropped, so the
+    columns are not collinear with the intercept) and standardised numbers with a missing flag."""
+    categorical, numeric = _split_kinds(kinds)
+    numbers = Pipeline(
+        [("impute", SimpleImputer(strategy="median", add_indicator=True)), ("scale", StandardScaler())]
+    )
+    return ColumnTransformer(
+        [
+            ("categories", OneHotEncoder(drop="first", sparse_output=False), categorical),
+            ("numbers", numbers, numeric),
+        ]
+    )
+
+
+def _check_estimator(estimator, needs_proba: bool):
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise PrivlibError(
+            f"`estimator` must be an unfitted scikit-learn estimator or Pipeline, got "
+            f"{type(estimator).__name__}."
+        )
+    if needs_proba and not hasattr(estimator, "predict_proba"):
+        raise PrivlibError(
+            f"`estimator` ({type(estimator).__name__}) has no predict_proba; the propensity score "
+            "needs a probabilistic classifier such as LogisticRegression or a tree ensemble."
+        )
+
+
+def _model_name(estimator) -> str:
+    final = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    return type(final).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# Train on synthetic, test on real
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class TSTRResult(Result):
+    """Train on synthetic, test on real (``value``) against train on real, test on real
+    (``baseline``).
+
+    Attributes
+    ----------
+    ratio : float
+        ``value / baseline``: the share of the real data's score the synthetic data keeps (1 = as
+        useful as the real data for this task; NaN when the baseline is 0).
+    target : str
+        The predicted variable.
+    metric : str
+        The scikit-learn scorer used (``"roc_auc"``, ``"accuracy"``, ``"r2"``, ...).
+    task : {"binary", "multiclass", "regression"}
+        The kind of prediction.
+    model : str
+        The estimator's class name.
+    """
+
+    target: str
+    metric: str
+    task: str
+    model: str
+    ratio: float
+    higher_is_riskier: bool = False
+
+    def reading(self) -> str:
+        return (
+            f"Trained on the synthetic data, a {self.model} predicts {self.target!r} on real "
+            f"records it never saw with {self.metric} {_fmt(self.value)}, against "
+            f"{_fmt(self.baseline)} when trained on the real training data: the synthetic data "
+            f"keeps {_percent(self.ratio)} of the real data's score for this task."
+        )
+
+
+def _percent(share: float) -> str:
+    return "an undefined share" if not np.isfinite(share) else f"{100 * share:.0f}%"
+
+
+def _default_metric(task: str) -> str:
+    return {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[task]
+
+
+def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRResult:
+    """Train on synthetic, test on real (TSTR) against train on real, test on real (TRTR).
+
+    The same model predicts ``target`` from every other variable. Fitted on ``synthetic`` and
+    scored on ``test`` it gives the TSTR score; fitted on ``train`` (the data the synthesizer
+    learned from) and scored on the same ``test`` it gives the TRTR baseline.
+
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        The real training data (the synthesizer's input).
+    synthetic : pandas.DataFrame
+        The synthetic data, with the same columns.
+    test : pandas.DataFrame
+        Real records used by neither the synthesizer nor the models (e.g. the holdout).
+    target : str
+        The column to predict. A categorical column with two values is a binary task, with more
+        a multiclass task; a numeric column is a regression task.
+    estimator : scikit-learn estimator, optional
+        Any unfitted estimator or Pipeline; it is cloned before each fit. It receives the
+        features as a DataFrame in which numeric columns are floats (dates in days, NaN where
+        missing) and categorical columns are text labels (missing as ``"<missing>"``), so it
+        should do its own encoding. Default: ``HistGradientBoostingClassifier`` (or
+        ``...Regressor``) with native categorical splits after an ordinal encoding and early
+        stopping off, so the default is deterministic.
+    metric : str, optional
+        A scikit-learn scorer name (``sklearn.metrics.get_scorer_names()``). Default: ``"roc_auc"``
+        for a binary target (the positive class is the later of the two sorted labels),
+        ``"accuracy"`` for a multiclass target, ``"r2"`` (the coefficient of determination) for a
+        numeric target.
+
+    Returns
+    -------
+    TSTRResult
+        ``value`` (TSTR), ``baseline`` (TRTR) and ``ratio`` = value / baseline.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is not a DataFrame or is empty, the columns differ, ``target`` is not a column,
+        is missing in some rows, or takes a single value in ``train`` or ``synthetic``, or
+        ``metric`` is not a scorer name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"x": ["a", "b"] * 20, "y": ["yes", "no"] * 20})
+    >>> tstr(real, real, real, "y").value
+    1.0
+    """
+    tables = {"train": train, "synthetic": synthetic, "test": test}
+    for name, table in tables.items():
+        check_frame(table, name)
+        check_columns(table, target, "target", name)
+    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
+    check_comparable(train, test, ("train", "test"), unseen="ignore")
+    if not isinstance(target, str):
+        raise PrivlibError(f"`target` must be one column name, got {target!r}.")
+    features = [c for c in train.columns if c != target]
+    if not features:
+        raise PrivlibError(f"`train` has no column besides the target {target!r}; add predictors.")
+    for name, table in tables.items():
+        n_missing = int(table[target].isna().sum())
+        if n_missing:
+            raise PrivlibError(
+                f"the target {target!r} is missing in {n_missing} row(s) of `{name}`; drop those "
+                "rows or fill them in."
+            )
+
+    kinds = infer_kinds(train, name="train")
+    regression = kinds[target] == NUMERIC
+    labels = {name: _features(table, {target: kinds[target]})[target] for name, table in tables.items()}
+    if regression:
+        task = "regression"
+    else:
+        for name in ("train", "synthetic"):
+            if labels[name].nunique() < 2:
+                raise PrivlibError(
+                    f"the target {target!r} takes the single value {labels[name].iloc[0]!r} in "
+                    f"`{name}`, so no classifier can be fitted; choose another target."
+                )
+        task = "binary" if labels["train"].nunique() == 2 else "multiclass"
+
+    metric = _default_metric(task) if metric is None else metric
+    if metric not in get_scorer_names():
+        raise PrivlibError(
+            f"`metric` must be a scikit-learn scorer name such as 'roc_auc', 'accuracy' or 'r2', "
+            f"got {metric!r}."
+        )
+    if metric.startswith("roc_auc") and labels["test"].nunique() < 2:
+        raise PrivlibError(
+            f"the target {target!r} takes a single value in `test`, so {metric} is undefined; "
+            "use a larger test set or metric='accuracy'."
+        )
+
+    feature_kinds = {c: kinds[c] for c in features}
+    if estimator is None:
+        estimator = _tree_model(feature_kinds, regression)
+    else:
+        _check_estimator(estimator, needs_proba=False)
+    scorer = get_scorer(metric)
+    x_test = _features(test, feature_kinds)
+
+    def fitted_score(source: str) -> float:
+        model = clone(estimator).fit(_features(tables[source], feature_kinds), labels[source])
+        return float(scorer(model, x_test, labels["test"]))
+
+    with threadpool_limits(limits=_THREADS):
+        value, baseline = fitted_score("synthetic"), fitted_score("train")
+    return TSTRResult(
+        measure="tstr",
+        value=value,
+        baseline=baseline,
+        ratio=value / baseline if baseline != 0 else float("nan"),
+        target=target,
+        metric=metric,
+        task=task,
+        model=_model_name(estimator),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Propensity-score mean squared error
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class PMSEResult(Result):
+    """Propensity-score mean squared error (``value``) and its null expectation (``baseline``).
+
+    Attributes
+    ----------
+    ratio : float
+        ``value / baseline``: about 1 when the model cannot tell synthetic from original records
+        better than it could two samples of one distribution; larger is worse utility.
+    standardized : float
+        ``(value - baseline) / null_sd``, Snoke et al.'s standardised pMSE.
+    null_sd : float
+        Standard deviation of pMSE under the null.
+    null : {"analytic", "permutation"}
+        How the null was obtained (formula for the logistic model, label permutations otherwise).
+    model : str
+        Description of the propensity model.
+    n_parameters : int
+        For the logistic model, ``k``: the rank of its design matrix with the intercept.
+    synthetic_share : float
+        ``c = n_synthetic / N``.
+    propensity : numpy.ndarray
+        Per-record propensity of being synthetic: the original records first, then the synthetic.
+    """
+
+    ratio: float
+    standardized: float
+    null_sd: float
+    null: str
+    model: str
+    n_parameters: int | None
+    synthetic_share: float
+    propensity: np.ndarray = per_record(default=None)
+    higher_is_riskier: bool = False
+
+    def reading(self) -> str:
+        return (
+            f"A {self.model} separates synthetic from original records with pMSE {_fmt(self.value)},"
+            f" {_fmt(self.ratio)} times the {_fmt(self.baseline)} it would reach on two samples "
+            f"of one distribution ({self.null} null; a ratio near 1 means the model cannot tell "
+            "them apart, larger ratios mean lower utility)."
+        )
+
+
+def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[float, np.ndarray]:
+    with warnings.catch_warnings(), threadpool_limits(limits=_THREADS):
+        # When the two tables coincide the Newton solver starts at the optimum, its line search
+        # finds nothing to improve and scikit-learn warns before falling back to lbfgs, which
+        # returns the same (correct) fit.
+        warnings.filterwarnings("ignore", message="Line search of Newton solver", category=ConvergenceWarning)
+        model = clone(estimator).fit(x, z)
+        propensity = model.predict_proba(x)[:, list(model.classes_).index(1)]
+    return float(np.mean((propensity - share) ** 2)), propensity
+
+
+def pmse(original, synthetic, estimator=None, random_state=None, *, n_permutations=20) -> PMSEResult:
+    """Propensity-score mean squared error and its ratio to the null expectation.
+
+    The original and synthetic records are stacked (``N = n_original + n_synthetic``) with an
+    indicator that is 1 for a synthetic record; a classifier estimates each record's propensity
+    ``p_i`` of being synthetic, in sample, and ``pMSE = (1/N) sum_i (p_i - c)^2`` with
+    ``c = n_synthetic / N`` (Woo et al. 2009). A model that cannot tell the two apart predicts
+    ``c`` for everyone (pMSE 0); perfect separation gives ``(1 - c) c``.
+
+    Even two samples of one distribution give a positive pMSE, because the model fits noise. The
+    result therefore compares pMSE with its expectation under that null (Snoke et al. 2018):
+
+    * default model, a main-effects logistic regression (one-hot categories with missing as a
+      level, standardised numbers with a missing flag; fitted by Newton's method with a
+      negligible ridge penalty, ``C = 1e6``, which only matters when a level occurs in one table
+      alone and the unpenalised fit would not exist): the analytic null
+      ``E = (k - 1) c (1 - c) / N`` with standard deviation ``sqrt(2(k - 1)) c (1 - c) / N``,
+      where ``k`` is the number of parameters (the rank of the design matrix with the intercept,
+      so collinear variables such as Adult's education and education-num count once). Under the
+      null the fitted propensities are, to first order, the projection of the centred labels
+      (variance ``c(1 - c)`` each) onto the ``k - 1`` non-constant directions of the design, so
+      ``N pMSE / (c (1 - c))`` is approximately chi-squared with ``k - 1`` degrees of freedom;
+      for a single categorical variable with ``k`` levels this is exact up to a factor
+      ``N / (N - 1)``. Snoke et al. (2018) print ``(k - 1)(1 - c)^2 c / N``, smaller by the factor
+      ``1 - c``; with that value two samples of one distribution average a ratio of ``1 / (1 - c)``
+      (2 for equal sizes) in simulation, so the kit uses the expectation above, under which they
+      average 1;
+    * any other ``estimator``: the null is estimated by refitting it ``n_permutations`` times on
+      the same records with the synthetic/original labels shuffled (seeded by
+      ``random_state``); its mean and standard deviation are the expectation and spread.
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The real data.
+    synthetic : pandas.DataFrame
+        The synthetic data, with the same columns.
+    estimator : scikit-learn classifier, optional
+        Unfitted classifier or Pipeline with ``predict_proba``, cloned before each fit; it
+        receives the features as in :func:`tstr` and must do its own encoding. Default: the
+        logistic model above.
+    random_state : int, numpy.random.Generator or None
+        Seed of the label permutations (unused by the default model, which is deterministic).
+    n_permutations : int, default 20
+        Permutations for the null of a non-default ``estimator``.
+
+    Returns
+    -------
+    PMSEResult
+        ``value`` (pMSE), ``baseline`` (null expectation), ``ratio``, ``standardized`` and the
+        per-record propensities.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is not a DataFrame or is empty, the columns differ or a column is numeric in
+        one table and categorical in the other, ``estimator`` has no ``predict_proba``, or
+        ``n_permutations`` is not a positive integer.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
+    >>> round(pmse(real, real).value, 12)
+    0.0
+    """
+    check_frame(original, "original")
+    check_frame(synthetic, "synthetic")
+    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
+    if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 1:
+        raise PrivlibError(f"`n_permutations` must be a positive integer, got {n_permutations!r}.")
+    kinds = infer_kinds(original, name="original")
+    columns = list(original.columns)
+    x = pd.concat(
+        [_features(original, kinds), _features(synthetic[columns], kinds)], ignore_index=True
+    )
+    z = np.r_[np.zeros(len(original), dtype=int), np.ones(len(synthetic), dtype=int)]
+    n = len(z)
+    share = len(synthetic) / n
+
+    if estimator is None:
+        design = _main_effects(kinds).fit_transform(x)
+        with threadpool_limits(limits=_THREADS):
+            k = int(np.linalg.matrix_rank(np.column_stack([np.ones(n), design])))
+        # The null expectation is derived for the maximum-likelihood fit, so the ridge penalty is
+        # tiny (1/C = 1e-6): it only keeps coefficients finite when a level occurs in one table
+        # alone (separation), where Newton steps would otherwise diverge or stall.
+        logistic = LogisticRegression(C=1e6, solver="newton-cholesky", tol=1e-8, max_iter=200)
+        value, propensity = _pmse_of(logistic, design, z, share)
+        expected = (k - 1) * share * (1 - share) / n
+        spread = np.sqrt(2 * (k - 1)) * share * (1 - share) / n
+        null, model = "analytic", "main-effects logistic regression"
+    else:
+        _check_estimator(estimator, needs_proba=True)
+        rng = np.random.default_rng(random_state)
+        value, propensity = _pmse_of(estimator, x, z, share)
+        shuffled = [_pmse_of(estimator, x, rng.permutation(z), share)[0] for _ in range(n_permutations)]
+        expected, spread = float(np.mean(shuffled)), float(np.std(shuffled, ddof=1)) if n_permutations > 1 else float("nan")
+        k, null, model = None, "permutation", _model_name(estimator)
+
+    return PMSEResult(
+        measure="pmse",
+        value=value,
+        baseline=float(expected),
+        ratio=value / expected if expected > 0 else float("nan"),
+        standardized=(value - expected) / spread if spread > 0 else float("nan"),
+        null_sd=float(spread),
+        null=null,
+        model=model,
+        n_parameters=k,
+        synthetic_share=share,
+        propensity=propensity,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Marginal fidelity
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class MarginalFidelityResult(Result):
+    """Per-variable total variation distance (TVD) and KS statistic; ``value`` is the mean TVD.
+
+    Attributes
+    ----------
+    per_variable : pandas.DataFrame
+        One row per variable (index: the column name) with ``kind``, ``tvd`` and ``ks`` (NaN for a
+        categorical variable).
+    max_tvd : float
+        The largest TVD.
+    worst_variable : str
+        The variable with the largest TVD.
+    mean_ks : float
+        Mean KS statistic over the numeric variables (NaN if there are none).
+    n_bins : int
+        Equal-width bins used for the TVD of numeric variables.
+    """
+
+    max_tvd: float
+    worst_variable: str
+    mean_ks: float
+    n_bins: int
+    per_variable: pd.DataFrame = per_record(default=None)
+    higher_is_riskier: bool = False
+
+    def reading(self) -> str:
+        return (
+            f"On average a variable's synthetic distribution differs from the original one by a "
+            f"total variation distance of {_fmt(self.value)} (0 = identical shares, 1 = no "
+            f"overlap); the largest gap is {self.worst_variable!r} with {_fmt(self.max_tvd)}."
+        )
+
+
+def _tvd(left: pd.Series, right: pd.Series) -> float:
+    """Half the L1 distance between the value shares of two label series."""
+    p = left.value_counts(normalize=True)
+    q = right.value_counts(normalize=True)
+    p, q = p.align(q, fill_value=0.0)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def _bin_labels(values: np.ndarray, low: float, span: float, n_bins: int) -> pd.Series:
+    bins = np.zeros(len(values)) if span == 0 else np.clip(np.floor((values - low) / span * n_bins), 0, n_bins - 1)
+    return pd.Series(np.where(np.isnan(values), -1, bins))  # -1: the missing values' own bin
+
+
+def marginal_fidelity(original, synthetic, *, n_bins=20) -> MarginalFidelityResult:
+    """Per-variable total variation distance and, for numeric variables, the KS statistic.
+
+    The total variation distance between the original shares ``p`` and synthetic shares ``q``
+    of a variable's values is ``TVD = (1/2) sum_v |p_v - q_v|``: 0 when every value is as common
+    in both tables, 1 when they share no value. Missing is a value of its own.
+
+    * Categorical variables: the shares of the labels (a label present in one table only counts
+      with share 0 in the other).
+    * Numeric variables (dates in days): the values are cut into ``n_bins`` equal-width bins
+      spanning the range of both tables together (the Hamming binning of METHODS.md), and the TVD
+      is taken over the bins. The two-sample Kolmogorov-Smirnov statistic (the largest gap
+      between the two empirical distribution functions, ``scipy.stats.ks_2samp``) is reported
+      too, on the non-missing values; it needs no binning.
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The real data.
+    synthetic : pandas.DataFrame
+        The synthetic data, with the same columns.
+    n_bins : int, default 20
+        Bins per numeric variable for the TVD.
+
+    Returns
+    -------
+    MarginalFidelityResult
+        ``value`` = mean TVD over variables; ``per_variable`` holds the table.
+
+    Raises
+    ------
+    PrivlibError
+        If a table is not a DataFrame or is empty, the columns differ or a column is numeric in
+        one table and categorical in the other, or ``n_bins`` is not a positive integer.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"g": ["x", "x", "y", "y"]})
+    >>> b = pd.DataFrame({"g": ["x", "x", "x", "y"]})
+    >>> marginal_fidelity(a, b).value
+    0.25
+    """
+    check_frame(original, "original")
+    check_frame(synthetic, "synthetic")
+    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
+    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise PrivlibError(f"`n_bins` must be a positive integer, got {n_bins!r}.")
+    kinds = infer_kinds(original, name="original")
+    left, right = _features(original, kinds), _features(synthetic, kinds)
+    rows = {}
+    for column, kind in kinds.items():
+        if kind == NUMERIC:
+            a, b = left[column].to_numpy(), right[column].to_numpy()
+            both = np.concatenate([a, b])
+            both = both[np.isfinite(both)]
+            low, span = (both.min(), both.max() - both.min()) if both.size else (0.0, 0.0)
+            tvd = _tvd(_bin_labels(a, low, span, n_bins), _bin_labels(b, low, span, n_bins))
+            a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+            # Only the statistic is used; the asymptotic method skips the costly exact p-value.
+            ks = float(stats.ks_2samp(a, b, method="asymp").statistic) if a.size and b.size else float("nan")
+        else:
+            tvd, ks = _tvd(left[column], right[column]), float("nan")
+        rows[column] = {"kind": kind, "tvd": tvd, "ks": ks}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "variable"
+    numeric_ks = table["ks"].dropna()
+    return MarginalFidelityResult(
+        measure="mean_tvd",
+        value=float(table["tvd"].mean()),
+        max_tvd=float(table["tvd"].max()),
+        worst_variable=str(table["tvd"].idxmax()),
+        mean_ks=float(numeric_ks.mean()) if len(numeric_ks) else float("nan"),
+        n_bins=int(n_bins),
+        per_variable=table,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Risk and utility side by side
+# --------------------------------------------------------------------------------------------
+#: Columns of :func:`compare_synthesizers`, privacy measures first.
+COMPARISON_COLUMNS = {
+    "dcr_holdout_share": "share of synthetic records closer to training than to holdout (0.5 = no memorisation)",
+    "nn_mia_auc": "nearest-neighbour membership attack AUC (0.5 = no information, 1 = every member exposed)",
+    "privacy_loss": "AA(holdout vs S) - AA(train vs S) (0 ideal, about 0.5 for a copy)",
+    "membership_f1": "F1 of the Hamming-threshold membership attack (partitioning method)",
+    "membership_m": "relative membership risk M (at most 0.2 acceptable; NaN without the population size)",
+    "cap": "average correct attribution probability of the target from the keys (version 1)",
+    "tstr": "train-on-synthetic-test-on-holdout score for the target",
+    "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
+    "tstr_ratio": "tstr / trtr",
+    "pmse_ratio": "pMSE / its null expectation (about 1 = indistinguishable from real)",
+    "mean_tvd": "mean total variation distance of the marginals (0 = identical)",
+}
+
+
+def compare_synthesizers(
+    train, holdout, synthetic, *, keys, target, population_size=None, random_state=None,
+    h=5, attack_size=None, n_repeats=1, estimator=None,
+) -> pd.DataFrame:
+    """Privacy and utility of several synthetic tables of the same training data, one row each.
+
+    For each synthetic table ``S`` the function computes, with the kit's own measures:
+
+    * privacy: :func:`privlib.membership.dcr_holdout_share`, the nearest-neighbour attack AUC
+      (:func:`privlib.membership.nn_mia`), the privacy loss of Yale et al.
+      (:func:`privlib.membership.privacy_loss`, holdout as test), the Hamming-threshold attack by
+      the partitioning method (:func:`privlib.membership.partition_risk`: its F1 and relative risk
+      M) and the average CAP of ``target`` given ``keys`` (:func:`privlib.attribute.cap`, version 1,
+      computed for the training records; numeric keys and a numeric target are first cut into
+      the same quantile bins of the training data by :func:`privlib.attribute.discretize`);
+    * utility: :func:`tstr` (trained on ``S`` or on ``train``, scored on ``holdout``), the pMSE
+      ratio of :func:`pmse` (training data against ``S``, default logistic model) and the mean TVD
+      of :func:`marginal_fidelity`.
+
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        The real data every synthesizer was trained on.
+    holdout : pandas.DataFrame
+        Real records from the same population that no synthesizer saw.
+    synthetic : dict of str to pandas.DataFrame
+        The synthetic tables, by name (e.g. the synthesizer's name); each has the columns of
+        ``train``.
+    keys : str or list of str
+        The intruder's key variables for CAP.
+    target : str
+        The variable predicted by TSTR and attributed by CAP.
+    population_size : int, optional
+        Size N of the population ``train`` was drawn from. With it the attack set holds a share
+        ``t = n / N`` of training records and M is computed; without it ``t = 0.5`` (which
+        overstates the risk, El Emam et al. 2022) and ``membership_m`` is NaN.
+    random_state : int, numpy.random.Generator or None
+        One seed for every random step (subsampling to equal sizes, attack sets).
+    h : int, default 5
+        Hamming threshold of the membership attack.
+    attack_size : int, optional
+        Records per attack set (default: :func:`privlib.membership.partition_risk`'s).
+    n_repeats : int, default 1
+        Repetitions of the random measures (privacy loss, membership attack).
+    estimator : scikit-learn estimator, optional
+        The TSTR model (see :func:`tstr`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per synthetic table (index: its name) and the columns of
+        :data:`COMPARISON_COLUMNS`; ``df.attrs["tstr_metric"]`` names the TSTR score.
+
+    Raises
+    ------
+    PrivlibError
+        If ``synthetic`` is not a non-empty dict of DataFrames, or any measure rejects its input
+        (the message names the table).
+    """
+    if not isinstance(synthetic, dict) or not synthetic:
+        raise PrivlibError(
+            "`synthetic` must be a non-empty dict mapping a name to a synthetic DataFrame, e.g. "
+            "{'SequentialTrees': table}."
+        )
+    check_frame(train, "train")
+    check_frame(holdout, "holdout")
+    check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
+    keys = check_columns(train, keys, "keys", "train")
+    target = check_columns(train, target, "target", "train")
+    if len(target) != 1:
+        raise PrivlibError(f"`target` must name one column for TSTR, got {target}.")
+    target = target[0]
+    for name, table in synthetic.items():
+        check_frame(table, f"synthetic[{name!r}]")
+        check_comparable(train, table, ("train", f"synthetic[{name!r}]"), unseen="ignore")
+
+    rng = np.random.default_rng(random_state)
+    kinds = infer_kinds(train[keys + [target]], name="train")
+    to_bin = [c for c, kind in kinds.items() if kind == NUMERIC]
+    t = None if population_size is not None else 0.5
+    rows, metric = {}, None
+    for name, table in synthetic.items():
+        table = table[list(train.columns)]
+        cap_train, cap_synthetic = train[keys + [target]], table[keys + [target]]
+        if to_bin:
+            cap_train, cap_synthetic = attribute.discretize(cap_train, cap_synthetic, to_bin)
+        attack = membership.partition_risk(
+            train, holdout, table, t=t, attack_size=attack_size, h=h, random_state=rng,
+            population_size=population_size, n_repeats=n_repeats,
+        )
+        fit = tstr(train, table, holdout, target, estimator=estimator)
+        metric = fit.metric
+        rows[name] = {
+            "dcr_holdout_share": membership.dcr_holdout_share(table, train, holdout, random_state=rng).value,
+            "nn_mia_auc": membership.nn_mia(train, holdout, table).auc,
+            "privacy_loss": membership.privacy_loss(
+                train, holdout, table, random_state=rng, n_repeats=n_repeats
+            ).value,
+            "membership_f1": attack.f1,
+            "membership_m": np.nan if attack.m is None else attack.m,
+            "cap": attribute.cap(cap_train, cap_synthetic, keys, target).value,
+            "tstr": fit.value,
+            "trtr": fit.baseline,
+            "tstr_ratio": fit.ratio,
+            "pmse_ratio": pmse(train, table).ratio,
+            "mean_tvd": marginal_fidelity(train, table).value,
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=list(COMPARISON_COLUMNS))
+    out.index.name = "synthesizer"
+    out.attrs["tstr_metric"] = metric
+    return out

@@ -1,0 +1,280 @@
+"""The `privlib` command end to end: the audit report, bad input, small input, reproducibility.
+
+One small audit is rendered once per test session (module fixture) and inspected by several tests;
+the inputs are built here from the bundled CE data so that the expected numbers can be derived
+independently of the kit: half of the synthetic rows are exact copies of training rows, which
+also makes the "no confidential rows" scan meaningful (a report that printed synthetic rows would
+print training records).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privlib as pl
+from privlib.cli import main
+from privlib.report import AUDIT_FILES, comparable_metrics
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+EXPECTED_MEASURES = {
+    "identical_match_share", "dcr", "replicated_uniques", "cap (Expenditure)",
+    "knn_risk (Expenditure)", "dcr_holdout_share", "threshold_attack", "nn_mia",
+    "adversarial_accuracy", "privacy_loss", "partition_risk", "discriminator_test",
+}
+SECTION_HEADINGS = [
+    "Verdicts", "Provenance", "Identity disclosure", "Attribute disclosure",
+    "Membership disclosure", "Synthesizer comparison", "Skipped measures", "References",
+]
+
+
+def _make_inputs(folder: Path, n: int = 150, seed: int = 7) -> dict:
+    """Training, holdout and two synthetic CSV files from the CE data.
+
+    ``synthetic`` is half copies of training rows, half rows whose columns were shuffled
+    independently; ``shuffled`` is all shuffled rows (a second synthesizer to compare with).
+    """
+    data = pl.load_dataset("ce")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(data))
+    train = data.iloc[order[:n]].reset_index(drop=True)
+    holdout = data.iloc[order[n : 2 * n]].reset_index(drop=True)
+    copies = train.iloc[rng.choice(n, n // 2, replace=False)]
+    shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
+    synthetic = pd.concat([copies, shuffled.iloc[: n - n // 2]], ignore_index=True)
+    paths = {}
+    for name, table in (("train", train), ("holdout", holdout), ("synthetic", synthetic), ("shuffled", shuffled)):
+        paths[name] = folder / f"{name}.csv"
+        table.to_csv(paths[name], index=False)
+    return paths
+
+
+def _audit_args(paths: dict, out: Path, seed: int = 11) -> list[str]:
+    return [
+        "--quiet", "audit", "--train", str(paths["train"]), "--synthetic", str(paths["synthetic"]),
+        str(paths["shuffled"]), "--holdout", str(paths["holdout"]), "--keys", "Income", "UrbanRural", "Race",
+        "--sensitive", "Expenditure", "--population-size", "5000", "--seed", str(seed),
+        "--title", "Test audit of CE", "--out", str(out),
+    ]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("audit")
+    paths = _make_inputs(folder)
+    out = folder / "report"
+    assert main(_audit_args(paths, out)) == 0
+    return paths, out
+
+
+def _text_of_html(text: str) -> str:
+    """The visible text of an HTML page, whitespace collapsed (tags become spaces)."""
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S | re.I)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def _record_strings(csv_path: Path) -> list[str]:
+    """Each training record rendered as text: its CSV line, and its values joined by ", " and " "."""
+    lines = csv_path.read_text().splitlines()[1:]
+    table = pd.read_csv(csv_path)
+    out = list(lines)
+    for row in table.itertuples(index=False):
+        values = [str(v) for v in row]
+        out += [", ".join(values), " ".join(values)]
+    return out
+
+
+def _leaks(text: str, records: list[str]) -> list[str]:
+    collapsed = " ".join(text.split())
+    return [r for r in records if r in text or r in collapsed]
+
+
+def test_audit_writes_every_file(rendered):
+    _, out = rendered
+    assert sorted(p.name for p in out.iterdir()) == sorted(AUDIT_FILES)
+
+
+def test_report_has_sections_verdict_table_and_pages(rendered):
+    paths, out = rendered
+    page = (out / "report.html").read_text()
+    text = _text_of_html(page)
+    positions = [text.find(h) for h in SECTION_HEADINGS]
+    assert -1 not in positions, dict(zip(SECTION_HEADINGS, positions))
+    assert positions == sorted(positions)  # the verdicts come first, the references last
+    verdicts = page.split('class="dataframe privlib-verdicts"')[1].split("</table>")[0]
+    header = re.findall(r"<th>(.*?)</th>", verdicts)
+    assert header == ["section", "measure", "value", "baseline", "threshold", "verdict", "reading"]
+    rows = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>", verdicts)
+    assert {measure for _, measure in rows} == EXPECTED_MEASURES
+    # No code cell is rendered, and nothing is fetched from the network.
+    assert "highlight hl-ipython3" not in page and "import privlib" not in text
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=\"http", page)
+    assert re.search(r'<img[^>]+src="data:image/png;base64,', page)
+
+    from pypdf import PdfReader
+
+    pdf = PdfReader(out / "report.pdf")
+    assert 4 <= len(pdf.pages) <= 15
+    first = " ".join(pdf.pages[0].extract_text().split())
+    assert "Test audit of CE" in first and "Verdicts" in first
+
+
+def test_metrics_hold_every_measure_and_the_provenance(rendered):
+    paths, out = rendered
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["assessable"] is True
+    by_label = {m["label"]: m for m in metrics["measures"]}
+    assert set(by_label) == EXPECTED_MEASURES
+    for m in metrics["measures"]:
+        assert {"value", "baseline", "threshold", "verdict", "reading"} <= set(m)
+    # Identical matches, derived here with a merge: every copied row and any shuffled row that
+    # happens to equal a training row.
+    train, synthetic = pd.read_csv(paths["train"]), pd.read_csv(paths["synthetic"])
+    in_train = synthetic.merge(train.drop_duplicates(), how="left", indicator=True)["_merge"] == "both"
+    assert by_label["identical_match_share"]["value"] == pytest.approx(in_train.mean())
+    share = by_label["dcr_holdout_share"]
+    assert share["threshold"] == 0.55
+    assert share["verdict"] == ("pass" if share["value"] <= 0.55 else "fail")
+    # With N = 5000 and n = 150 the attack set holds t = n / N of training records.
+    assert by_label["partition_risk"]["t"] == pytest.approx(150 / 5000)
+    # Two synthetic files: the comparison table has one row per file, named after it.
+    comparison = metrics["tables"]["compare_synthesizers"]
+    assert [row["synthesizer"] for row in comparison] == ["synthetic", "shuffled"]
+    assert comparison[0]["dcr_holdout_share"] == pytest.approx(share["value"])
+    provenance = metrics["provenance"]
+    assert provenance["privlib_version"] == pl.__version__
+    files = {f["role"]: f for f in provenance["inputs"]}
+    import hashlib
+
+    assert files["train"]["sha256"] == hashlib.sha256(paths["train"].read_bytes()).hexdigest()
+    assert [f["rows"] for f in provenance["inputs"]] == [150, 150, 150, 150]
+    assert [f["file"] for f in provenance["inputs"]] == ["train.csv", "synthetic.csv", "shuffled.csv", "holdout.csv"]
+    assert provenance["parameters"]["train"] == "train.csv"  # no folder names in the record
+
+
+def test_no_training_record_in_any_output(rendered):
+    paths, out = rendered
+    records = _record_strings(paths["train"])
+    from pypdf import PdfReader
+
+    notebook = json.loads((out / "privacy_audit.ipynb").read_text())
+    pieces = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            pieces += [output.get("text", "")] + list(output.get("data", {}).values())
+    outputs = "\n".join("".join(p) if isinstance(p, list) else str(p) for p in pieces)
+    texts = {
+        "report.html": _text_of_html((out / "report.html").read_text()),
+        "report.pdf": " ".join(p.extract_text() for p in PdfReader(out / "report.pdf").pages),
+        "metrics.json": (out / "metrics.json").read_text(),
+        "notebook outputs": outputs + " " + _text_of_html(outputs),
+    }
+    for name, text in texts.items():
+        assert _leaks(text, records) == [], name
+    # The scan does find a record when one is printed (a table of the training data as HTML).
+    printed = _text_of_html(pd.read_csv(paths["train"]).head(1).to_html(index=False))
+    assert _leaks(printed, records)
+
+
+def test_same_seed_same_metrics(rendered, tmp_path):
+    paths, out = rendered
+    again = tmp_path / "again"
+    assert main(_audit_args(paths, again)) == 0
+    first = json.loads((out / "metrics.json").read_text())
+    second = json.loads((again / "metrics.json").read_text())
+    assert comparable_metrics(first) == comparable_metrics(second)
+    assert "created" in first["provenance"]  # kept in the file, left out of the comparison
+
+
+@pytest.mark.parametrize("rows_train, rows_synthetic", [(10, 150), (150, 1)])
+def test_too_small_inputs_give_a_not_assessable_report(tmp_path, rows_train, rows_synthetic):
+    paths = _make_inputs(tmp_path)
+    for name, rows in (("train", rows_train), ("synthetic", rows_synthetic)):
+        pd.read_csv(paths[name]).head(rows).to_csv(paths[name], index=False)
+    out = tmp_path / "small"
+    assert main(_audit_args(paths, out)) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["assessable"] is False and metrics["measures"] == []
+    assert f"has {min(rows_train, rows_synthetic)} row(s)" in metrics["problem"]
+    assert "Not assessable" in _text_of_html((out / "report.html").read_text())
+    assert (out / "report.pdf").stat().st_size > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input: exit status 2, one line naming the problem, nothing written, earlier report intact
+# --------------------------------------------------------------------------------------------
+def _bad_cases(paths: dict, folder: Path) -> dict:
+    train = pd.read_csv(paths["train"])
+    other_columns = folder / "other_columns.csv"
+    train.rename(columns={"Race": "Ethnicity"}).to_csv(other_columns, index=False)
+    empty = folder / "empty.csv"
+    empty.write_text("")
+    header_only = folder / "header_only.csv"
+    header_only.write_text(",".join(train.columns) + "\n")
+    base = ["audit", "--train", str(paths["train"]), "--synthetic", str(paths["synthetic"])]
+    return {
+        "missing file": (
+            ["audit", "--train", str(folder / "nope.csv"), "--synthetic", str(paths["synthetic"])],
+            "nope.csv",
+        ),
+        "key not a column": (base + ["--keys", "Income", "Age"], "'Age'"),
+        "different columns": (
+            ["audit", "--train", str(paths["train"]), "--synthetic", str(other_columns)],
+            "different columns",
+        ),
+        "empty csv": (["audit", "--train", str(empty), "--synthetic", str(paths["synthetic"])], "empty"),
+        "header only": (
+            ["audit", "--train", str(paths["train"]), "--synthetic", str(header_only)],
+            "0 row(s)",
+        ),
+        "N smaller than training": (base + ["--population-size", "100"], "population_size"),
+        "unknown dataset": (["course", "--dataset", "no_such_data"], "no_such_data"),
+        "unknown params field": (["audit", "--params", str(folder / "bad.yaml")], "colour"),
+    }
+
+
+def test_bad_input_exits_with_one_line_and_writes_nothing(tmp_path, capsys):
+    paths = _make_inputs(tmp_path)
+    (tmp_path / "bad.yaml").write_text("dataset: ce\nn_train: 100\nsynthesizers: []\ncolour: red\n")
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "report.html").write_text("an earlier report")
+    for case, (args, named) in _bad_cases(paths, tmp_path).items():
+        for out in (tmp_path / "fresh", earlier):
+            code = main(["--quiet", *args, "--out", str(out)])
+            err = capsys.readouterr().err
+            assert code == 2, case
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("privlib: error:"), (case, err)
+            assert named in lines[0], (case, lines[0])
+            assert not (tmp_path / "fresh").exists(), case
+            assert [p.name for p in earlier.iterdir()] == ["report.html"], case
+            assert (earlier / "report.html").read_text() == "an earlier report", case
+
+
+def test_module_entry_point_reports_bad_input(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "privlib.cli", "audit", "--train", str(tmp_path / "absent.csv"),
+         "--synthetic", str(tmp_path / "absent.csv"), "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "absent.csv" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["audit", "--train", "t.csv"])  # --out missing
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--out" in err

@@ -1,0 +1,237 @@
+"""privlib.report: validation of the inputs, the audit's bookkeeping, params files, the course."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from privlib.errors import PrivlibError
+from privlib.report import (
+    DEFAULT_THRESHOLDS, MIN_ROWS, Audit, comparable_metrics, load_audit_inputs, read_params,
+    run_course, sha256,
+)
+from privlib.results import Result
+
+
+def _write(folder: Path, name: str, table: pd.DataFrame) -> Path:
+    path = folder / name
+    table.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def files(tmp_path):
+    train = pd.DataFrame({"age": range(20, 60), "sex": ["F", "M"] * 20, "ill": ["y", "n", "n", "n"] * 10})
+    synthetic = train.assign(age=train["age"] + 1)
+    return {
+        "train": _write(tmp_path, "train.csv", train),
+        "synthetic": _write(tmp_path, "synthetic.csv", synthetic),
+        "holdout": _write(tmp_path, "holdout.csv", synthetic.head(30)),
+        "folder": tmp_path,
+    }
+
+
+def test_inputs_are_read_with_the_training_data_types(files):
+    inputs = load_audit_inputs(
+        train=files["train"], synthetic=[files["synthetic"], files["synthetic"]],
+        holdout=files["holdout"], population_size=1000, keys=["age", "sex"], sensitive="ill",
+    )
+    assert inputs.assessable and inputs.problem is None
+    assert list(inputs.synthetic) == ["synthetic", "synthetic_2"]  # one label per file
+    assert inputs.keys == ["age", "sex"] and inputs.sensitive == ["ill"]
+    assert isinstance(inputs.primary["sex"].dtype, pd.CategoricalDtype)
+    assert len(inputs.holdout) == 30
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(keys=["age", "weight"]), "'weight'"),
+        (dict(sensitive=["sex"], keys=["sex"]), "both as `keys` and as `sensitive`"),
+        (dict(population_size=39), "smaller than the training data (40 rows)"),
+        (dict(population_size=1000.5), "whole number"),
+        (dict(synthetic=[]), "`synthetic` is required"),
+    ],
+)
+def test_bad_inputs_name_the_problem(files, change, message):
+    args = dict(train=files["train"], synthetic=files["synthetic"]) | change
+    with pytest.raises(PrivlibError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_audit_inputs(**args)
+
+
+def test_synthetic_with_other_columns_or_text_in_a_numeric_column_is_refused(files):
+    table = pd.read_csv(files["synthetic"])
+    extra = _write(files["folder"], "extra.csv", table.assign(weight=1.0))
+    with pytest.raises(PrivlibError, match=r"\['weight'\] only in `synthetic \(extra.csv\)`"):
+        load_audit_inputs(train=files["train"], synthetic=extra)
+    text = _write(files["folder"], "text.csv", table.assign(age="old"))
+    with pytest.raises(PrivlibError, match="column 'age' holds numbers in `train`"):
+        load_audit_inputs(train=files["train"], synthetic=text)
+
+
+def test_small_tables_are_not_assessable_and_a_small_holdout_is_set_aside(files):
+    table = pd.read_csv(files["synthetic"])
+    one = _write(files["folder"], "one.csv", table.head(1))
+    inputs = load_audit_inputs(train=files["train"], synthetic=one)
+    assert not inputs.assessable
+    assert inputs.problem == f"the synthetic data 'one' has 1 row(s) (at least {MIN_ROWS} are needed)"
+    small = _write(files["folder"], "small.csv", table.head(MIN_ROWS - 1))
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=small)
+    assert inputs.assessable and inputs.holdout is None
+    assert "holdout has 19 row(s)" in inputs.notes[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Fake(Result):
+    pass
+
+
+def test_audit_records_results_skips_and_applies_thresholds(files):
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
+    audit = Audit(inputs, thresholds={"mine": 0.5})
+    # A threshold of the audit's own: 0.7 > 0.5 on a higher-is-riskier measure fails.
+    mine = audit.run("identity", "mine", _Fake, measure="mine", value=0.7)
+    assert (mine.threshold, mine.verdict) == (0.5, "fail")
+    # A default threshold applies to a measure that has none: 0.5 <= 0.55 passes.
+    share = audit.run("membership", "share", _Fake, measure="dcr_holdout_share", value=0.5)
+    assert (share.threshold, share.verdict) == (DEFAULT_THRESHOLDS["dcr_holdout_share"], "pass")
+    # A measure's own threshold stays when the audit has none for it.
+    own = audit.run("membership", "own", _Fake, measure="other", value=0.1, threshold=0.2, verdict="pass")
+    assert (own.threshold, own.verdict) == (0.2, "pass")
+    assert audit.run("membership", "needs holdout", _Fake, measure="x", value=1.0, needs=("holdout",)) is None
+
+    def refuses():
+        raise PrivlibError("too few distinct values")
+
+    assert audit.run("attribute", "refused", refuses) is None
+    skipped = {m: why for _, m, why in audit.skipped}
+    assert skipped["needs holdout"].startswith("no holdout data was given")
+    assert skipped["refused"] == "the data do not allow it: too few distinct values"
+    table = audit.verdict_table()
+    assert table["measure"].tolist() == ["mine", "share", "own"]
+    assert table["verdict"].tolist() == ["fail", "pass", "pass"]
+    assert "2 within their threshold, 1 beyond it, 0 without" in audit.summary()
+    assert "Look first at: mine." in audit.summary()
+
+
+def test_nothing_runs_when_inputs_are_too_small(files):
+    one = _write(files["folder"], "one.csv", pd.read_csv(files["synthetic"]).head(1))
+    audit = Audit(load_audit_inputs(train=files["train"], synthetic=one))
+    assert audit.run("identity", "any", _Fake, measure="any", value=0.0) is None
+    assert audit.skipped[0][2].startswith("inputs too small to assess")
+    assert audit.summary().startswith("**Not assessable**")
+
+
+def test_metrics_file_holds_results_provenance_and_no_folders(files, tmp_path):
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"])
+    audit = Audit(inputs, parameters={"train": str(files["train"]), "synthetic": [str(files["synthetic"])],
+                                      "seed": 3, "metrics_path": "/somewhere/metrics.json"})
+    audit.run("identity", "mine", _Fake, measure="mine", value=0.25)
+    target = tmp_path / "metrics.json"
+    audit.write_metrics(target)
+    metrics = json.loads(target.read_text())
+    assert metrics["measures"][0] == {
+        "section": "identity", "label": "mine", "measure": "mine", "value": 0.25, "baseline": None,
+        "threshold": None, "verdict": None, "higher_is_riskier": True,
+        "reading": "mine = 0.25.",
+    }
+    provenance = metrics["provenance"]
+    assert provenance["parameters"] == {"train": "train.csv", "synthetic": ["synthetic.csv"], "seed": 3}
+    digest = hashlib.sha256(files["holdout"].read_bytes()).hexdigest()
+    assert {f["role"]: f["sha256"] for f in provenance["inputs"]}["holdout"] == digest
+    assert comparable_metrics(metrics)["provenance"].keys() == provenance.keys() - {"created"}
+
+
+def test_sha256_of_a_known_string(tmp_path):
+    path = tmp_path / "abc.txt"
+    path.write_bytes(b"abc")  # FIPS 180-2 test vector
+    assert sha256(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_params_files_are_checked(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("dataset: nowhere\nn_train: 10\nsynthesizers: []\n")
+    with pytest.raises(PrivlibError, match="unknown dataset 'nowhere'"):
+        read_params(path)
+    path.write_text("train: t.csv\n")
+    with pytest.raises(PrivlibError, match="needs either `dataset` or both `train` and `synthetic`"):
+        read_params(path)
+    path.write_text("train: t.csv\nsynthetic: [s1.csv, s2.csv]\n")
+    assert read_params(path)["synthetic"] == [str(tmp_path / "s1.csv"), str(tmp_path / "s2.csv")]
+    with pytest.raises(PrivlibError, match="does not exist"):
+        read_params(tmp_path / "absent.yaml")
+
+
+@pytest.mark.parametrize("name", ["acs", "adult", "ce", "ontario_covid19"])
+def test_bundled_params_files_describe_a_split_the_data_allows(name):
+    from privlib.datasets import load_dataset
+
+    params = read_params(Path(__file__).resolve().parents[1] / "reports" / "params" / f"{name}.yaml")
+    rows = len(load_dataset(name))
+    assert params["dataset"] == name
+    assert params["n_train"] + params["n_holdout"] <= rows
+    assert params["population_size"] is None or params["population_size"] >= params["n_train"]
+    assert [s["method"] for s in params["synthesizers"]] == ["SequentialTrees"]
+
+
+def test_course_runs_each_notebook_and_writes_an_index(tmp_path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    for stem, heading in (("01_first", "01. First"), ("02_second", "02. Second")):
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_markdown_cell(f"# {heading}"),
+            nbformat.v4.new_code_cell('dataset = "acs"\nseed = 1\nquick = False', metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell('print(f"ran on {dataset} with seed {seed}, quick={quick}")'),
+        ])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, lessons / f"{stem}.ipynb")
+    (lessons / "README.ipynb").write_text("not a lesson")  # only 0*.ipynb are lessons
+    out = tmp_path / "course"
+    run_course(out=out, dataset="ce", seed=5, notebooks=lessons, progress=False)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["index.html"] + [f"{s}.{e}" for s in ("01_first", "02_second") for e in ("ipynb", "html", "pdf")])
+    index = (out / "index.html").read_text()
+    assert index.index("01. First") < index.index("02. Second")
+    assert 'href="02_second.pdf"' in index
+    page = (out / "01_first.html").read_text()
+    assert "ran on ce with seed 5, quick=True" in page  # the parameters reached the notebook
+    assert "highlight hl-ipython3" in page  # the course shows its code
+
+
+def test_course_refuses_an_unknown_dataset_before_running(tmp_path):
+    with pytest.raises(PrivlibError, match="neither a bundled dataset"):
+        run_course(out=tmp_path / "out", dataset="atlantis", notebooks=tmp_path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_report_plots_draw_the_given_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from privlib.membership import ThresholdAttack
+    from privlib.plots import plot_roc, plot_threshold_precision
+
+    ax = plot_roc([0.0, 0.5, 1.0], [0.0, 0.8, 1.0], auc=0.65)
+    curve, diagonal = ax.lines
+    assert curve.get_xydata().tolist() == [[0.0, 0.0], [0.5, 0.8], [1.0, 1.0]]
+    assert diagonal.get_xydata().tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    assert ax.get_legend().get_texts()[0].get_text() == "attack (AUC 0.650)"
+    with pytest.raises(PrivlibError, match="same length"):
+        plot_roc([0.0, 1.0], [0.0])
+    attack = ThresholdAttack(
+        measure="threshold_attack_precision", value=0.6, baseline=0.5, max_precision=0.7,
+        best_threshold=0.1, n_attack=10, thresholds=np.array([0.0, 0.1]),
+        precision=np.array([0.7, 0.6]), recall=np.array([0.2, 0.5]),
+    )
+    ax = plot_threshold_precision(attack)
+    assert ax.lines[0].get_xydata().tolist() == [[0.0, 0.7], [0.1, 0.6]]
+    assert ax.lines[2].get_ydata()[0] == 0.5  # guessing
+    with pytest.raises(PrivlibError, match="threshold_attack"):
+        plot_threshold_precision(object())
