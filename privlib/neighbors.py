@@ -375,19 +375,19 @@ def _numeric_array(data, name: str) -> np.ndarray:
 # same order as the distance itself, so that the bound never exceeds a computed distance. A
 # tile whose bound is above the query's current k-th distance cannot hold a neighbour and is
 # skipped; tiles are visited in increasing order of their bound, so the search stops at the
-# first tile that no query of the tile of queries needs. Tiles that are visited are scanned in
+# first tile that no query of the group of queries needs. Tiles that are visited are scanned in
 # full, one vectorised pass per feature. The result is exact, and because ties are settled by
 # the reference index (not by the visiting order), it does not depend on sorting, blocks or
 # threads.
 
 #: Query records per kernel call: small enough for a progress bar to move, large enough that
-#: the threads have plenty of tiles of queries to share.
+#: the threads have plenty of groups of queries to share.
 _QUERY_BLOCK = 8192
-#: Query records that share one visit of a reference tile while it sits in the core's cache.
+#: Query records (a group) that share one visit of a reference tile while it sits in cache.
 _QUERY_TILE = 32
 #: Reference records per tile: small tiles have tight bounds, large ones cheap bookkeeping.
 _REFERENCE_TILE = 256
-#: Tiles of queries handed to a thread at a time: their costs differ, so they are shared out
+#: Groups of queries handed to a thread at a time: their costs differ, so they are shared out
 #: dynamically rather than split in equal halves.
 _CHUNK = 2
 
@@ -397,7 +397,7 @@ def _plan(budget: int, n_query: int, n_reference: int, p: int) -> tuple[int, int
 
     Half of the budget goes to the reference block and half to the query block; each is
     counted three times, because encoding, sorting and transposing a block briefly hold copies
-    of it. The per-thread buffers (bounds of one tile of queries: one byte per reference
+    of it. The per-thread buffers (bounds of one group of queries: one byte per reference
     record) are small beside the blocks.
     """
     row_bytes = 3 * _BYTES * p
@@ -589,7 +589,15 @@ def _knn_kernel(
                         for j in range(width):
                             diff = abs(a - y[j])
                             acc[j] += w * (diff if diff < cap else cap)
+                worst = best_d[i, k - 1]
+                # a vectorised count first: most tiles hold no candidate and skip the scalar scan
+                hits = 0
+                for j in range(width):
+                    hits += acc[j] <= worst
+                if hits == 0:
+                    continue
                 own = self_offset + i - ref_offset if self_offset >= 0 else -1
                 for j in range(width):
-                    if acc[j] <= best_d[i, k - 1] and ref_order[r0 + j] != own:
+                    if acc[j] <= worst and ref_order[r0 + j] != own:
                         _insert(best_d[i], best_i[i], acc[j], ref_offset + ref_order[r0 + j])
+                        worst = best_d[i, k - 1]
