@@ -10,32 +10,18 @@ second on a 10,000-record partially synthetic file: it groups records instead of
 """
 
 import argparse
-import datetime
-import os
-import platform
-import time
 
-import numpy as np
+from _timing import machine, median_seconds
 
 import privlib as pl
 from privlib import identity
-
-
-def median_seconds(task, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        task()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per measure (median)")
     args = parser.parse_args()
-    print(f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, numpy {np.__version__}\n")
+    print(f"{machine()}\n")
 
     tasks = {}
     for name in ("acs", "adult"):

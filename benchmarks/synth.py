@@ -9,24 +9,11 @@ into the "Synthesizers" section of benchmarks/README.md.
 """
 
 import argparse
-import datetime
-import os
-import platform
-import time
 
-import numpy as np
 import sklearn
+from _timing import machine, median_seconds
 
 import privlib as pl
-
-
-def median_seconds(task, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        task()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
@@ -36,8 +23,7 @@ def main():
 
     train = pl.load_dataset("adult", part="train")
     # the load average says how much other work shared the machine while timing
-    print(f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, numpy {np.__version__}, "
+    print(f"{machine()}, "
           f"scikit-learn {sklearn.__version__}; Adult train {train.shape[0]:,} x {train.shape[1]}, "
           f"median of {args.repeats} runs\n")
     print("| synthesizer | fit (s) | sample n = 32,561 (s) | total (s) |")

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from privlib.errors import PrivlibError
-from privlib.schema import check_frame, coerce_kinds, infer_kinds
+from privlib.schema import DEFAULT_MAX_CATEGORIES, check_frame, coerce_kinds, infer_kinds
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
@@ -242,7 +242,8 @@ def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
 def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
     """Read a user's CSV file with the kit's typing rules.
 
-    Integer columns with few distinct values and text columns become categoricals (see
+    Text columns and integer columns with at most 10 distinct values (survey codes) become
+    categoricals, and text columns written as ISO dates become datetimes (see
     :func:`privlib.schema.infer_kinds`); with ``like``, columns take the kinds and categories of
     that table instead, so a synthetic file is read the same way as its training data.
 
@@ -275,7 +276,20 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
             elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
                 df[column] = pd.to_datetime(df[column], errors="coerce")
         return df
-    return coerce_kinds(df, infer_kinds(df, name=label))
+    df = _parse_dates(df)
+    return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
+
+
+def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
+    """Turn text columns written as ISO dates (2020-04-28, optionally with a time) into datetimes."""
+    out = df.copy()
+    for column in out.columns:
+        values = out[column].dropna()
+        if values.empty or not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        if values.astype(str).str.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?").all():
+            out[column] = pd.to_datetime(out[column], errors="coerce")
+    return out
 
 
 def _as_categories_of(series: pd.Series, dtype: pd.CategoricalDtype) -> pd.Series:

@@ -33,7 +33,7 @@ import numba
 from numba import njit, prange
 
 from privlib.errors import PrivlibError
-from privlib.schema import NUMERIC, TableEncoder, check_frame
+from privlib.schema import NUMERIC, TableEncoder, check_frame, check_same_columns
 
 METRICS = ("gower", "hamming", "l1", "l2")
 
@@ -219,23 +219,6 @@ def _check_jobs(n_jobs) -> int:
     return min(int(n_jobs), available)
 
 
-def _check_columns(query: pd.DataFrame, reference: pd.DataFrame) -> list:
-    only_query = [c for c in query.columns if c not in reference.columns]
-    only_reference = [c for c in reference.columns if c not in query.columns]
-    if only_query or only_reference:
-        parts = []
-        if only_query:
-            parts.append(f"{only_query} only in `query`")
-        if only_reference:
-            parts.append(f"{only_reference} only in `reference`")
-        raise PrivlibError(
-            "`query` and `reference` have different columns: "
-            + "; ".join(parts)
-            + ". Select the same columns in both tables."
-        )
-    return list(query.columns)
-
-
 # --------------------------------------------------------------------------------------------
 # Sources: turn the two inputs into encoded float64 blocks on demand
 # --------------------------------------------------------------------------------------------
@@ -246,7 +229,7 @@ class _TableSource:
         # a column missing in every record of one table still has distances (missing vs value)
         check_frame(query, "query", allow_missing_columns=True)
         check_frame(reference, "reference", allow_missing_columns=True)
-        columns = _check_columns(query, reference)
+        columns = check_same_columns(query, reference, ("query", "reference"))
         if encoder is None:
             encoder = TableEncoder(metric=metric, columns=columns).fit(
                 query, reference, names=["query", "reference"]
@@ -300,7 +283,7 @@ class _ArraySource:
     def __init__(self, query, reference, exclude_self):
         same = query is reference
         if isinstance(query, pd.DataFrame) and isinstance(reference, pd.DataFrame):
-            columns = _check_columns(query, reference)
+            columns = check_same_columns(query, reference, ("query", "reference"))
             reference = reference[columns]
         self.query = _numeric_array(query, "query")
         self.reference = self.query if same else _numeric_array(reference, "reference")

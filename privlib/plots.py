@@ -22,6 +22,23 @@ def _axes(ax=None, figsize=(6.0, 4.0)):
     return ax
 
 
+def _finish(ax, *, xlabel=None, ylabel=None, title=None, legend=None):
+    """Label ``ax``, draw its legend and title, and return it.
+
+    ``legend`` holds the keyword arguments of ``ax.legend`` (``{}`` for its defaults); ``None``
+    draws no legend. The title is set only when ``title`` is truthy.
+    """
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if legend is not None:
+        ax.legend(**legend)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
 # --------------------------------------------------------------------------------------------
 # identity
 # --------------------------------------------------------------------------------------------
@@ -71,12 +88,8 @@ def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
             linewidth=2,
             label=at_zero if name is None else f"{name} ({at_zero})",
         )
-    ax.set_xlabel("distance to closest record (Gower)")
-    ax.set_ylabel("share of records")
-    ax.legend()
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel="distance to closest record (Gower)", ylabel="share of records",
+                   title=title, legend={})
 
 
 # --------------------------------------------------------------------------------------------
@@ -134,13 +147,10 @@ def plot_cap_scatter(result, *, ax=None, title=None):
     ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=1, label="same CAP")
     ax.set_xlim(-0.03, 1.03)
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("CAP from the original data")
-    ax.set_ylabel("CAP from the synthetic data")
-    legend = ax.legend(loc="upper left", fontsize="small")
-    for handle in legend.legend_handles[:-1]:  # one marker size in the legend, not the largest
+    _finish(ax, xlabel="CAP from the original data", ylabel="CAP from the synthetic data",
+            title=title, legend=dict(loc="upper left", fontsize="small"))
+    for handle in ax.get_legend().legend_handles[:-1]:  # one marker size in the legend, not the largest
         handle.set_sizes([30])
-    if title:
-        ax.set_title(title)
     return ax
 
 
@@ -187,90 +197,12 @@ def plot_relative_errors(result, *, ax=None, title=None, linthresh=0.01):
     ax.plot([0, top], [0, top], linestyle="--", color="black", linewidth=1, label="same error")
     ax.set_xscale("symlog", linthresh=linthresh)
     ax.set_yscale("symlog", linthresh=linthresh)
-    ax.set_xlabel("relative error, model fitted on the original data")
-    ax.set_ylabel("relative error, model fitted on the synthetic data")
     left_out = int((~defined).sum())
     if left_out:
         ax.plot([], [], " ", label=f"{left_out} record(s) with target 0 left out")
-    ax.legend(loc="upper left", fontsize="small")
-    if title:
-        ax.set_title(title)
-    return ax
-
-
-# --------------------------------------------------------------------------------------------
-# report
-# --------------------------------------------------------------------------------------------
-def plot_roc(fpr, tpr, *, auc=None, ax=None, title=None):
-    """ROC curve of a membership attack, with the diagonal of guessing.
-
-    Parameters
-    ----------
-    fpr, tpr : array-like of float
-        False and true positive rates, in curve order (e.g. ``NNMia.fpr`` and ``NNMia.tpr`` of
-        :func:`privlib.membership.nn_mia`).
-    auc : float, optional
-        Area under the curve, stated in the legend.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure by default.
-    title : str, optional
-        Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    fpr = np.asarray(fpr, dtype="float64").ravel()
-    tpr = np.asarray(tpr, dtype="float64").ravel()
-    if fpr.size == 0 or fpr.shape != tpr.shape:
-        raise PrivlibError("`fpr` and `tpr` must be non-empty arrays of the same length.")
-    ax = _axes(ax, figsize=(5.0, 4.5))
-    ax.plot(fpr, tpr, linewidth=2, label="attack" if auc is None else f"attack (AUC {auc:.3f})")
-    ax.plot([0, 1], [0, 1], linestyle="--", color="gray", linewidth=1, label="guessing (AUC 0.5)")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.01)
-    ax.set_xlabel("share of non-members called members (false positive rate)")
-    ax.set_ylabel("share of members found (true positive rate)")
-    ax.legend(loc="lower right", fontsize="small")
-    if title:
-        ax.set_title(title)
-    return ax
-
-
-def plot_threshold_precision(result, *, ax=None, title=None):
-    """Precision and recall of the distance-threshold attack over its thresholds.
-
-    Parameters
-    ----------
-    result : privlib.membership.ThresholdAttack
-        The result of :func:`privlib.membership.threshold_attack`; its ``thresholds``,
-        ``precision`` and ``recall`` arrays are drawn, with its baseline (guessing) as a line.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure by default.
-    title : str, optional
-        Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    missing = [a for a in ("thresholds", "precision", "recall") if getattr(result, a, None) is None]
-    if missing:
-        raise PrivlibError(
-            f"`result` has no {missing}; pass the result of privlib.membership.threshold_attack."
-        )
-    ax = _axes(ax)
-    ax.plot(result.thresholds, result.precision, linewidth=2, label="precision")
-    ax.plot(result.thresholds, result.recall, linewidth=1.5, linestyle=":", label="recall")
-    ax.axhline(result.baseline, linestyle="--", color="gray", linewidth=1,
-               label=f"precision of guessing ({result.baseline:.0%})")
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("distance threshold (Gower): a record at most this close to S is called a member")
-    ax.set_ylabel("share")
-    ax.legend(loc="lower right", fontsize="small")
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel="relative error, model fitted on the original data",
+                   ylabel="relative error, model fitted on the synthetic data", title=title,
+                   legend=dict(loc="upper left", fontsize="small"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -318,12 +250,9 @@ def plot_f1_vs_t(results, *, ground_truth=None, ax=None, title=None):
                    label=f"t = n/N = {results[0].n / population:.3g}")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("t: share of the attack set drawn from the training data")
-    ax.set_ylabel("F1 of the membership attack")
-    ax.legend(loc="upper left", fontsize="small")
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel="t: share of the attack set drawn from the training data",
+                   ylabel="F1 of the membership attack", title=title,
+                   legend=dict(loc="upper left", fontsize="small"))
 
 
 def plot_risk_utility_loss(points=None, *, ax=None, title=None):
@@ -356,12 +285,78 @@ def plot_risk_utility_loss(points=None, *, ax=None, title=None):
         top = max(top, loss + 0.05)
         ax.scatter([m], [loss], s=40, zorder=3, label=f"{label} (U = {utility:.2f})")
     ax.set_ylim(-1.02, top)
-    ax.set_xlabel("relative risk M")
-    ax.set_ylabel("risk-utility loss (lower is better)")
-    ax.legend(loc="upper left", fontsize="small")
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel="relative risk M", ylabel="risk-utility loss (lower is better)",
+                   title=title, legend=dict(loc="upper left", fontsize="small"))
+
+
+def plot_roc(fpr, tpr, *, auc=None, ax=None, title=None):
+    """ROC curve of a membership attack, with the diagonal of guessing.
+
+    Parameters
+    ----------
+    fpr, tpr : array-like of float
+        False and true positive rates, in curve order (e.g. ``NNMia.fpr`` and ``NNMia.tpr`` of
+        :func:`privlib.membership.nn_mia`).
+    auc : float, optional
+        Area under the curve, stated in the legend.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    fpr = np.asarray(fpr, dtype="float64").ravel()
+    tpr = np.asarray(tpr, dtype="float64").ravel()
+    if fpr.size == 0 or fpr.shape != tpr.shape:
+        raise PrivlibError("`fpr` and `tpr` must be non-empty arrays of the same length.")
+    ax = _axes(ax, figsize=(5.0, 4.5))
+    ax.plot(fpr, tpr, linewidth=2, label="attack" if auc is None else f"attack (AUC {auc:.3f})")
+    ax.plot([0, 1], [0, 1], linestyle="--", color="gray", linewidth=1, label="guessing (AUC 0.5)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    return _finish(ax, xlabel="share of non-members called members (false positive rate)",
+                   ylabel="share of members found (true positive rate)", title=title,
+                   legend=dict(loc="lower right", fontsize="small"))
+
+
+def plot_threshold_precision(result, *, ax=None, title=None):
+    """Precision and recall of the distance-threshold attack over its thresholds.
+
+    Parameters
+    ----------
+    result : privlib.membership.ThresholdAttack
+        The result of :func:`privlib.membership.threshold_attack`; its ``thresholds``,
+        ``precision`` and ``recall`` arrays are drawn, with its baseline (guessing) as a line.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    missing = [a for a in ("thresholds", "precision", "recall") if getattr(result, a, None) is None]
+    if missing:
+        raise PrivlibError(
+            f"`result` has no {missing}; pass the result of privlib.membership.threshold_attack."
+        )
+    ax = _axes(ax)
+    ax.plot(result.thresholds, result.precision, linewidth=2, label="precision")
+    ax.plot(result.thresholds, result.recall, linewidth=1.5, linestyle=":", label="recall")
+    ax.axhline(result.baseline, linestyle="--", color="gray", linewidth=1,
+               label=f"precision of guessing ({result.baseline:.0%})")
+    ax.set_ylim(0, 1.02)
+    return _finish(
+        ax,
+        xlabel="distance threshold (Gower): a record at most this close to S is called a member",
+        ylabel="share",
+        title=title,
+        legend=dict(loc="lower right", fontsize="small"),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -420,12 +415,8 @@ def plot_risk_utility(table, *, risk="nn_mia_auc", utility="tstr_ratio", ax=None
         if reference is not None:
             value, meaning = reference
             line(value, linestyle="--", color="gray", linewidth=1, label=f"{label} = {value:g}: {meaning}")
-    ax.set_xlabel(labels[0])
-    ax.set_ylabel(labels[1])
-    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel=labels[0], ylabel=labels[1], title=title,
+                   legend=dict(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5)))
 
 
 def plot_marginal_fidelity(result, *, ax=None, title=None):
@@ -459,8 +450,5 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     if numeric.any():
         ax.scatter(table["ks"][numeric], positions[numeric], color="black", zorder=3, label="KS statistic (numeric)")
     ax.set_yticks(positions, [str(v) for v in table.index])
-    ax.set_xlabel("distance between original and synthetic marginal (0 = identical)")
-    ax.legend(fontsize="small", loc="lower right")
-    if title:
-        ax.set_title(title)
-    return ax
+    return _finish(ax, xlabel="distance between original and synthetic marginal (0 = identical)",
+                   title=title, legend=dict(fontsize="small", loc="lower right"))

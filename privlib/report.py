@@ -54,7 +54,7 @@ import pandas as pd
 from privlib.datasets import DATASETS, dataset_info, load_dataset, read_table, sample_split
 from privlib.errors import PrivlibError
 from privlib.results import Result, verdict_for
-from privlib.schema import NUMERIC, check_columns, infer_kinds
+from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
 
 #: Fewest rows of training or synthetic data for which the audit computes anything.
 MIN_ROWS = 20
@@ -176,20 +176,10 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
     """Check ``frame`` has the training data's columns, numbers where it has numbers.
 
     :func:`privlib.datasets.read_table` with ``like=train`` already gave the categorical columns
-    the training data's categories. Kinds are not inferred again from ``frame`` itself (as
-    :func:`privlib.schema.check_comparable` would): in a short table an integer column with few
-    distinct values reads as categorical, and a one-row synthetic file must reach the
-    "not assessable" report rather than fail here.
+    the training data's categories, so only the numeric columns are left to check (with a
+    message about files rather than tables).
     """
-    only_train = [c for c in train.columns if c not in frame.columns]
-    only_frame = [c for c in frame.columns if c not in train.columns]
-    if only_train or only_frame:
-        parts = [f"{only_train} only in `train`"] if only_train else []
-        parts += [f"{only_frame} only in `{name}`"] if only_frame else []
-        raise PrivlibError(
-            f"`train` and `{name}` have different columns: {'; '.join(parts)}. "
-            "Give both files the same columns."
-        )
+    check_same_columns(train, frame, ("train", name))
     for column, kind in infer_kinds(train, name="train").items():
         values = frame[column]
         if kind == NUMERIC and not (

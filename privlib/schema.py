@@ -7,8 +7,8 @@ traceback from deep inside pandas.
 Column kinds
 ------------
 ``categorical``
-    unordered values (pandas categorical, object, string, bool, or an integer column with few
-    distinct values, see :func:`infer_kinds`).
+    unordered values (pandas categorical, object, string, bool; integer survey codes become
+    categoricals when a CSV file is read, see :func:`infer_kinds`).
 ``ordinal``
     an ordered pandas categorical; treated as categorical by the distances (a different level
     is a different value), kept apart so that synthesizers and plots can respect the order.
@@ -143,6 +143,33 @@ def check_columns(df: pd.DataFrame, columns, parameter: str, name: str = "data")
     return columns
 
 
+def check_same_columns(
+    left: pd.DataFrame, right: pd.DataFrame, names: tuple[str, str] = ("train", "synthetic")
+) -> list:
+    """Check that two tables have the same set of columns; return them in ``left``'s order.
+
+    Raises
+    ------
+    PrivlibError
+        Naming the columns found in only one of the two tables.
+    """
+    left_name, right_name = names
+    only_left = [c for c in left.columns if c not in right.columns]
+    only_right = [c for c in right.columns if c not in left.columns]
+    if only_left or only_right:
+        parts = []
+        if only_left:
+            parts.append(f"{only_left} only in `{left_name}`")
+        if only_right:
+            parts.append(f"{only_right} only in `{right_name}`")
+        raise PrivlibError(
+            f"`{left_name}` and `{right_name}` have different columns: "
+            + "; ".join(parts)
+            + ". Select the same columns in both tables."
+        )
+    return list(left.columns)
+
+
 def check_comparable(
     left: pd.DataFrame,
     right: pd.DataFrame,
@@ -172,20 +199,7 @@ def check_comparable(
     """
     left_name, right_name = names
     if columns is None:
-        only_left = [c for c in left.columns if c not in right.columns]
-        only_right = [c for c in right.columns if c not in left.columns]
-        if only_left or only_right:
-            parts = []
-            if only_left:
-                parts.append(f"{only_left} only in `{left_name}`")
-            if only_right:
-                parts.append(f"{only_right} only in `{right_name}`")
-            raise PrivlibError(
-                f"`{left_name}` and `{right_name}` have different columns: "
-                + "; ".join(parts)
-                + ". Select the same columns in both tables."
-            )
-        columns = list(left.columns)
+        columns = check_same_columns(left, right, names)
     else:
         check_columns(left, columns, "columns", left_name)
         check_columns(right, columns, "columns", right_name)
@@ -214,7 +228,7 @@ def check_comparable(
 # --------------------------------------------------------------------------------------------
 # Column kinds
 # --------------------------------------------------------------------------------------------
-def _kind_of(series: pd.Series, column, name: str, max_categories: int = DEFAULT_MAX_CATEGORIES):
+def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = None):
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return ORDINAL if dtype.ordered else CATEGORICAL
@@ -223,7 +237,9 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int = DEFAULT
     if pd.api.types.is_datetime64_any_dtype(dtype):
         return NUMERIC
     if pd.api.types.is_integer_dtype(dtype):
-        return CATEGORICAL if series.nunique() <= max_categories else NUMERIC
+        if max_categories is not None and series.nunique() <= max_categories:
+            return CATEGORICAL
+        return NUMERIC
     if pd.api.types.is_float_dtype(dtype):
         return NUMERIC
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
@@ -248,14 +264,18 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int = DEFAULT
 
 
 def infer_kinds(
-    df: pd.DataFrame, *, max_categories: int = DEFAULT_MAX_CATEGORIES, name: str = "data"
+    df: pd.DataFrame, *, max_categories: int | None = None, name: str = "data"
 ) -> dict[str, str]:
     """Infer each column's kind: ``"categorical"``, ``"ordinal"`` or ``"numeric"``.
 
     Rules: an ordered pandas categorical is ordinal; an unordered categorical, a boolean, an
-    object or string column is categorical; a float or date column is numeric; an integer column
-    is categorical when it has at most ``max_categories`` distinct values (survey codes such as
-    SEX = 1, 2) and numeric otherwise.
+    object or string column is categorical; an integer, float or date column is numeric.
+
+    With ``max_categories``, an integer column with at most that many distinct values is read as
+    categorical (survey codes such as SEX = 1, 2). :func:`privlib.datasets.read_table` applies this
+    once, to the whole file, and stores the answer as a pandas categorical; every later step reads
+    the dtype. (Guessing again on each table would make a short sample of a numeric column look
+    categorical.)
     """
     return {c: _kind_of(df[c], c, name, max_categories) for c in df.columns}
 
@@ -431,29 +451,23 @@ class TableEncoder:
     def _pooled_kind(column, frames, names) -> str:
         """Kind of ``column`` over all fitted tables together.
 
-        A table in which the column is entirely missing says nothing about its kind. An integer
-        column is read as categorical or numeric from the number of distinct values in all tables
-        together, so that a small table (one query record, say) gets the kind of the whole.
+        A table in which the column is entirely missing (a one-record query with a missing
+        value, say) says nothing about its kind.
         """
         present = [(f[column], n) for f, n in zip(frames, names) if f[column].notna().any()]
         if not present:
             raise PrivlibError(
                 f"column {column!r} is entirely missing in every table; drop it or fill it in."
             )
-        each = [(_kind_of(s, column, n), pd.api.types.is_integer_dtype(s.dtype)) for s, n in present]
-        kinds = {kind for kind, _ in each}
-        fixed = {kind for kind, integer in each if not integer}
-        if not fixed:
-            distinct = pd.concat([s for s, _ in present], ignore_index=True).nunique()
-            return NUMERIC if distinct > DEFAULT_MAX_CATEGORIES else CATEGORICAL
-        if fixed == {NUMERIC}:
-            return NUMERIC  # integers beside floats or dates are numbers too
+        kinds = {_kind_of(s, column, n) for s, n in present}
+        if kinds == {NUMERIC}:
+            return NUMERIC
         if NUMERIC in kinds:
             raise PrivlibError(
                 f"column {column!r} is numeric in one table and categorical in another; "
                 "give it the same type in every table."
             )
-        return ORDINAL if ORDINAL in fixed else CATEGORICAL
+        return ORDINAL if ORDINAL in kinds else CATEGORICAL
 
     @property
     def feature_weights(self) -> np.ndarray:

@@ -142,6 +142,19 @@ def _check_estimator(estimator, needs_proba: bool):
         )
 
 
+def _check_pair(original, synthetic, count, name: str) -> dict:
+    """Check the two tables and that ``count`` (the argument ``name``) is a positive integer.
+
+    Returns the column kinds of ``original``.
+    """
+    check_frame(original, "original")
+    check_frame(synthetic, "synthetic")
+    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
+    if not isinstance(count, (int, np.integer)) or count < 1:
+        raise PrivlibError(f"`{name}` must be a positive integer, got {count!r}.")
+    return infer_kinds(original, name="original")
+
+
 def _model_name(estimator) -> str:
     final = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
     return type(final).__name__
@@ -439,12 +452,7 @@ def pmse(original, synthetic, estimator=None, random_state=None, *, n_permutatio
     >>> round(pmse(real, real).value, 12)
     0.0
     """
-    check_frame(original, "original")
-    check_frame(synthetic, "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
-    if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 1:
-        raise PrivlibError(f"`n_permutations` must be a positive integer, got {n_permutations!r}.")
-    kinds = infer_kinds(original, name="original")
+    kinds = _check_pair(original, synthetic, n_permutations, "n_permutations")
     columns = list(original.columns)
     x = pd.concat(
         [_features(original, kinds), _features(synthetic[columns], kinds)], ignore_index=True
@@ -581,12 +589,7 @@ def marginal_fidelity(original, synthetic, *, n_bins=20) -> MarginalFidelityResu
     >>> marginal_fidelity(a, b).value
     0.25
     """
-    check_frame(original, "original")
-    check_frame(synthetic, "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
-    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise PrivlibError(f"`n_bins` must be a positive integer, got {n_bins!r}.")
-    kinds = infer_kinds(original, name="original")
+    kinds = _check_pair(original, synthetic, n_bins, "n_bins")
     left, right = _features(original, kinds), _features(synthetic, kinds)
     rows = {}
     for column, kind in kinds.items():

@@ -89,10 +89,12 @@ def test_unknown_dataset_and_part():
 
 def test_read_table_types_and_errors(tmp_path):
     path = tmp_path / "t.csv"
-    path.write_text("SEX,Income,Label\n1,100,a\n2,250,b\n1,300,a\n")
+    path.write_text("SEX,Income,Label,Day\n1,100.5,a,2020-04-01\n2,250,b,2020-04-03\n1,300,a,\n")
     df = pl.read_table(path)
     assert isinstance(df["SEX"].dtype, pd.CategoricalDtype)  # few integer codes: categorical
     assert isinstance(df["Label"].dtype, pd.CategoricalDtype)
+    assert df["Income"].dtype == "float64"
+    assert pd.api.types.is_datetime64_any_dtype(df["Day"]) and df["Day"].isna().sum() == 1
     with pytest.raises(PrivlibError, match="does not exist"):
         pl.read_table(tmp_path / "missing.csv")
     empty = tmp_path / "empty.csv"

@@ -23,11 +23,13 @@ def table():
 
 def test_infer_kinds(table):
     assert infer_kinds(table) == {
-        "age": "numeric", "sex": "categorical", "grade": "ordinal", "code": "categorical",
+        "age": "numeric", "sex": "categorical", "grade": "ordinal", "code": "numeric",
         "when": "numeric",
     }
+    # survey codes: few distinct integers read as categories only when asked (reading a CSV)
+    assert infer_kinds(table, max_categories=10)["code"] == "categorical"
     many = pd.DataFrame({"n": np.arange(50)})
-    assert infer_kinds(many) == {"n": "numeric"}
+    assert infer_kinds(many, max_categories=10) == {"n": "numeric"}
 
 
 def test_privlib_error_is_a_value_error():
