@@ -43,14 +43,14 @@ $(STAMP): pyproject.toml | $(if $(ACTIVE_ENV),,.venv/bin/python)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest tests notebooks --nbval-lax --nbval-current-env \
-		--sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 unit: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest tests
 
 notebooks: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
-		--sanitize-with tests/nbval_sanitize.cfg
+		--nbval-sanitize-with tests/nbval_sanitize.cfg
 
 report: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m privlib.cli audit --params $(REPORT_PARAMS) --out $(REPORT_DIR)
