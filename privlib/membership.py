@@ -62,6 +62,11 @@ M_THRESHOLD = 0.2
 #: Attack-set size of El Emam et al.'s simulations.
 DEFAULT_ATTACK_SIZE = 1000
 
+#: A Hamming attack that calls at least this share of its attack set members cannot tell members
+#: from non-members (its F1 is the naive F1 whatever the generator did): its M is no evidence of
+#: safety, so it gets no verdict. A kit choice, stated in the reading.
+BLIND_SHARE = 0.95
+
 _MISSING_LABEL = "<missing>"
 
 
@@ -93,10 +98,14 @@ class MembershipRisk(_Repeated):
     ``value`` is the F1 (mean over repetitions); ``baseline`` the F1 of an adversary who calls
     every record of this attack set a member (:func:`naive_f1` of its member share ``t``);
     ``threshold``, when the population size is known, is the F1 at which the relative risk M
-    reaches 0.2, so the verdict is exactly "M <= 0.2".
+    reaches 0.2, so the verdict is exactly "M <= 0.2". ``called_share`` is the mean share of the
+    attack set called a member; at :data:`BLIND_SHARE` or above the attack is blind at this ``h``
+    (a large h on data with many variables puts everyone near some synthetic record) and the
+    verdict is left out.
     """
 
     f1: float
+    called_share: float
     precision: float
     recall: float
     m: float | None = None
@@ -115,6 +124,13 @@ class MembershipRisk(_Repeated):
             f"recall {self.recall:.3f}) on attack sets of {self.attack_size} records with "
             f"{self.t:.1%} members, against {self.baseline:.3f} for calling everyone a member"
         )
+        if self.called_share >= BLIND_SHARE:
+            return text + (
+                f". The attack calls {self.called_share:.0%} of the attack set members: at h = "
+                f"{self.h} nearly everyone has a synthetic record that close, so it cannot tell "
+                "members from non-members and its F1 and M say nothing about the generator. "
+                "Run it again with a smaller h, and read the distance-based attacks."
+            )
         if self.m is None:
             return text + "; without the population size the relative risk M cannot be computed."
         judged = "acceptable" if self.m <= M_THRESHOLD else "not acceptable"
@@ -380,6 +396,7 @@ def _hamming_attack(
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
     scores = np.array([_prf(is_member[d], distance[d] <= h) for d in draws])
     precision, recall, f1 = (_spread(scores[:, j]) for j in range(3))
+    called_share = float(np.mean([np.mean(distance[d] <= h) for d in draws]))
     m = threshold = None
     if population_size is not None:
         m = relative_risk(f1[0], n, population_size)
@@ -387,7 +404,8 @@ def _hamming_attack(
         threshold = f_max + M_THRESHOLD * (1 - f_max)
     return MembershipRisk(
         measure=measure, value=f1[0], baseline=naive_f1(t), threshold=threshold,
-        verdict=verdict_for(f1[0], threshold), f1=f1[0], precision=precision[0],
+        verdict=None if called_share >= BLIND_SHARE else verdict_for(f1[0], threshold),
+        f1=f1[0], called_share=called_share, precision=precision[0],
         recall=recall[0], m=m, t=t, attack_size=len(draws[0]), h=h, n=n,
         population_size=population_size, n_repeats=len(draws), low=f1[1], high=f1[2],
         repeats=scores[:, 2], precisions=scores[:, 0], recalls=scores[:, 1],

@@ -482,11 +482,15 @@ class Audit:
                 "larger tables."
             )
         verdicts = [r.verdict for _, _, r in self.results]
+        # a result can carry a threshold and still no verdict (an attack too blind to judge by)
+        unjudged = sum(r.verdict is None and r.threshold is not None for _, _, r in self.results)
         text = (
             f"{len(self.results)} measure(s) computed on the synthetic data "
             f"**{self.inputs.primary_label}**: {verdicts.count('pass')} within their threshold, "
-            f"{verdicts.count('fail')} beyond it, {verdicts.count(None)} without a threshold "
-            f"(read them against their baseline); {len(self.skipped)} skipped (listed at the end)."
+            f"{verdicts.count('fail')} beyond it, {verdicts.count(None) - unjudged} without a "
+            "threshold (read them against their baseline)"
+            + (f", {unjudged} with no verdict (its reading says why)" if unjudged else "")
+            + f"; {len(self.skipped)} skipped (listed at the end)."
         )
         failed = [label for _, label, r in self.results if r.verdict == "fail"]
         if failed:

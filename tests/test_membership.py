@@ -130,6 +130,20 @@ def test_ground_truth_constructed_attack():
     assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
 
 
+def test_an_attack_that_calls_everyone_gets_no_verdict():
+    # every record has 3 variables, so at h = 3 everyone is called a member: precision = n/N = 1/2,
+    # recall 1, F1 = F_max = 2/3 and M = 0, which would "pass" although the attack saw nothing
+    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=3)
+    assert r.called_share == 1.0
+    assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
+    assert r.verdict is None
+    assert "cannot tell members from non-members" in r.reading()
+    # at h = 1, 3 of the 8 are called (see above): an informative attack keeps its verdict
+    informative = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    assert informative.called_share == pytest.approx(3 / 8)
+    assert informative.verdict == "pass"
+
+
 def test_ground_truth_members_as_mask_equals_positions():
     mask = np.isin(np.arange(8), MEMBERS)
     a = mb.ground_truth_risk(POPULATION, mask, SYNTHETIC, attack_size=8, h=1)
