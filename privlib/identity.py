@@ -132,6 +132,16 @@ class IdenticalMatchShare(Result):
         return text + ": no more copies of training records than chance produces."
 
 
+def _check_release(synthetic, train, holdout) -> None:
+    """Validate synthetic, training and (optional) holdout tables against the training columns."""
+    check_frame(synthetic, "synthetic", allow_missing_columns=True)
+    check_frame(train, "train", allow_missing_columns=True)
+    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
+    if holdout is not None:
+        check_frame(holdout, "holdout", allow_missing_columns=True)
+        check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
+
+
 def identical_match_share(synthetic, train, holdout=None) -> IdenticalMatchShare:
     """Share of synthetic records that equal a training record exactly, beside a holdout baseline.
 
@@ -176,14 +186,8 @@ def identical_match_share(synthetic, train, holdout=None) -> IdenticalMatchShare
     >>> identical_match_share(synthetic, train).value
     0.5
     """
-    check_frame(synthetic, "synthetic", allow_missing_columns=True)
-    check_frame(train, "train", allow_missing_columns=True)
-    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
-    frames = [synthetic, train]
-    if holdout is not None:
-        check_frame(holdout, "holdout", allow_missing_columns=True)
-        check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
-        frames.append(holdout)
+    _check_release(synthetic, train, holdout)
+    frames = [synthetic, train] + ([holdout] if holdout is not None else [])
     codes = _row_codes(frames, list(train.columns))
     in_train = np.isin(codes[0], codes[1])
     in_holdout = np.isin(codes[0], codes[2]) if holdout is not None else None
@@ -348,13 +352,9 @@ def dcr_summary(synthetic, train, holdout=None, *, max_memory_mb=256, n_jobs=Non
     PrivlibError
         As :func:`dcr`.
     """
-    check_frame(synthetic, "synthetic", allow_missing_columns=True)
-    check_frame(train, "train", allow_missing_columns=True)
-    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
+    _check_release(synthetic, train, holdout)
     frames, names = [train, synthetic], ["train", "synthetic"]
     if holdout is not None:
-        check_frame(holdout, "holdout", allow_missing_columns=True)
-        check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
         frames.append(holdout)
         names.append("holdout")
     columns = list(train.columns)
