@@ -9,8 +9,10 @@ A measure returns a small frozen dataclass derived from :class:`Result`. It
 * keeps per-record values (for plots) in fields marked with :func:`per_record`, which the table
   and JSON views leave out; it never holds the records themselves.
 
-Verdicts are ``"pass"`` (within the threshold), ``"fail"`` (beyond it) or ``None`` where the
-measure has no threshold.
+Every result carries a confidence interval (``ci_low``, ``ci_high``, ``ci_method``; see
+:mod:`privlib.uncertainty`) and, once judged against the threshold registry
+(:mod:`privlib.thresholds`), one of four verdicts: :data:`RISK`, :data:`NO_EVIDENCE`,
+:data:`INCONCLUSIVE` or :data:`NOT_ASSESSABLE`, with the rule that gave it in ``verdict_rule``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ import pandas as pd
 
 PASS = "pass"
 FAIL = "fail"
+
+#: The four verdicts of a judged measure.
+RISK = "risk"
+NO_EVIDENCE = "no evidence of risk"
+INCONCLUSIVE = "inconclusive"
+NOT_ASSESSABLE = "not assessable"
+VERDICTS = (RISK, NO_EVIDENCE, INCONCLUSIVE, NOT_ASSESSABLE)
 
 
 def per_record(**kwargs):
@@ -78,21 +87,34 @@ class Result:
         Name of the measure (e.g. ``"nn_mia_auc"``).
     value : float
         The headline number.
+    ci_low, ci_high : float or None
+        Ends of the confidence interval of ``value`` (``None`` where none applies, e.g. a count).
+    ci_method : str or None
+        How the interval was computed: ``"wilson"`` or ``"bootstrap"`` (:mod:`privlib.uncertainty`).
+    confidence : float
+        Level of the interval (0.95 by default).
     baseline : float or None
         What the value is compared with (chance level, the original data's own value, ...).
     threshold : float or None
         The value beyond which the result counts as a risk.
-    verdict : {"pass", "fail"} or None
-        Whether the value is on the safe side of the threshold.
+    verdict : str or None
+        One of :data:`VERDICTS` once judged (older measures may still say ``"pass"``/``"fail"``).
+    verdict_rule : str or None
+        The rule that gave the verdict, with its source, or why the measure is not assessable.
     higher_is_riskier : bool
         Direction of the value: ``True`` for a ``*_risk``.
     """
 
     measure: str
     value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_method: str | None = None
+    confidence: float = 0.95
     baseline: float | None = None
     threshold: float | None = None
     verdict: str | None = None
+    verdict_rule: str | None = None
     higher_is_riskier: bool = True
 
     def _scalar_items(self) -> dict:
@@ -118,7 +140,7 @@ class Result:
 
     def reading(self) -> str:
         """One sentence that says what the value means; subclasses say more."""
-        parts = [f"{self.measure} = {_fmt(self.value)}"]
+        parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
         if self.threshold is not None:
@@ -127,8 +149,16 @@ class Result:
             parts.append(f"verdict: {self.verdict}")
         return ", ".join(parts) + "."
 
+    def _interval_text(self) -> str:
+        """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval."""
+        if self.ci_low is None or self.ci_high is None or math.isnan(self.ci_low):
+            return ""
+        return f" ({self.confidence:.0%} CI {_fmt(self.ci_low)} to {_fmt(self.ci_high)})"
+
     def __str__(self) -> str:
         extra = []
+        if self.ci_low is not None and self.ci_high is not None:
+            extra.append(f"ci=[{_fmt(self.ci_low)}, {_fmt(self.ci_high)}]")
         if self.baseline is not None:
             extra.append(f"baseline={_fmt(self.baseline)}")
         if self.threshold is not None:
