@@ -168,7 +168,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
     return joint
 
 
-def cap(original, synthetic, keys, target, *, variant=1) -> CAPResult:
+def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
     """Correct attribution probability (CAP) of the target given the keys.
 
     For an original record :math:`y_0` with key :math:`K(y_0)` and target :math:`T(y_0)`,
@@ -274,7 +274,7 @@ def cap(original, synthetic, keys, target, *, variant=1) -> CAPResult:
     )
 
 
-def discretize(original, synthetic, columns=None, *, n_bins=5):
+def discretize(*, original, synthetic, columns=None, n_bins=5):
     """Cut numeric columns of both tables into the same quantile bins of the original data.
 
     CAP needs exact matches on keys and target; on a continuous variable (income, expenditure,
@@ -483,7 +483,8 @@ def _check_k(k, estimator, n_original, n_synthetic):
 
 
 def knn_risk(
-    original, synthetic, keys, target, *, k=3, estimator=None, cv=10, random_state=None
+    *,
+    original, synthetic, keys, target, k=3, estimator=None, cv=10, random_state=None
 ) -> KnnRiskResult:
     """Classification-based attribute risk: predict R's target from a model fitted on S.
 

@@ -142,7 +142,7 @@ def _check_release(synthetic, train, holdout) -> None:
         check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
 
 
-def identical_match_share(synthetic, train, holdout=None) -> IdenticalMatchShare:
+def identical_match_share(*, synthetic, train, holdout=None) -> IdenticalMatchShare:
     """Share of synthetic records that equal a training record exactly, beside a holdout baseline.
 
     A record "equals" another when every variable holds the same value; a missing value equals a
@@ -207,7 +207,7 @@ def identical_match_share(synthetic, train, holdout=None) -> IdenticalMatchShare
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
-def dcr(synthetic, reference, *, encoder=None, max_memory_mb=256, n_jobs=None, progress=False):
+def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
 
@@ -323,7 +323,7 @@ class DCRSummary(Result):
         return text + ": the synthetic records are no closer to the training data than new real people."
 
 
-def dcr_summary(synthetic, train, holdout=None, *, max_memory_mb=256, n_jobs=None) -> DCRSummary:
+def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
 
     The baseline asks how close *real* people the generator never saw come to the training
@@ -360,8 +360,8 @@ def dcr_summary(synthetic, train, holdout=None, *, max_memory_mb=256, n_jobs=Non
     columns = list(train.columns)
     encoder = TableEncoder(metric="gower", columns=columns).fit(*frames, names=names)
     search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs)
-    distances = dcr(synthetic, train, **search)
-    holdout_distances = dcr(holdout, train, **search) if holdout is not None else None
+    distances = dcr(synthetic=synthetic, reference=train, **search)
+    holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
     return DCRSummary(
         measure="dcr_zero_share",
         value=float(np.mean(distances == 0)),
@@ -424,7 +424,7 @@ class ReplicatedUniques(Result):
         )
 
 
-def replicated_uniques(original, synthetic, keys=None) -> ReplicatedUniques:
+def replicated_uniques(*, original, synthetic, keys=None) -> ReplicatedUniques:
     """Count the original data's unique records whose key combination is also unique in the
     synthetic data.
 
@@ -665,7 +665,7 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     return counts, own
 
 
-def match_risk(original, synthetic, known, synthesized, *, numeric_tolerance=0.1, relative=True) -> MatchRisk:
+def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True) -> MatchRisk:
     """Expected match risk, true match rate and false match rate of partially synthetic data.
 
     Row i of ``synthetic`` is the synthetic version of row i of ``original``: the ``known``

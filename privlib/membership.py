@@ -534,7 +534,8 @@ def risk_utility_loss(m, utility):
 # Hamming-threshold attacks
 # --------------------------------------------------------------------------------------------
 def ground_truth_risk(
-    population, members, synthetic, attack_size=None, h=5, random_state=None, *, n_bins=20, n_repeats=1
+    *,
+    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1
 ) -> MembershipRisk:
     """Membership attack with the whole population at hand (El Emam, Mosquera & Fang 2022).
 
@@ -663,7 +664,8 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
 
 
 def partition_risk(
-    train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None, *,
+    *,
+    train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
     population_size=None, n_repeats=1, n_bins=20,
 ) -> MembershipRisk:
     """Membership attack by the partitioning method (El Emam, Mosquera & Fang 2022).
@@ -769,7 +771,7 @@ def _gower_setup(train, holdout, synthetic, rng=None):
     return encoder, train, holdout
 
 
-def dcr_holdout_share(synthetic, train, holdout, random_state=None) -> DcrHoldoutShare:
+def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHoldoutShare:
     """Share of synthetic records closer to a training record than to a holdout record.
 
     Distance to closest record (DCR) in Gower distance, with numeric ranges taken from training,
@@ -814,7 +816,7 @@ def _attack_distances(train, holdout, synthetic, rng):
     return dcr, is_member
 
 
-def threshold_attack(train, holdout, synthetic, thresholds=None, random_state=None) -> ThresholdAttack:
+def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state=None) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
     The adversary holds K, equally many training and holdout records (the larger table is
@@ -866,7 +868,7 @@ def threshold_attack(train, holdout, synthetic, thresholds=None, random_state=No
     )
 
 
-def nn_mia(train, holdout, synthetic) -> NNMia:
+def nn_mia(*, train, holdout, synthetic) -> NNMia:
     """Nearest-neighbour membership inference attack (Yale et al. 2019).
 
     Every training and holdout record is scored by minus its Gower distance to the nearest
@@ -921,7 +923,7 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> np.ndarray:
     ])
 
 
-def adversarial_accuracy(target, synthetic, random_state=None, *, n_repeats=1) -> AdversarialAccuracy:
+def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -> AdversarialAccuracy:
     """Nearest-neighbour adversarial accuracy AA_TS (Yale et al. 2019).
 
     AA_TS = 1/2 [ mean_i 1(d_TS(i) > d_TT(i)) + mean_i 1(d_ST(i) > d_SS(i)) ], with Gower distances
@@ -963,7 +965,7 @@ def adversarial_accuracy(target, synthetic, random_state=None, *, n_repeats=1) -
     )
 
 
-def privacy_loss(train, test, synthetic, random_state=None, *, n_repeats=1) -> PrivacyLoss:
+def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> PrivacyLoss:
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
     Both adversarial accuracies use one Gower encoder fitted on the three tables, and each
@@ -1015,7 +1017,8 @@ def _classifier_frame(table: pd.DataFrame, kinds: dict) -> pd.DataFrame:
 
 
 def discriminator_test(
-    train, holdout, synthetic, estimator=None, random_state=None, *, n_repeats=1
+    *,
+    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 

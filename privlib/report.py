@@ -424,7 +424,7 @@ class Audit:
         train, synthetic = self.inputs.train[columns], self.inputs.primary[columns]
         numeric = [c for c, kind in infer_kinds(train, name="train").items() if kind == NUMERIC]
         if numeric:
-            train, synthetic = discretize(train, synthetic, numeric, n_bins=n_bins)
+            train, synthetic = discretize(original=train, synthetic=synthetic, columns=numeric, n_bins=n_bins)
         return train, synthetic
 
     # -- views -------------------------------------------------------------------------------

@@ -207,12 +207,12 @@ def _default_metric(task: str) -> str:
     return {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[task]
 
 
-def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRResult:
+def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> TSTRResult:
     """Train on synthetic, test on real (TSTR) against train on real, test on real (TRTR).
 
     The same model predicts ``target`` from every other variable. Fitted on ``synthetic`` and
-    scored on ``test`` it gives the TSTR score; fitted on ``train`` (the data the synthesizer
-    learned from) and scored on the same ``test`` it gives the TRTR baseline.
+    scored on ``holdout`` it gives the TSTR score; fitted on ``train`` (the data the synthesizer
+    learned from) and scored on the same ``holdout`` it gives the TRTR baseline.
 
     Parameters
     ----------
@@ -220,7 +220,7 @@ def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRRes
         The real training data (the synthesizer's input).
     synthetic : pandas.DataFrame
         The synthetic data, with the same columns.
-    test : pandas.DataFrame
+    holdout : pandas.DataFrame
         Real records used by neither the synthesizer nor the models (e.g. the holdout).
     target : str
         The column to predict. A categorical column with two values is a binary task, with more
@@ -257,12 +257,12 @@ def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRRes
     >>> tstr(real, real, real, "y").value
     1.0
     """
-    tables = {"train": train, "synthetic": synthetic, "test": test}
+    tables = {"train": train, "synthetic": synthetic, "holdout": holdout}
     for name, table in tables.items():
         check_frame(table, name)
         check_columns(table, target, "target", name)
     check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
-    check_comparable(train, test, ("train", "test"), unseen="ignore")
+    check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
     if not isinstance(target, str):
         raise PrivlibError(f"`target` must be one column name, got {target!r}.")
     features = [c for c in train.columns if c != target]
@@ -296,10 +296,10 @@ def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRRes
             f"`metric` must be a scikit-learn scorer name such as 'roc_auc', 'accuracy' or 'r2', "
             f"got {metric!r}."
         )
-    if metric.startswith("roc_auc") and labels["test"].nunique() < 2:
+    if metric.startswith("roc_auc") and labels["holdout"].nunique() < 2:
         raise PrivlibError(
-            f"the target {target!r} takes a single value in `test`, so {metric} is undefined; "
-            "use a larger test set or metric='accuracy'."
+            f"the target {target!r} takes a single value in `holdout`, so {metric} is undefined; "
+            "use a larger holdout or metric='accuracy'."
         )
 
     feature_kinds = {c: kinds[c] for c in features}
@@ -308,11 +308,11 @@ def tstr(train, synthetic, test, target, estimator=None, metric=None) -> TSTRRes
     else:
         _check_estimator(estimator, needs_proba=False)
     scorer = get_scorer(metric)
-    x_test = _features(test, feature_kinds)
+    x_test = _features(holdout, feature_kinds)
 
     def fitted_score(source: str) -> float:
         model = clone(estimator).fit(_features(tables[source], feature_kinds), labels[source])
-        return float(scorer(model, x_test, labels["test"]))
+        return float(scorer(model, x_test, labels["holdout"]))
 
     with threadpool_limits(limits=_THREADS):
         value, baseline = fitted_score("synthetic"), fitted_score("train")
@@ -386,7 +386,7 @@ def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[f
     return float(np.mean((propensity - share) ** 2)), propensity
 
 
-def pmse(original, synthetic, estimator=None, random_state=None, *, n_permutations=20) -> PMSEResult:
+def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
     """Propensity-score mean squared error and its ratio to the null expectation.
 
     The original and synthetic records are stacked (``N = n_original + n_synthetic``) with an
@@ -546,7 +546,7 @@ def _bin_labels(values: np.ndarray, low: float, span: float, n_bins: int) -> pd.
     return pd.Series(np.where(np.isnan(values), -1, bins))  # -1: the missing values' own bin
 
 
-def marginal_fidelity(original, synthetic, *, n_bins=20) -> MarginalFidelityResult:
+def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResult:
     """Per-variable total variation distance and, for numeric variables, the KS statistic.
 
     The total variation distance between the original shares ``p`` and synthetic shares ``q``
@@ -639,7 +639,8 @@ COMPARISON_COLUMNS = {
 
 
 def compare_synthesizers(
-    train, holdout, synthetic, *, keys, target, population_size=None, random_state=None,
+    *,
+    train, holdout, synthetic, keys, target, population_size=None, random_state=None,
     h=5, attack_size=None, n_repeats=1, estimator=None,
 ) -> pd.DataFrame:
     """Privacy and utility of several synthetic tables of the same training data, one row each.
@@ -723,27 +724,27 @@ def compare_synthesizers(
         table = table[list(train.columns)]
         cap_train, cap_synthetic = train[keys + [target]], table[keys + [target]]
         if to_bin:
-            cap_train, cap_synthetic = attribute.discretize(cap_train, cap_synthetic, to_bin)
+            cap_train, cap_synthetic = attribute.discretize(original=cap_train, synthetic=cap_synthetic, columns=to_bin)
         attack = membership.partition_risk(
-            train, holdout, table, t=t, attack_size=attack_size, h=h, random_state=rng,
+            train=train, holdout=holdout, synthetic=table, t=t, attack_size=attack_size, h=h, random_state=rng,
             population_size=population_size, n_repeats=n_repeats,
         )
-        fit = tstr(train, table, holdout, target, estimator=estimator)
+        fit = tstr(train=train, synthetic=table, holdout=holdout, target=target, estimator=estimator)
         metric = fit.metric
         rows[name] = {
-            "dcr_holdout_share": membership.dcr_holdout_share(table, train, holdout, random_state=rng).value,
-            "nn_mia_auc": membership.nn_mia(train, holdout, table).auc,
+            "dcr_holdout_share": membership.dcr_holdout_share(synthetic=table, train=train, holdout=holdout, random_state=rng).value,
+            "nn_mia_auc": membership.nn_mia(train=train, holdout=holdout, synthetic=table).auc,
             "privacy_loss": membership.privacy_loss(
-                train, holdout, table, random_state=rng, n_repeats=n_repeats
+                train=train, test=holdout, synthetic=table, random_state=rng, n_repeats=n_repeats
             ).value,
             "membership_f1": attack.f1,
             "membership_m": np.nan if attack.m is None else attack.m,
-            "cap": attribute.cap(cap_train, cap_synthetic, keys, target).value,
+            "cap": attribute.cap(original=cap_train, synthetic=cap_synthetic, keys=keys, target=target).value,
             "tstr": fit.value,
             "trtr": fit.baseline,
             "tstr_ratio": fit.ratio,
-            "pmse_ratio": pmse(train, table).ratio,
-            "mean_tvd": marginal_fidelity(train, table).value,
+            "pmse_ratio": pmse(original=train, synthetic=table).ratio,
+            "mean_tvd": marginal_fidelity(original=train, synthetic=table).value,
         }
     out = pd.DataFrame.from_dict(rows, orient="index", columns=list(COMPARISON_COLUMNS))
     out.index.name = "synthesizer"

@@ -41,11 +41,11 @@ def test_cap_by_hand_version_1_and_2_differ_when_a_key_is_missing(tiny):
     original, synthetic = tiny
     # (F, young) in S: 3 records, 2 ill=y, 1 ill=n -> records 0 and 1 get 2/3 and 1/3.
     # (M, old) in S: 2 records, 1 ill=y -> record 2 gets 1/2. (M, young) absent -> 0.
-    v1 = cap(original, synthetic, keys=["sex", "age"], target="ill", variant=1)
+    v1 = cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill", variant=1)
     np.testing.assert_allclose(v1.per_record, [2 / 3, 1 / 3, 1 / 2, 0.0])
     np.testing.assert_array_equal(v1.key_in_synthetic, [True, True, True, False])
     assert v1.value == pytest.approx(1.5 / 4)  # 0.375
-    v2 = cap(original, synthetic, keys=["sex", "age"], target="ill", variant=2)
+    v2 = cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill", variant=2)
     assert v2.value == pytest.approx(1.5 / 3)  # 0.5: record 3 is left out
     assert (v1.n_matched, v2.n_matched, v1.n_records) == (3, 3, 4)
     # CAP from R: (F, young) holds y and n -> 1/2 each; records 2 and 3 are alone in R -> 1.
@@ -60,7 +60,7 @@ def test_cap_by_hand_version_1_and_2_differ_when_a_key_is_missing(tiny):
 def test_cap_of_original_against_itself(tiny):
     original, _ = tiny
     for variant in (1, 2):
-        res = cap(original, original, keys=["sex", "age"], target="ill", variant=variant)
+        res = cap(original=original, synthetic=original, keys=["sex", "age"], target="ill", variant=variant)
         # Every key is present, so both versions give the hand-computed 3/4 from above.
         assert res.value == pytest.approx(0.75)
         assert res.original_cap == pytest.approx(0.75)
@@ -78,14 +78,14 @@ def test_cap_joint_target():
             "dis": ["a", "a", "b", "b", "a", "a"],
         }
     )
-    joint = cap(original, synthetic, keys="sex", target=["ill", "dis"])
+    joint = cap(original=original, synthetic=synthetic, keys="sex", target=["ill", "dis"])
     # S's F group: (y,a) x2, (y,b), (n,b); M group: (n,a), (y,a).
     np.testing.assert_allclose(joint.per_record, [2 / 4, 1 / 4, 0.0, 1 / 2])
     assert joint.value == pytest.approx(0.3125)
     # In R: pairs (y,a), (y,b) once each, (n,a) twice.
     np.testing.assert_allclose(joint.per_record_marginal, [1 / 4, 1 / 4, 2 / 4, 2 / 4])
     assert joint.original_cap == pytest.approx((3 * (1 / 3) + 1) / 4)
-    single = cap(original, synthetic, keys="sex", target="ill")
+    single = cap(original=original, synthetic=synthetic, keys="sex", target="ill")
     np.testing.assert_allclose(single.per_record, [3 / 4, 3 / 4, 1 / 4, 1 / 2])
     assert joint.target == ("ill", "dis") and single.target == ("ill",)
 
@@ -93,7 +93,7 @@ def test_cap_joint_target():
 def test_cap_missing_values_are_a_value_of_their_own():
     original = pd.DataFrame({"k": [np.nan, "a", "a"], "t": ["x", "y", np.nan]})
     synthetic = pd.DataFrame({"k": [np.nan, np.nan, "a", "a"], "t": ["x", "y", "y", np.nan]})
-    res = cap(original, synthetic, keys="k", target="t")
+    res = cap(original=original, synthetic=synthetic, keys="k", target="t")
     # Missing key group in S: t = x, y -> 1/2; key a: t = y, missing -> 1/2 each.
     np.testing.assert_allclose(res.per_record, [0.5, 0.5, 0.5])
 
@@ -101,7 +101,7 @@ def test_cap_missing_values_are_a_value_of_their_own():
 def test_cap_matches_labels_across_category_lists():
     original = pd.DataFrame({"k": [1, 2], "t": [1, 1]}).astype("category")
     synthetic = pd.DataFrame({"k": [2, 3, 1], "t": [1, 1, 2]}).astype("category")
-    res = cap(original, synthetic, keys="k", target="t")
+    res = cap(original=original, synthetic=synthetic, keys="k", target="t")
     np.testing.assert_allclose(res.per_record, [0.0, 1.0])  # key 1 -> t=2 in S, key 2 -> t=1
 
 
@@ -115,18 +115,18 @@ def test_cap_agrees_with_a_plain_loop_over_records():
         same_key = [s for _, s in synthetic.iterrows() if all(s[c] == row[c] for c in keys)]
         hits = [s for s in same_key if s["d"] == row["d"]]
         expected.append(len(hits) / len(same_key) if same_key else 0.0)
-    res = cap(original, synthetic, keys=keys, target=target)
+    res = cap(original=original, synthetic=synthetic, keys=keys, target=target)
     np.testing.assert_allclose(res.per_record, expected)
     present = [v > 0 or any(all(s[c] == r[c] for c in keys) for _, s in synthetic.iterrows())
                for v, (_, r) in zip(expected, original.iterrows())]
-    assert cap(original, synthetic, keys=keys, target=target, variant=2).value == pytest.approx(
+    assert cap(original=original, synthetic=synthetic, keys=keys, target=target, variant=2).value == pytest.approx(
         np.mean(np.array(expected)[present])
     )
 
 
 def test_cap_result_reads_and_tabulates(tiny):
     original, synthetic = tiny
-    res = cap(original, synthetic, keys=["sex", "age"], target="ill")
+    res = cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill")
     row = res.to_frame()
     assert row.loc["cap", "value"] == pytest.approx(0.375)
     assert "per_record" not in row.columns
@@ -149,23 +149,23 @@ def test_cap_rejects_bad_arguments(tiny, change, message):
     original, synthetic = tiny
     args = dict(keys=["sex", "age"], target="ill") | change
     with pytest.raises(PrivlibError, match=message):
-        cap(original, synthetic, **args)
+        cap(original=original, synthetic=synthetic, **args)
 
 
 def test_cap_rejects_bad_tables(tiny):
     original, synthetic = tiny
     with pytest.raises(PrivlibError, match="`synthetic` has 0 row"):
-        cap(original, synthetic.iloc[:0], keys="sex", target="ill")
+        cap(original=original, synthetic=synthetic.iloc[:0], keys="sex", target="ill")
     with pytest.raises(PrivlibError, match="original"):
-        cap(original.to_numpy(), synthetic, keys="sex", target="ill")
+        cap(original=original.to_numpy(), synthetic=synthetic, keys="sex", target="ill")
     with pytest.raises(PrivlibError, match="not a column of `synthetic`"):
-        cap(original, synthetic.drop(columns="age"), keys=["sex", "age"], target="ill")
+        cap(original=original, synthetic=synthetic.drop(columns="age"), keys=["sex", "age"], target="ill")
     recoded = synthetic.assign(sex=synthetic["sex"].map({"F": "female", "M": "male"}))
     with pytest.raises(PrivlibError, match="shares no value"):
-        cap(original, recoded, keys="sex", target="ill")
+        cap(original=original, synthetic=recoded, keys="sex", target="ill")
     numeric = synthetic.assign(age=np.linspace(20.0, 60.0, len(synthetic)))
     with pytest.raises(PrivlibError, match="'age' is categorical in `original` but numeric"):
-        cap(original, numeric, keys=["sex", "age"], target="ill")
+        cap(original=original, synthetic=numeric, keys=["sex", "age"], target="ill")
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,24 +174,24 @@ def test_cap_rejects_bad_tables(tiny):
 def test_discretize_cuts_at_original_quantiles():
     original = pd.DataFrame({"x": np.arange(1.0, 11.0), "c": list("ababababab")})
     synthetic = pd.DataFrame({"x": [-5.0, 5.0, 6.0, 100.0, np.nan], "c": list("aabba")})
-    r, s = discretize(original, synthetic, n_bins=2)
+    r, s = discretize(original=original, synthetic=synthetic, n_bins=2)
     # Median of 1..10 is 5.5: values below go to "< 5.5", the rest (and 100) to ">= 5.5".
     assert list(r["x"].cat.categories) == ["< 5.5", ">= 5.5"]
     assert r["x"].tolist() == ["< 5.5"] * 5 + [">= 5.5"] * 5
     assert s["x"].iloc[:4].tolist() == ["< 5.5", "< 5.5", ">= 5.5", ">= 5.5"]
     assert pd.isna(s["x"].iloc[4])
     assert r["c"].tolist() == original["c"].tolist()  # categorical columns are left alone
-    unchanged, _ = discretize(original, synthetic, columns=[])
+    unchanged, _ = discretize(original=original, synthetic=synthetic, columns=[])
     pd.testing.assert_frame_equal(unchanged, original)
     with pytest.raises(PrivlibError, match="not numeric"):
-        discretize(original, synthetic, columns="c")
+        discretize(original=original, synthetic=synthetic, columns="c")
     with pytest.raises(PrivlibError, match="n_bins"):
-        discretize(original, synthetic, n_bins=1)
+        discretize(original=original, synthetic=synthetic, n_bins=1)
 
 
 def test_discretize_merges_repeated_edges():
     original = pd.DataFrame({"x": [0.0] * 8 + [3.0, 7.0]})
-    r, _ = discretize(original, original, n_bins=4)
+    r, _ = discretize(original=original, synthetic=original, n_bins=4)
     # Quantiles 0.25, 0.5 are 0 (the minimum, dropped); 0.75 is 0 too: one bin would be empty.
     # Every edge equals the minimum, so the whole column is one bin.
     assert list(r["x"].cat.categories) == ["all values"]
@@ -211,7 +211,7 @@ def line():
 
 def test_knn_risk_categorical_1nn_by_hand(line):
     original, synthetic = line
-    res = knn_risk(original, synthetic, keys="x", target="c", k=1)
+    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1)
     # From S: x=0 -> 0.2 (a, right); 1 -> 0.2 (a, right); 4 -> 4.5 (b, right); 9 -> 9 (a, wrong).
     np.testing.assert_array_equal(res.per_record, [1, 1, 1, 0])
     assert res.value == pytest.approx(0.75)
@@ -226,7 +226,7 @@ def test_knn_risk_categorical_1nn_by_hand(line):
 
 def test_knn_risk_continuous_1nn_by_hand(line):
     original, synthetic = line
-    res = knn_risk(original, synthetic, keys="x", target="y", k=1)
+    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="y", k=1)
     # From S: predictions 12, 12, 5, 30; errors 2, 8, 5, 10 -> MSE (4 + 64 + 25 + 100) / 4.
     assert res.value == pytest.approx(193 / 4)
     # From R (leave-one-out): predictions 20, 10, 20, 0; errors 10, 10, 20, 40.
@@ -245,7 +245,7 @@ def test_knn_risk_leaves_each_record_out_of_its_own_model(line):
     original, _ = line
     # Releasing R itself: each record finds itself in S, so 1-NN is always right; the model
     # fitted on R must not see the record, so it keeps the leave-one-out accuracy 3/4 from above.
-    res = knn_risk(original, original, keys="x", target="c", k=1)
+    res = knn_risk(original=original, synthetic=original, keys="x", target="c", k=1)
     assert res.value == 1.0
     assert res.original_value == pytest.approx(0.75)
 
@@ -253,7 +253,7 @@ def test_knn_risk_leaves_each_record_out_of_its_own_model(line):
 def test_knn_risk_default_k_is_3_on_categorical_keys():
     original = pd.DataFrame({"k": list("aaabbb"), "t": list("xxyyyx")})
     synthetic = pd.DataFrame({"k": list("aaabbb"), "t": list("xxxyyy")})
-    res = knn_risk(original, synthetic, keys="k", target="t")
+    res = knn_risk(original=original, synthetic=synthetic, keys="k", target="t")
     # With k = 3 the three synthetic records sharing the key vote: a -> x, b -> y.
     np.testing.assert_array_equal(res.per_record, [1, 1, 0, 1, 1, 0])
     # Leave-one-out on R: the two other records with the same key (distance 0) outvote the one
@@ -265,15 +265,15 @@ def test_knn_risk_default_k_is_3_on_categorical_keys():
 def test_knn_risk_accepts_any_estimator(line):
     original, synthetic = line
     # Always predicting S's most common class ("a", 2 of 3) is right for R's two a records.
-    res = knn_risk(original, synthetic, keys="x", target="c",
+    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="c",
                    estimator=DummyClassifier(strategy="most_frequent"), cv=2, random_state=0)
     assert res.value == pytest.approx(0.5)
     assert "DummyClassifier" in res.model
     # A k-NN passed in is treated like the default (leave-one-out on R).
-    own = knn_risk(original, synthetic, keys="x", target="c",
+    own = knn_risk(original=original, synthetic=synthetic, keys="x", target="c",
                    estimator=KNeighborsClassifier(n_neighbors=1, metric="manhattan"))
     assert own.original_value == pytest.approx(0.75)
-    fitted = [knn_risk(original, synthetic, keys="x", target="y", estimator=LinearRegression(),
+    fitted = [knn_risk(original=original, synthetic=synthetic, keys="x", target="y", estimator=LinearRegression(),
                        cv=4, random_state=1).original_value for _ in range(2)]
     assert fitted[0] == fitted[1]
 
@@ -282,7 +282,7 @@ def test_knn_risk_same_seed_same_result():
     rng = np.random.default_rng(0)
     original = pd.DataFrame({"x": rng.normal(size=40), "t": rng.choice(["u", "v"], 40)})
     synthetic = pd.DataFrame({"x": rng.normal(size=30), "t": rng.choice(["u", "v"], 30)})
-    runs = [knn_risk(original, synthetic, keys="x", target="t", estimator=DecisionTreeClassifier(),
+    runs = [knn_risk(original=original, synthetic=synthetic, keys="x", target="t", estimator=DecisionTreeClassifier(),
                      random_state=7) for _ in range(2)]
     np.testing.assert_array_equal(runs[0].per_record_original, runs[1].per_record_original)
 
@@ -304,19 +304,19 @@ def test_knn_risk_rejects_bad_arguments(line, change, message):
     original, synthetic = line
     args = dict(keys="x", target="c") | change
     with pytest.raises(PrivlibError, match=message):
-        knn_risk(original, synthetic, **args)
+        knn_risk(original=original, synthetic=synthetic, **args)
 
 
 def test_knn_risk_rejects_missing_numeric_values(line):
     original, synthetic = line
     with pytest.raises(PrivlibError, match="missing values"):
-        knn_risk(original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic, keys="x", target="y")
+        knn_risk(original=original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="y")
     with pytest.raises(PrivlibError, match="missing values"):
-        knn_risk(original.assign(x=[1.0, np.nan, 2.0, 3.0]), synthetic, keys="x", target="c")
+        knn_risk(original=original.assign(x=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="c")
     with pytest.raises(PrivlibError, match="leave-one-out"):
-        knn_risk(original.iloc[:2], synthetic, keys="x", target="c", k=2)
+        knn_risk(original=original.iloc[:2], synthetic=synthetic, keys="x", target="c", k=2)
     with pytest.raises(PrivlibError, match="`original` has 0 row"):
-        knn_risk(original.iloc[:0], synthetic, keys="x", target="c")
+        knn_risk(original=original.iloc[:0], synthetic=synthetic, keys="x", target="c")
 
 
 def test_knn_risk_one_hot_keys_rank_by_gower_distance():
@@ -327,14 +327,14 @@ def test_knn_risk_one_hot_keys_rank_by_gower_distance():
     synthetic = pd.DataFrame(
         {"g": ["q", "p", "q"], "v": [0.0, 0.7, 1.0], "w": [0.0, 0.7, 1.0], "t": ["yes", "no", "no"]}
     )
-    res = knn_risk(original, synthetic, keys=["g", "v", "w"], target="t", k=1)
+    res = knn_risk(original=original, synthetic=synthetic, keys=["g", "v", "w"], target="t", k=1)
     # (q, 1, 1) is at distance 0 from the third synthetic record: "no", right.
     np.testing.assert_array_equal(res.per_record, [1.0, 1.0])
 
 
 def test_knn_risk_reading_mentions_all_three_figures(line):
     original, synthetic = line
-    text = knn_risk(original, synthetic, keys="x", target="c", k=1).reading()
+    text = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1).reading()
     assert "75.0%" in text and "50.0%" in text and "25%" in text
 
 
@@ -342,7 +342,7 @@ def test_cap_with_many_key_columns_agrees_with_pandas_groupby():
     cols = [f"c{i}" for i in range(12)]
     values = np.array(list(itertools.islice(itertools.product(range(7), repeat=12), 500)))
     original = pd.DataFrame(values, columns=cols).astype(str)
-    res = cap(original, original, keys=cols[:-1], target=cols[-1])
+    res = cap(original=original, synthetic=original, keys=cols[:-1], target=cols[-1])
     # Within a key group of 11 columns every record has a different last digit, so each
     # record's CAP against its own table is 1 / (size of its key group).
     group = original.groupby(cols[:-1])[cols[-1]].transform("size").to_numpy()
@@ -359,7 +359,7 @@ def test_cap_scatter_groups_records_by_what_they_reveal(tiny):
     from privlib.plots import plot_cap_scatter, plot_relative_errors
 
     original, synthetic = tiny
-    ax = plot_cap_scatter(cap(original, synthetic, keys=["sex", "age"], target="ill"))
+    ax = plot_cap_scatter(cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill"))
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     # CAPs 2/3, 1/3, 1/2, 0 against the marginal 1/2: one above, two at or below, one absent.
     assert labels == [
@@ -369,5 +369,5 @@ def test_cap_scatter_groups_records_by_what_they_reveal(tiny):
         "same CAP",
     ]
     with pytest.raises(PrivlibError, match="numeric target"):
-        plot_relative_errors(knn_risk(original, synthetic, keys="sex", target="ill", k=1))
+        plot_relative_errors(knn_risk(original=original, synthetic=synthetic, keys="sex", target="ill", k=1))
     matplotlib.pyplot.close("all")

@@ -30,7 +30,7 @@ def copies():
 
 def test_identical_match_share_by_hand(copies):
     synthetic, train, holdout = copies
-    result = identity.identical_match_share(synthetic, train, holdout)
+    result = identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout)
     # (F, 30) and (F, missing) are in train; (M, 41) is in the holdout only; (M, 30) nowhere.
     assert result.in_train.tolist() == [True, False, True, False]
     assert result.in_holdout.tolist() == [False, True, False, False]
@@ -42,7 +42,7 @@ def test_identical_match_share_by_hand(copies):
 
 def test_identical_match_share_without_holdout(copies):
     synthetic, train, _ = copies
-    result = identity.identical_match_share(synthetic, train)
+    result = identity.identical_match_share(synthetic=synthetic, train=train)
     assert result.baseline is None and result.in_holdout is None
     assert result.value == 0.5
     assert "no chance level" in result.reading()
@@ -51,18 +51,18 @@ def test_identical_match_share_without_holdout(copies):
 def test_identical_match_share_all_unique_and_no_copies():
     train = pd.DataFrame({"x": ["a", "b", "c"]})
     synthetic = pd.DataFrame({"x": ["d", "e"]})
-    result = identity.identical_match_share(synthetic, train, train)
+    result = identity.identical_match_share(synthetic=synthetic, train=train, holdout=train)
     assert result.value == 0.0 and result.baseline == 0.0
 
 
 def test_identical_match_share_errors(copies):
     synthetic, train, holdout = copies
     with pytest.raises(PrivlibError, match="different columns"):
-        identity.identical_match_share(synthetic.drop(columns="age"), train)
+        identity.identical_match_share(synthetic=synthetic.drop(columns="age"), train=train)
     with pytest.raises(PrivlibError, match="`holdout`"):
-        identity.identical_match_share(synthetic, train, holdout.iloc[:0])
+        identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout.iloc[:0])
     with pytest.raises(PrivlibError, match="`synthetic` must be a pandas DataFrame"):
-        identity.identical_match_share(synthetic.to_numpy(), train)
+        identity.identical_match_share(synthetic=synthetic.to_numpy(), train=train)
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,23 +74,23 @@ def test_dcr_gower_by_hand():
     # Range of age over both tables: 60 - 20 = 40.
     # (30, M): to (20, F) (10/40 + 1) / 2 = 0.625, to (60, M) (30/40 + 0) / 2 = 0.375
     # (60, F): to (20, F) (40/40 + 0) / 2 = 0.5,   to (60, M) (0 + 1) / 2 = 0.5
-    np.testing.assert_allclose(identity.dcr(synthetic, reference), [0.0, 0.375, 0.5])
+    np.testing.assert_allclose(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 0.375, 0.5])
 
 
 def test_dcr_missing_values():
     reference = pd.DataFrame({"x": ["a", None]})
     synthetic = pd.DataFrame({"x": [None, "b"]})
     # missing equals missing; "b" differs from "a" and from missing
-    np.testing.assert_array_equal(identity.dcr(synthetic, reference), [0.0, 1.0])
+    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 1.0])
     # a one-record reference whose value is missing is still a valid table to search
-    np.testing.assert_array_equal(identity.dcr(synthetic, reference.iloc[[1]]), [0.0, 1.0])
+    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference.iloc[[1]]), [0.0, 1.0])
 
 
 def test_dcr_summary_uses_one_scale_for_both_distances():
     train = pd.DataFrame({"x": [0.0, 10.0]})
     synthetic = pd.DataFrame({"x": [5.0, 0.0]})
     holdout = pd.DataFrame({"x": [20.0]})
-    result = identity.dcr_summary(synthetic, train, holdout)
+    result = identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
     # The range is taken from all three tables: 20. Synthetic 5 is 5 away -> 0.25; holdout 20 is
     # 10 away from 10 -> 0.5 (with train + synthetic alone it would have been 10/10 = 1).
     np.testing.assert_allclose(result.distances, [0.25, 0.0])
@@ -105,7 +105,7 @@ def test_dcr_summary_categorical_copies():
     train = pd.DataFrame({"x": ["a", "b", "c"]})
     synthetic = pd.DataFrame({"x": ["a", "a", "d", "b"]})
     holdout = pd.DataFrame({"x": ["a", "e"]})
-    result = identity.dcr_summary(synthetic, train, holdout)
+    result = identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
     assert result.value == 0.75 and result.baseline == 0.5
     assert result.median == 0.0 and result.holdout_median == 0.5
 
@@ -116,21 +116,21 @@ def test_dcr_summary_reading_sees_near_copies():
     train = pd.DataFrame({"x": [0.0, 100.0]})
     synthetic = pd.DataFrame({"x": [1.0, 99.0]})
     holdout = pd.DataFrame({"x": [25.0, 75.0]})
-    result = identity.dcr_summary(synthetic, train, holdout)
+    result = identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
     assert result.value == 0.0 and result.baseline == 0.0
     assert result.median == pytest.approx(0.01) and result.holdout_median == pytest.approx(0.25)
     assert "25.0 times closer" in result.reading()
     assert "exact copies than chance" not in result.reading()
-    far = identity.dcr_summary(holdout, train, synthetic)
+    far = identity.dcr_summary(synthetic=holdout, train=train, holdout=synthetic)
     assert "no closer" in far.reading()
 
 
 def test_dcr_errors():
     a = pd.DataFrame({"x": [1.0, 2.0]})
     with pytest.raises(PrivlibError, match="numeric in `reference` but categorical"):
-        identity.dcr(pd.DataFrame({"x": ["u", "v"]}), a)
+        identity.dcr(synthetic=pd.DataFrame({"x": ["u", "v"]}), reference=a)
     with pytest.raises(PrivlibError, match="different columns"):
-        identity.dcr(pd.DataFrame({"y": [1.0]}), a)
+        identity.dcr(synthetic=pd.DataFrame({"y": [1.0]}), reference=a)
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ def test_dcr_errors():
 def test_replicated_uniques_by_hand():
     real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50], "z": [1, 2, 3, 4]})
     fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50], "z": [9, 9, 9, 9]})
-    result = identity.replicated_uniques(real, fake, ["sex", "age"])
+    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"])
     # Unique in the real data: (M, 40), (M, 50). Unique in the fake data: (F, 30), (M, 50).
     # Both: (M, 50) only.
     assert (result.n_unique_original, result.n_unique_synthetic, result.n_replicated) == (2, 2, 1)
@@ -151,13 +151,13 @@ def test_replicated_uniques_by_hand():
 
 def test_replicated_uniques_all_unique_copy():
     real = pd.DataFrame({"x": ["a", "b", "c"], "y": [1, 1, 2]})
-    result = identity.replicated_uniques(real, real.copy(), None)  # keys=None: every column
+    result = identity.replicated_uniques(original=real, synthetic=real.copy(), keys=None)  # keys=None: every column
     assert result.n_replicated == 3 and result.value == 1.0
 
 
 def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
-    result = identity.replicated_uniques(real, pd.DataFrame({"x": ["a", "b"]}), ["x"])
+    result = identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
     assert result.n_unique_original == 0 and math.isnan(result.value)
     assert "No original record is unique" in result.reading()
 
@@ -166,7 +166,7 @@ def test_replicated_uniques_missing_key_values_form_a_combination():
     real = pd.DataFrame({"x": ["a", None, "b", "b"]})
     fake = pd.DataFrame({"x": [None, "a", "a", "c"]})
     # unique in real: "a", missing; unique in fake: missing, "c" -> replicated: missing
-    result = identity.replicated_uniques(real, fake, ["x"])
+    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["x"])
     assert result.n_replicated == 1
     assert result.replicated_original.tolist() == [False, True, False, False]
 
@@ -174,9 +174,9 @@ def test_replicated_uniques_missing_key_values_form_a_combination():
 def test_replicated_uniques_errors():
     real = pd.DataFrame({"x": ["a"], "y": [1]})
     with pytest.raises(PrivlibError, match="`keys` names \\['w'\\]"):
-        identity.replicated_uniques(real, real, ["w"])
+        identity.replicated_uniques(original=real, synthetic=real, keys=["w"])
     with pytest.raises(PrivlibError, match="`keys`.*`synthetic`"):
-        identity.replicated_uniques(real, real[["x"]], ["x", "y"])
+        identity.replicated_uniques(original=real, synthetic=real[["x"]], keys=["x", "y"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def partially_synthetic():
 
 def test_match_risk_by_hand(partially_synthetic):
     original, synthetic = partially_synthetic
-    result = identity.match_risk(original, synthetic, known=["sex"], synthesized=["dis"])
+    result = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
     # target 0 (F, y): no synthetic (F, y)                          c=0, T=0
     # target 1 (F, n): synthetic rows 0, 1; row 1 is its own         c=2, T=1 -> 1/2
     # target 2 (M, n): synthetic rows 2, 4; row 2 is its own         c=2, T=1 -> 1/2
@@ -216,7 +216,7 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
     original, _ = partially_synthetic
     original = original.iloc[:4]
     synthetic = pd.DataFrame({"sex": ["F", "F", "M", "M"], "dis": ["y", "y", "n", "n"]})
-    result = identity.match_risk(original, synthetic, known="sex", synthesized="dis")
+    result = identity.match_risk(original=original, synthetic=synthetic, known="sex", synthesized="dis")
     # targets: (F,y) rows 0, 1, own row 0 -> c=2 T=1; (F,n) c=0; (M,n) rows 2, 3, own -> c=2
     # T=1, twice -> risk 3 * 1/2 = 1.5, s = 0
     assert result.match_counts.tolist() == [2, 0, 2, 2]
@@ -229,7 +229,7 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
 
 def test_match_risk_all_unique_copy():
     original = pd.DataFrame({"k": ["a", "b", "c"], "s": ["x", "x", "y"]})
-    result = identity.match_risk(original, original.copy(), known=["k"], synthesized=["s"])
+    result = identity.match_risk(original=original, synthetic=original.copy(), known=["k"], synthesized=["s"])
     assert result.match_counts.tolist() == [1, 1, 1]
     assert result.expected_match_risk == 3.0 and result.true_match_rate == 1.0
     assert result.false_match_rate == 0.0 and result.baseline == 3.0
@@ -238,19 +238,19 @@ def test_match_risk_all_unique_copy():
 def test_match_risk_relative_and_absolute_tolerance():
     original = pd.DataFrame({"sex": ["F"] * 4, "income": [100.0, 200.0, 1000.0, 0.3]})
     synthetic = pd.DataFrame({"sex": ["F"] * 4, "income": [108.0, 205.0, 1200.0, 0.33]})
-    relative = identity.match_risk(original, synthetic, ["sex"], ["income"])
+    relative = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["income"])
     # 10% radius: [90, 110] holds 108; [180, 220] holds 205; [900, 1100] holds nothing;
     # [0.27, 0.33] holds 0.33 (on the boundary)
     assert relative.match_counts.tolist() == [1, 1, 0, 1]
     assert relative.true_match.tolist() == [True, True, False, True]
     absolute = identity.match_risk(
-        original, synthetic, ["sex"], ["income"], numeric_tolerance=100, relative=False
+        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=100, relative=False
     )
     # +-100: [0, 200] holds 108 and 0.33; [100, 300] holds 108, 205; [900, 1100] none;
     # [-99.7, 100.3] holds 0.33
     assert absolute.match_counts.tolist() == [2, 2, 0, 1]
     assert absolute.expected_match_risk == pytest.approx(0.5 + 0.5 + 1)
-    exact = identity.match_risk(original, synthetic, ["sex"], ["income"], numeric_tolerance=0)
+    exact = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=0)
     assert exact.match_counts.tolist() == [0, 0, 0, 0]
 
 
@@ -260,7 +260,7 @@ def test_match_risk_several_numeric_variables(monkeypatch, chunk):
     original = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [10.0, 20.0, 30.0], "g": ["a", "a", "a"]})
     synthetic = pd.DataFrame({"x": [1.0, 2.0, 2.0], "y": [10.0, 21.0, 20.0], "g": ["a", "a", "a"]})
     result = identity.match_risk(
-        original, synthetic, ["g", "x"], ["y"], numeric_tolerance={"x": 0, "y": 1}, relative=False
+        original=original, synthetic=synthetic, known=["g", "x"], synthesized=["y"], numeric_tolerance={"x": 0, "y": 1}, relative=False
     )
     # (1, 10): row 0 -> c=1 own; (2, 20): rows 1 (y 21) and 2 -> c=2, own row 1; (3, 30): none
     assert result.match_counts.tolist() == [1, 2, 0]
@@ -272,11 +272,11 @@ def test_match_risk_missing_and_dates():
     day = pd.Timestamp("2020-03-01")
     original = pd.DataFrame({"v": [1.0, np.nan, 5.0], "d": [day, day, day]})
     synthetic = pd.DataFrame({"v": [np.nan, np.nan, 5.0], "d": [day, day, day + pd.Timedelta(days=1)]})
-    result = identity.match_risk(original, synthetic, ["v"], ["d"])
+    result = identity.match_risk(original=original, synthetic=synthetic, known=["v"], synthesized=["d"])
     # v: missing matches missing only; d: default tolerance 0.1 day -> the same day only
     # (1, day): none; (missing, day): rows 0, 1 -> c=2 own; (5, day): row 2 is a day later -> 0
     assert result.match_counts.tolist() == [0, 2, 0]
-    one_day = identity.match_risk(original, synthetic, ["v"], ["d"], numeric_tolerance=1)
+    one_day = identity.match_risk(original=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1)
     # dates are matched within 1 day even with relative=True; v=5 within 5 +- 5
     assert one_day.match_counts.tolist() == [0, 2, 1]
 
@@ -287,33 +287,33 @@ def test_match_risk_uses_category_values_not_codes():
     synthetic = pd.DataFrame(
         {"k": pd.Categorical(["a", "b"], categories=["b", "a"]), "s": pd.Categorical(["x", "y"], categories=["y", "x"])}
     )
-    assert identity.match_risk(original, synthetic, ["k"], ["s"]).match_counts.tolist() == [1, 1]
+    assert identity.match_risk(original=original, synthetic=synthetic, known=["k"], synthesized=["s"]).match_counts.tolist() == [1, 1]
 
 
 def test_match_risk_errors(partially_synthetic):
     original, synthetic = partially_synthetic
     with pytest.raises(PrivlibError, match="row i is the synthetic version"):
-        identity.match_risk(original, synthetic.iloc[:-1], ["sex"], ["dis"])
+        identity.match_risk(original=original, synthetic=synthetic.iloc[:-1], known=["sex"], synthesized=["dis"])
     with pytest.raises(PrivlibError, match="both `known` and `synthesized`"):
-        identity.match_risk(original, synthetic, ["sex"], ["sex", "dis"])
+        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["sex", "dis"])
     with pytest.raises(PrivlibError, match="`synthesized` names \\['age'\\]"):
-        identity.match_risk(original, synthetic, ["sex"], ["age"])
+        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["age"])
     with pytest.raises(PrivlibError, match="`known` is empty"):
-        identity.match_risk(original, synthetic, [], ["dis"])
+        identity.match_risk(original=original, synthetic=synthetic, known=[], synthesized=["dis"])
     numbers = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
     with pytest.raises(PrivlibError, match="`numeric_tolerance` must be a non-negative number"):
-        identity.match_risk(numbers, numbers, ["k"], ["v"], numeric_tolerance=-1)
+        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1)
     with pytest.raises(PrivlibError, match="gives no tolerance for the numeric variables \\['v'\\]"):
-        identity.match_risk(numbers, numbers, ["k"], ["v"], numeric_tolerance={})
+        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={})
     with pytest.raises(PrivlibError, match="names \\['k'\\], which are not numeric"):
-        identity.match_risk(numbers, numbers, ["k"], ["v"], numeric_tolerance={"k": 1, "v": 1})
+        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={"k": 1, "v": 1})
     with pytest.raises(PrivlibError, match="`relative` must be True or False"):
-        identity.match_risk(numbers, numbers, ["k"], ["v"], relative="yes")
+        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], relative="yes")
 
 
 def test_results_serialise_without_per_record_arrays(partially_synthetic):
     original, synthetic = partially_synthetic
-    result = identity.match_risk(original, synthetic, ["sex"], ["dis"])
+    result = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
     row = result.to_frame()
     assert row.index.tolist() == ["expected_match_risk"]
     assert "match_counts" not in row.columns

@@ -119,59 +119,59 @@ def test_ground_truth_constructed_attack():
     # attack set = the whole population, so the draw does not matter.
     # h = 1: called {0, 1, 4}; members {0, 1, 2, 3}: TP = 2, precision 2/3, recall 1/2,
     # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
-    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1, random_state=0)
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0)
     assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
     assert r.f1 == pytest.approx(4 / 7)
     assert r.m == pytest.approx(-2 / 7)
     assert r.baseline == pytest.approx(2 / 3)
     assert r.verdict == "pass"
     # h = 0: only the exact copies are called: precision 1, recall 1/2, F1 = 2/3, M = 0
-    r0 = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=0)
+    r0 = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0)
     assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
 
 
 def test_an_attack_that_calls_everyone_gets_no_verdict():
     # every record has 3 variables, so at h = 3 everyone is called a member: precision = n/N = 1/2,
     # recall 1, F1 = F_max = 2/3 and M = 0, which would "pass" although the attack saw nothing
-    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=3)
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
     assert r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
     assert r.verdict is None
     assert "cannot tell members from non-members" in r.reading()
     # at h = 1, 3 of the 8 are called (see above): an informative attack keeps its verdict
-    informative = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    informative = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
     assert informative.called_share == pytest.approx(3 / 8)
     assert informative.verdict == "pass"
 
 
 def test_ground_truth_members_as_mask_equals_positions():
     mask = np.isin(np.arange(8), MEMBERS)
-    a = mb.ground_truth_risk(POPULATION, mask, SYNTHETIC, attack_size=8, h=1)
-    b = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    a = mb.ground_truth_risk(population=POPULATION, members=mask, synthetic=SYNTHETIC, attack_size=8, h=1)
+    b = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
     assert a.f1 == b.f1 == pytest.approx(4 / 7)
 
 
 def test_precision_is_zero_when_nobody_is_called():
     # "abc" lies 2 variables from "aaa", "bbb", "ccc" and 3 from the rest: nobody within h = 0
-    r = mb.ground_truth_risk(POPULATION, MEMBERS, letters(["abc"]), attack_size=8, h=0)
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0)
     assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
 
 
 def test_ground_truth_bad_members():
     with pytest.raises(PrivlibError, match="length 3"):
-        mb.ground_truth_risk(POPULATION, np.array([True, False, True]), SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, members=np.array([True, False, True]), synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="positions outside"):
-        mb.ground_truth_risk(POPULATION, [0, 8], SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, members=[0, 8], synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="every row"):
-        mb.ground_truth_risk(POPULATION, list(range(8)), SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, members=list(range(8)), synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="attack_size"):
-        mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=9)
+        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=9)
 
 
 def test_partition_constructed_attack():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     # t = 1/2 and 8 records: every training and holdout record, so the same numbers as above
-    r = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=8, h=1, population_size=8 * 2)
+    r = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1, population_size=8 * 2)
     assert (r.precision, r.recall, r.f1) == pytest.approx((2 / 3, 0.5, 4 / 7))
     # with N = 16, n/N = 1/4: F_max = 0.4, M = (4/7 - 0.4) / 0.6 = 2/7
     assert r.m == pytest.approx(2 / 7)
@@ -181,7 +181,7 @@ def test_partition_constructed_attack():
 
 def test_partition_t_defaults_to_n_over_N():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    r = mb.partition_risk(train, holdout, SYNTHETIC, population_size=16, random_state=1)
+    r = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, population_size=16, random_state=1)
     # t = 4 / 16; the largest attack set: at most 4 / 0.75 = 5.33 records, so 5 (1 training, 4 holdout)
     assert r.t == 0.25
     assert r.attack_size == 5
@@ -190,23 +190,23 @@ def test_partition_t_defaults_to_n_over_N():
 def test_partition_errors():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     with pytest.raises(PrivlibError, match="`t`.*`population_size`"):
-        mb.partition_risk(train, holdout, SYNTHETIC)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="`population_size`"):
-        mb.partition_risk(train, holdout, SYNTHETIC, population_size=4)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, population_size=4)
     with pytest.raises(PrivlibError, match="attack_size"):
-        mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=10)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=10)
     with pytest.raises(PrivlibError, match="`t`"):
-        mb.partition_risk(train, holdout, SYNTHETIC, t=1.5)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=1.5)
     with pytest.raises(PrivlibError, match="`h`"):
-        mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, h=-1)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, h=-1)
     with pytest.raises(PrivlibError, match="different columns"):
-        mb.partition_risk(train, holdout, SYNTHETIC.rename(columns={"c": "z"}), t=0.5)
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC.rename(columns={"c": "z"}), t=0.5)
 
 
 def test_partition_is_reproducible():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    a = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
-    b = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
+    a = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
+    b = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
     np.testing.assert_array_equal(a.repeats, b.repeats)
     assert a.n_repeats == 10 and a.low <= a.f1 <= a.high
 
@@ -228,13 +228,13 @@ def test_partition_at_n_over_N_matches_ground_truth():
     train, holdout = population.iloc[:300], population.iloc[300:1300]
     synthetic = pl.synth.AdditiveNoise(noise_scale=0.05, flip_prob=0.1).fit(train).sample(random_state=4)
     common = dict(attack_size=500, h=1, n_repeats=20)
-    truth = mb.ground_truth_risk(population, members, synthetic, random_state=5, **common)
+    truth = mb.ground_truth_risk(population=population, members=members, synthetic=synthetic, random_state=5, **common)
     assert truth.f1 > truth.baseline + 0.1  # the attack beats calling everyone a member
-    estimate = mb.partition_risk(train, holdout, synthetic, random_state=6, population_size=3000, **common)
+    estimate = mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, random_state=6, population_size=3000, **common)
     assert estimate.t == pytest.approx(0.1)
     assert abs(estimate.f1 - truth.f1) < 0.04
     assert abs(estimate.m - truth.m) < 0.05
-    naive = mb.partition_risk(train, holdout, synthetic, t=0.5, random_state=6, population_size=3000, **common)
+    naive = mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, random_state=6, population_size=3000, **common)
     assert naive.f1 > truth.f1 + 0.3
 
 
@@ -243,41 +243,41 @@ def test_partition_at_n_over_N_matches_ground_truth():
 # --------------------------------------------------------------------------------------------
 def test_dcr_holdout_share_ties_count_half():
     # s = 1: train 1 < holdout 3; s = 6: 2 vs 2 (tie); s = 12: 4 vs 4 (tie) -> (1 + 0.5 + 0.5) / 3
-    r = mb.dcr_holdout_share(numbers(1, 6, 12), numbers(0, 8), numbers(4, 16))
+    r = mb.dcr_holdout_share(synthetic=numbers(1, 6, 12), train=numbers(0, 8), holdout=numbers(4, 16))
     assert r.value == pytest.approx(2 / 3)
     assert r.ties == pytest.approx(2 / 3)
     np.testing.assert_allclose(r.dcr_train, np.array([1, 2, 4]) / 16)
 
 
 def test_dcr_holdout_share_equalises_sizes():
-    r = mb.dcr_holdout_share(numbers(1, 6, 12), numbers(0, 8, 9), numbers(4, 16), random_state=0)
+    r = mb.dcr_holdout_share(synthetic=numbers(1, 6, 12), train=numbers(0, 8, 9), holdout=numbers(4, 16), random_state=0)
     assert r.n_reference == 2
 
 
 def test_threshold_attack_by_hand():
     # copy of train [0, 2]; holdout DCRs 6/16 and 14/16.
-    r = mb.threshold_attack(numbers(0, 2), numbers(8, 16), numbers(0, 2), thresholds=[0, 0.5, 1])
+    r = mb.threshold_attack(train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(0, 2), thresholds=[0, 0.5, 1])
     np.testing.assert_allclose(r.precision, [1.0, 2 / 3, 0.5])
     np.testing.assert_allclose(r.recall, [1.0, 1.0, 1.0])
     assert r.value == 1.0  # the closer half are the two training records
 
 
 def test_threshold_attack_nobody_called_is_nan():
-    r = mb.threshold_attack(numbers(0, 2), numbers(8, 16), numbers(5, 6), thresholds=[0.0])
+    r = mb.threshold_attack(train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(5, 6), thresholds=[0.0])
     assert np.isnan(r.precision[0])
 
 
 def test_nn_mia_auc_with_ties_by_hand():
     # DCRs: members 0, 0; non-members 0 (a copy) and 14/16. Of the 4 member/non-member pairs,
     # 2 are ties (count 1/2) and 2 are won: AUC = (1 + 2) / 4
-    r = mb.nn_mia(numbers(0, 2), numbers(0, 16), numbers(0, 2))
+    r = mb.nn_mia(train=numbers(0, 2), holdout=numbers(0, 16), synthetic=numbers(0, 2))
     assert r.auc == pytest.approx(0.75)
 
 
 def test_adversarial_accuracy_by_hand_strict_ties():
     # T = [0, 4], S = [8, 16]. d_TS = (8, 4), d_TT = (4, 4): 8 > 4 yes, 4 > 4 no -> 1/2.
     # d_ST = (4, 12), d_SS = (8, 8): no, yes -> 1/2. AA = 1/2.
-    r = mb.adversarial_accuracy(numbers(0, 4), numbers(8, 16))
+    r = mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8, 16))
     assert (r.aa_target, r.aa_synthetic, r.value) == pytest.approx((0.5, 0.5, 0.5))
     # one tie (4 vs 4) among the target side's two comparisons, none on the synthetic side
     assert r.ties == pytest.approx(0.25)
@@ -286,7 +286,7 @@ def test_adversarial_accuracy_by_hand_strict_ties():
 
 def test_adversarial_accuracy_needs_two_rows():
     with pytest.raises(PrivlibError, match="at least 2"):
-        mb.adversarial_accuracy(numbers(0, 4), numbers(8))
+        mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8))
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,12 +295,12 @@ def test_adversarial_accuracy_needs_two_rows():
 def test_copy_synthesizer_is_fully_exposed(adult_samples):
     train, holdout, _, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    assert mb.nn_mia(train, holdout, copy).auc == 1.0
-    assert mb.adversarial_accuracy(train, copy).value == 0.0
-    assert mb.dcr_holdout_share(copy, train, holdout).value == 1.0
+    assert mb.nn_mia(train=train, holdout=holdout, synthetic=copy).auc == 1.0
+    assert mb.adversarial_accuracy(target=train, synthetic=copy).value == 0.0
+    assert mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout).value == 1.0
     # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
-    assert mb.privacy_loss(train, holdout, copy).value == pytest.approx(0.5, abs=0.1)
-    assert mb.discriminator_test(train, holdout, copy, random_state=0).value > 0.1
+    assert mb.privacy_loss(train=train, test=holdout, synthetic=copy).value == pytest.approx(0.5, abs=0.1)
+    assert mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0).value > 0.1
 
 
 def test_independent_sample_gives_null_values(adult_samples):
@@ -308,11 +308,11 @@ def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: AUC about 0.017, the shares about 0.02, the loss
     # about 0.03; tolerances are about 3 standard errors.
     train, holdout, test, other = adult_samples
-    assert mb.nn_mia(train, holdout, other).auc == pytest.approx(0.5, abs=0.06)
-    assert mb.dcr_holdout_share(other, train, holdout).value == pytest.approx(0.5, abs=0.06)
-    assert mb.privacy_loss(train, test, other, random_state=0).value == pytest.approx(0.0, abs=0.09)
-    assert mb.adversarial_accuracy(train, other).value == pytest.approx(0.5, abs=0.06)
-    disc = mb.discriminator_test(train, holdout, other, random_state=0)
+    assert mb.nn_mia(train=train, holdout=holdout, synthetic=other).auc == pytest.approx(0.5, abs=0.06)
+    assert mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout).value == pytest.approx(0.5, abs=0.06)
+    assert mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0).value == pytest.approx(0.0, abs=0.09)
+    assert mb.adversarial_accuracy(target=train, synthetic=other).value == pytest.approx(0.5, abs=0.06)
+    disc = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0)
     assert disc.value == pytest.approx(0.0, abs=0.05)
     assert disc.auc == pytest.approx(0.5, abs=0.08)
 
@@ -320,16 +320,16 @@ def test_independent_sample_gives_null_values(adult_samples):
 def test_discriminator_rejects_non_classifier(adult_samples):
     train, holdout, _, other = adult_samples
     with pytest.raises(PrivlibError, match="`estimator`"):
-        mb.discriminator_test(train, holdout, other, estimator=object())
+        mb.discriminator_test(train=train, holdout=holdout, synthetic=other, estimator=object())
 
 
 def test_readings_follow_the_numbers():
-    r = mb.ground_truth_risk(POPULATION, MEMBERS, SYNTHETIC, attack_size=8, h=1)
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
     assert "M = -0.286" in r.reading() and "acceptable" in r.reading()
     row = r.to_frame()
     assert row.loc["ground_truth_f1", "f1"] == pytest.approx(4 / 7)
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    no_n = mb.partition_risk(train, holdout, SYNTHETIC, t=0.5, attack_size=8, h=1)
+    no_n = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1)
     assert no_n.m is None and no_n.verdict is None and "cannot be computed" in no_n.reading()
 
 
@@ -341,7 +341,7 @@ def test_plot_f1_vs_t_draws_the_results():
 
     matplotlib.use("Agg")
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    sweep = [mb.partition_risk(train, holdout, SYNTHETIC, t=t, attack_size=4, h=1, population_size=16)
+    sweep = [mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=t, attack_size=4, h=1, population_size=16)
              for t in (0.5, 0.25)]
     ax = pl.plots.plot_f1_vs_t(sweep)
     line = ax.get_lines()[0]

@@ -138,8 +138,9 @@ def test_metrics_file_holds_results_provenance_and_no_folders(files, tmp_path):
     audit.write_metrics(target)
     metrics = json.loads(target.read_text())
     assert metrics["measures"][0] == {
-        "section": "identity", "label": "mine", "measure": "mine", "value": 0.25, "baseline": None,
-        "threshold": None, "verdict": None, "higher_is_riskier": True,
+        "section": "identity", "label": "mine", "measure": "mine", "value": 0.25, "ci_low": None,
+        "ci_high": None, "ci_method": None, "confidence": 0.95, "baseline": None,
+        "threshold": None, "verdict": None, "verdict_rule": None, "higher_is_riskier": True,
         "reading": "mine = 0.25.",
     }
     provenance = metrics["provenance"]

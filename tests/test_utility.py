@@ -37,12 +37,12 @@ def _binary(mapping, n=40, seed=0):
 
 def test_tstr_trivially_learnable_binary_target():
     real = _binary({"a": "yes", "b": "no"})
-    same = tstr(real, _binary({"a": "yes", "b": "no"}, seed=1), real, "y")
+    same = tstr(train=real, synthetic=_binary({"a": "yes", "b": "no"}, seed=1), holdout=real, target="y")
     assert (same.metric, same.task) == ("roc_auc", "binary")
     assert same.value == pytest.approx(1.0) and same.baseline == pytest.approx(1.0)
     assert same.ratio == pytest.approx(1.0)
     # A synthesizer that swapped the relationship teaches a model that ranks every record wrongly.
-    swapped = tstr(real, _binary({"a": "no", "b": "yes"}), real, "y")
+    swapped = tstr(train=real, synthetic=_binary({"a": "no", "b": "yes"}), holdout=real, target="y")
     assert swapped.value == pytest.approx(0.0)
     assert swapped.ratio == pytest.approx(0.0)
     assert swapped.higher_is_riskier is False
@@ -52,7 +52,7 @@ def test_tstr_trivially_learnable_binary_target():
 def test_tstr_multiclass_uses_accuracy():
     real = pd.DataFrame({"x": list("abc") * 20, "y": list("pqr") * 20})  # 20 a leaf: the default model splits
     shifted = pd.DataFrame({"x": list("abc") * 20, "y": list("qrp") * 20})
-    result = tstr(real, shifted, real, "y")
+    result = tstr(train=real, synthetic=shifted, holdout=real, target="y")
     assert (result.metric, result.task) == ("accuracy", "multiclass")
     assert result.value == pytest.approx(0.0)
     assert result.baseline == pytest.approx(1.0)
@@ -62,7 +62,7 @@ def test_tstr_regression_r2_with_custom_estimator():
     x = np.arange(10.0)
     real = pd.DataFrame({"x": x, "y": 3 * x + 1})
     offset = pd.DataFrame({"x": x, "y": 3 * x + 2})  # the model learns y + 1
-    result = tstr(real, offset, real, "y", estimator=LinearRegression())
+    result = tstr(train=real, synthetic=offset, holdout=real, target="y", estimator=LinearRegression())
     assert result.task == "regression" and result.metric == "r2"
     y = 3 * x + 1
     expected = 1 - len(x) * 1.0 / np.sum((y - y.mean()) ** 2)
@@ -73,7 +73,7 @@ def test_tstr_regression_r2_with_custom_estimator():
 
 def test_tstr_metric_override():
     real = _binary({"a": "yes", "b": "no"})
-    assert tstr(real, real, real, "y", metric="accuracy").value == pytest.approx(1.0)
+    assert tstr(train=real, synthetic=real, holdout=real, target="y", metric="accuracy").value == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
@@ -82,16 +82,16 @@ def test_tstr_metric_override():
         (lambda t: {"target": "nope"}, "`target` names"),
         (lambda t: {"metric": "best"}, "`metric`"),
         (lambda t: {"synthetic": t.assign(y="yes")}, "single value"),
-        (lambda t: {"test": t.assign(y=[None] + list(t["y"][1:]))}, "missing in 1 row"),
+        (lambda t: {"holdout": t.assign(y=[None] + list(t["y"][1:]))}, "missing in 1 row"),
         (lambda t: {"train": t.to_numpy()}, "`train` must be a pandas DataFrame"),
         (lambda t: {"synthetic": t.drop(columns="z")}, "different columns"),
         (lambda t: {"estimator": "forest"}, "`estimator`"),
-        (lambda t: {"test": t.assign(y="yes")}, "single value in `test`"),
+        (lambda t: {"holdout": t.assign(y="yes")}, "single value in `holdout`"),
     ],
 )
 def test_tstr_bad_input(change, message):
     real = _binary({"a": "yes", "b": "no"})
-    arguments = dict(train=real, synthetic=real, test=real, target="y")
+    arguments = dict(train=real, synthetic=real, holdout=real, target="y")
     arguments.update(change(real))
     with pytest.raises(PrivlibError, match=message):
         tstr(**arguments)
@@ -100,7 +100,7 @@ def test_tstr_bad_input(change, message):
 def test_tstr_needs_a_predictor():
     real = pd.DataFrame({"y": ["a", "b"] * 5})
     with pytest.raises(PrivlibError, match="no column besides the target"):
-        tstr(real, real, real, "y")
+        tstr(train=real, synthetic=real, holdout=real, target="y")
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_tstr_needs_a_predictor():
 def test_pmse_of_identical_sets_is_zero():
     rng = np.random.default_rng(1)
     real = pd.DataFrame({"x": rng.normal(size=50), "g": rng.choice(list("abc"), 50)})
-    result = pmse(real, real.copy())
+    result = pmse(original=real, synthetic=real.copy())
     # Equal sizes and identical records: the propensity is c = 0.5 for everyone.
     assert result.value == pytest.approx(0.0, abs=1e-12)
     np.testing.assert_allclose(result.propensity, 0.5, atol=1e-6)
@@ -122,7 +122,7 @@ def test_pmse_saturated_one_variable_by_hand():
     # synthetic share of its group. Group a: 2 original, 1 synthetic -> 1/3; group b: 1 and 5 -> 5/6.
     original = pd.DataFrame({"g": ["a", "a", "b"]})
     synthetic = pd.DataFrame({"g": ["a", "b", "b", "b", "b", "b"]})
-    result = pmse(original, synthetic)
+    result = pmse(original=original, synthetic=synthetic)
     c, n = 6 / 9, 9
     by_hand = (3 * (1 / 3 - c) ** 2 + 6 * (5 / 6 - c) ** 2) / n  # = 1/18
     assert by_hand == pytest.approx(1 / 18)
@@ -139,7 +139,7 @@ def test_pmse_collinear_columns_count_once():
     x = rng.normal(size=60)
     table = pd.DataFrame({"x": x, "twice_x": 2 * x, "g": rng.choice(list("abc"), 60)})
     # intercept + x + 2 dummies; twice_x adds no parameter
-    assert pmse(table.iloc[:30], table.iloc[30:]).n_parameters == 4
+    assert pmse(original=table.iloc[:30], synthetic=table.iloc[30:]).n_parameters == 4
 
 
 def test_pmse_null_expectation_matches_simulation():
@@ -150,7 +150,7 @@ def test_pmse_null_expectation_matches_simulation():
     for _ in range(60):
         values = rng.choice(list("abcd"), 300, p=[0.4, 0.3, 0.2, 0.1])
         table = pd.DataFrame({"g": values})
-        ratios.append(pmse(table.iloc[:200], table.iloc[200:]).ratio)
+        ratios.append(pmse(original=table.iloc[:200], synthetic=table.iloc[200:]).ratio)
     # k = 4: the ratio has standard deviation sqrt(2 / 3) ~ 0.82, so its mean over 60 has ~0.11.
     assert np.mean(ratios) == pytest.approx(1.0, abs=0.3)
 
@@ -164,11 +164,11 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
     rng = np.random.default_rng(4)
     original = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
     synthetic = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
-    first = pmse(original, synthetic, _one_hot_logistic(), random_state=7, n_permutations=60)
-    again = pmse(original, synthetic, _one_hot_logistic(), random_state=7, n_permutations=60)
+    first = pmse(original=original, synthetic=synthetic, estimator=_one_hot_logistic(), random_state=7, n_permutations=60)
+    again = pmse(original=original, synthetic=synthetic, estimator=_one_hot_logistic(), random_state=7, n_permutations=60)
     assert first.null == "permutation" and first.n_parameters is None
     assert first.baseline == again.baseline
-    analytic = pmse(original, synthetic)
+    analytic = pmse(original=original, synthetic=synthetic)
     assert first.value == pytest.approx(analytic.value, rel=1e-3)  # same model, same fit
     # k = 3, c = 1/2, N = 200: (k - 1) c (1 - c) / N = 0.0025; the permutation mean of a
     # chi-squared(2) quantity over 60 draws is within about 13% of it (one standard error)
@@ -178,15 +178,15 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
 def test_pmse_bad_input():
     table = pd.DataFrame({"g": list("ab") * 5})
     with pytest.raises(PrivlibError, match="predict_proba"):
-        pmse(table, table, LinearRegression())
+        pmse(original=table, synthetic=table, estimator=LinearRegression())
     with pytest.raises(PrivlibError, match="`n_permutations`"):
-        pmse(table, table, DecisionTreeClassifier(), n_permutations=0)
+        pmse(original=table, synthetic=table, estimator=DecisionTreeClassifier(), n_permutations=0)
     with pytest.raises(PrivlibError, match="different columns"):
-        pmse(table, table.assign(h=1.0))
+        pmse(original=table, synthetic=table.assign(h=1.0))
     with pytest.raises(PrivlibError, match="numeric in `original` but categorical"):
-        pmse(pd.DataFrame({"g": np.arange(20.0)}), pd.DataFrame({"g": list("ab") * 10}))
+        pmse(original=pd.DataFrame({"g": np.arange(20.0)}), synthetic=pd.DataFrame({"g": list("ab") * 10}))
     with pytest.raises(PrivlibError, match="`synthetic` has 0 row"):
-        pmse(table, table.iloc[:0])
+        pmse(original=table, synthetic=table.iloc[:0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_pmse_bad_input():
 def test_tvd_of_known_categorical_distributions():
     original = pd.DataFrame({"g": ["x", "x", "y", "y"], "h": ["u", "u", "v", "v"], "m": ["p", None, "p", None]})
     synthetic = pd.DataFrame({"g": ["x", "x", "x", "y"], "h": ["w", "w", "w", "w"], "m": ["p"] * 4})
-    result = marginal_fidelity(original, synthetic)
+    result = marginal_fidelity(original=original, synthetic=synthetic)
     table = result.per_variable
     assert table.loc["g", "tvd"] == pytest.approx(0.25)  # (|.5-.75| + |.5-.25|) / 2
     assert table.loc["h", "tvd"] == pytest.approx(1.0)  # no value in common
@@ -209,7 +209,7 @@ def test_tvd_of_known_categorical_distributions():
 def test_tvd_and_ks_of_numeric_variable_by_hand():
     original = pd.DataFrame({"v": [0.0, 1.0, 2.0, 3.0, 9.0]})
     synthetic = pd.DataFrame({"v": [0.0, 9.0, 9.0, 9.0, 9.0]})
-    result = marginal_fidelity(original, synthetic, n_bins=2)
+    result = marginal_fidelity(original=original, synthetic=synthetic, n_bins=2)
     # bins [0, 4.5) and [4.5, 9]: shares (0.8, 0.2) against (0.2, 0.8)
     assert result.per_variable.loc["v", "tvd"] == pytest.approx(0.6)
     # empirical CDFs at 3: 0.8 against 0.2
@@ -223,23 +223,23 @@ def test_ks_matches_scipy_on_random_samples_and_dates():
     days = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-05", "2020-01-09"] * 3)
     original = pd.DataFrame({"v": a[:12], "d": days})
     synthetic = pd.DataFrame({"v": b[:12], "d": days[::-1] + pd.Timedelta(days=1)})
-    result = marginal_fidelity(original, synthetic)
+    result = marginal_fidelity(original=original, synthetic=synthetic)
     assert result.per_variable.loc["v", "ks"] == pytest.approx(stats.ks_2samp(a[:12], b[:12]).statistic)
     day_numbers = (days - pd.Timestamp("1970-01-01")).days.to_numpy()
     expected = stats.ks_2samp(day_numbers, day_numbers + 1).statistic
     assert result.per_variable.loc["d", "ks"] == pytest.approx(expected)
-    large = marginal_fidelity(pd.DataFrame({"v": a}), pd.DataFrame({"v": b}))
+    large = marginal_fidelity(original=pd.DataFrame({"v": a}), synthetic=pd.DataFrame({"v": b}))
     assert large.per_variable.loc["v", "ks"] == pytest.approx(stats.ks_2samp(a, b).statistic)
 
 
 def test_marginal_fidelity_bad_input():
     table = pd.DataFrame({"g": list("ab") * 3})
     with pytest.raises(PrivlibError, match="`n_bins`"):
-        marginal_fidelity(table, table, n_bins=0)
+        marginal_fidelity(original=table, synthetic=table, n_bins=0)
     with pytest.raises(PrivlibError, match="different columns"):
-        marginal_fidelity(table, table.rename(columns={"g": "h"}))
+        marginal_fidelity(original=table, synthetic=table.rename(columns={"g": "h"}))
     with pytest.raises(PrivlibError, match="`original` must be a pandas DataFrame"):
-        marginal_fidelity([1, 2], table)
+        marginal_fidelity(original=[1, 2], synthetic=table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ def test_compare_synthesizers_on_a_copy_and_a_scramble():
     train, holdout = _people(40, 0.0, 1), _people(40, 0.5, 2)
     scrambled = train.assign(ill=train["ill"].map({"yes": "no", "no": "yes"}))
     table = compare_synthesizers(
-        train, holdout, {"copy": train.copy(), "scrambled": scrambled},
+        train=train, holdout=holdout, synthetic={"copy": train.copy(), "scrambled": scrambled},
         keys=["sex"], target="ill", population_size=400, random_state=0, h=0,
     )
     assert list(table.columns) == list(COMPARISON_COLUMNS)
@@ -281,7 +281,7 @@ def test_compare_synthesizers_on_a_copy_and_a_scramble():
     assert scramble["tstr"] == pytest.approx(0.0)
     assert table.attrs["tstr_metric"] == "roc_auc"
     again = compare_synthesizers(
-        train, holdout, {"copy": train.copy(), "scrambled": scrambled},
+        train=train, holdout=holdout, synthetic={"copy": train.copy(), "scrambled": scrambled},
         keys=["sex"], target="ill", population_size=400, random_state=0, h=0,
     )
     pd.testing.assert_frame_equal(table, again)
@@ -289,7 +289,7 @@ def test_compare_synthesizers_on_a_copy_and_a_scramble():
 
 def test_compare_synthesizers_without_population_has_no_m():
     train, holdout = _people(30, 0.0, 3), _people(30, 0.5, 4)
-    table = compare_synthesizers(train, holdout, {"copy": train}, keys="sex", target="ill", random_state=1)
+    table = compare_synthesizers(train=train, holdout=holdout, synthetic={"copy": train}, keys="sex", target="ill", random_state=1)
     assert np.isnan(table.loc["copy", "membership_m"])
     assert table.loc["copy", "membership_f1"] > 0
 
@@ -297,11 +297,11 @@ def test_compare_synthesizers_without_population_has_no_m():
 def test_compare_synthesizers_bad_input():
     train = _people(20, 0.0, 5)
     with pytest.raises(PrivlibError, match="non-empty dict"):
-        compare_synthesizers(train, train, [train], keys="sex", target="ill")
+        compare_synthesizers(train=train, holdout=train, synthetic=[train], keys="sex", target="ill")
     with pytest.raises(PrivlibError, match="one column"):
-        compare_synthesizers(train, train, {"s": train}, keys="sex", target=["ill", "sex"])
+        compare_synthesizers(train=train, holdout=train, synthetic={"s": train}, keys="sex", target=["ill", "sex"])
     with pytest.raises(PrivlibError, match="synthetic\\['s'\\]"):
-        compare_synthesizers(train, train, {"s": train.drop(columns="age")}, keys="sex", target="ill")
+        compare_synthesizers(train=train, holdout=train, synthetic={"s": train.drop(columns="age")}, keys="sex", target="ill")
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def test_plots_draw_one_mark_per_synthesizer_and_variable():
     with pytest.raises(PrivlibError, match="`risk`"):
         plots.plot_risk_utility(table, risk="auc")
     fidelity = marginal_fidelity(
-        pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}), pd.DataFrame({"v": [0.0, 2.0, 2.0], "g": list("abb")})
+        original=pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}), synthetic=pd.DataFrame({"v": [0.0, 2.0, 2.0], "g": list("abb")})
     )
     ax = plots.plot_marginal_fidelity(fidelity)
     assert len(ax.patches) == 2
