@@ -10,7 +10,11 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.utility` - utility measures for the risk-utility trade-off
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
 * :mod:`privlib.plots` - plots, axes in and axes out
-* :mod:`privlib.report` - audit and course reports (HTML, PDF, metrics.json)
+* :mod:`privlib.results`, :mod:`privlib.uncertainty`, :mod:`privlib.thresholds` - results, their
+  intervals, and the threshold registry that gives every verdict
+* :mod:`privlib.audit` - the audit: inputs, the catalogue of measures, the runner
+* :mod:`privlib.render` - HTML and PDF, from escaped templates
+* :mod:`privlib.pipeline` - ``run_audit``, ``run_course``, ``run_all`` (what the CLI runs)
 """
 
 from importlib import import_module
@@ -27,7 +31,8 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
-    "report", "results", "datasets", "cli",
+    "results", "uncertainty", "thresholds", "datasets", "resources", "audit", "render", "pipeline",
+    "cli",
 }
 
 __all__ = [

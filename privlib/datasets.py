@@ -10,7 +10,6 @@ size). :func:`read_table` reads a user's CSV with the same typing rules, and
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from privlib.errors import PrivlibError
+from privlib.resources import resource_path
 from privlib.schema import DEFAULT_MAX_CATEGORIES, check_frame, coerce_kinds, infer_kinds
 
 ADULT_COLUMNS = [
@@ -74,15 +74,8 @@ class DatasetInfo:
 
 
 def data_dir() -> Path:
-    """Folder of the bundled datasets: ``$PRIVLIB_DATA`` if set, else the repository's ``data/``."""
-    env = os.environ.get("PRIVLIB_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[1] / "data"
-    if not path.is_dir():
-        raise PrivlibError(
-            f"the bundled data folder {path} does not exist; install privlib from a clone of the "
-            "repository (pip install -e .) or set PRIVLIB_DATA to the folder holding the datasets."
-        )
-    return path
+    """Folder of the bundled datasets: ``$PRIVLIB_DATA`` if set, else the one the kit ships."""
+    return resource_path("data")
 
 
 _INFO = {
