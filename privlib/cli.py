@@ -51,14 +51,6 @@ def _thresholds(text: str) -> dict:
     return value
 
 
-def _names(values):
-    """Column names given with spaces, commas or both (``--keys age,sex race``)."""
-    if values is None:
-        return None
-    names = [name.strip() for value in values for name in value.split(",")]
-    return [name for name in names if name]
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     parser = _Parser(prog="privlib", description="Measure and report the privacy risk of synthetic data.")
@@ -77,12 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--synthetic", nargs="+", help="one or several CSV files of synthetic data")
     audit.add_argument("--holdout", help="CSV file of real records the generator never saw")
     audit.add_argument("--population-size", type=int, help="size N of the population the training data came from")
-    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows")
-    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn")
+    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)")
+    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn (spaces or commas between names)")
     audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
     audit.add_argument("--title", help="title of the report")
     audit.add_argument("--thresholds", type=_thresholds, help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
                        "(the keys of privlib.thresholds.REGISTRY)")
+    audit.add_argument("--allow-new-categories", action="store_true",
+                       help="accept synthetic or holdout categories that look recoded (they are still reported)")
     audit.add_argument("--out", required=True, help="output folder")
 
     course = commands.add_parser(
@@ -129,11 +123,12 @@ def _audit(args) -> None:
         synthetic=args.synthetic,
         holdout=args.holdout,
         population_size=args.population_size,
-        keys=_names(args.keys),
-        sensitive=_names(args.sensitive),
+        keys=args.keys,
+        sensitive=args.sensitive,
         seed=args.seed,
         title=args.title,
         thresholds=args.thresholds,
+        allow_new_categories=args.allow_new_categories,
         progress=not args.quiet,
     )
     print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)
@@ -162,7 +157,10 @@ def _reports(args) -> None:
 
 def main(argv=None) -> int:
     """Entry point of the ``privlib`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (one line already printed), --help or --version
+        return exc.code
     # papermill logs each cell's output at INFO: that stream is the progress of a long run.
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
     for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio"):

@@ -57,6 +57,8 @@ def _checked_out(out) -> Path:
         raise PrivlibError(f"`--out` {str(out)!r} is a symbolic link; give a real folder.")
     if out.exists() and not out.is_dir():
         raise PrivlibError(f"`--out` {str(out)!r} exists and is not a folder; choose a folder.")
+    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
+        raise PrivlibError(f"`--out` {str(out)!r} is not writable; choose a folder you can write to.")
     for parent in out.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -151,13 +153,21 @@ def _ipc_kernel_manager():
     return IPCKernelManager
 
 
-def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
-    try:
-        import papermill
-    except ImportError:
+def _require_report_extra() -> None:
+    """Refuse, before any work, when a package of the ``report`` extra is missing."""
+    import importlib.util
+
+    missing = [name for name in ("papermill", "nbconvert", "nbformat", "ipykernel", "weasyprint")
+               if importlib.util.find_spec(name) is None]
+    if missing:
         raise PrivlibError(
-            "rendering reports needs the report extra: pip install 'privlib[report]'."
-        ) from None
+            f"rendering reports needs {', '.join(missing)}: install the report extra, "
+            "pip install 'privlib[report]'."
+        )
+
+
+def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
+    import papermill
 
     # papermill logs every cell's output at INFO; of those, the progress lines of the audit are
     # worth showing during a long run, the rest repeats what the report shows.
@@ -225,6 +235,8 @@ def _audit_arguments(params, given: dict) -> dict:
     names = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
     merged = {name: given[name] if given.get(name) is not None else spec.get(name) for name in names}
     merged["seed"] = 2026 if merged["seed"] is None else merged["seed"]
+    if isinstance(merged["seed"], bool) or not isinstance(merged["seed"], int) or merged["seed"] < 0:
+        raise PrivlibError(f"`seed` must be a whole number >= 0, got {merged['seed']!r}.")
     merged["attack_share"] = 0.5 if merged["attack_share"] is None else merged["attack_share"]
     merged["thresholds"] = check_overrides(merged["thresholds"])
     merged["title"] = merged["title"] or "Privacy audit of a synthetic dataset"
@@ -245,6 +257,7 @@ def run_audit(
     thresholds: dict | None = None,
     attack_share: float | None = None,
     params=None,
+    allow_new_categories: bool = False,
     progress: bool = True,
 ) -> Path:
     """Run the privacy audit and write its report into ``out``.
@@ -265,6 +278,7 @@ def run_audit(
         fails (``out`` is then left as it was).
     """
     out = _checked_out(out)
+    _require_report_extra()
     notebook = audit_notebook()
     arguments = _audit_arguments(params, dict(
         keys=keys, sensitive=sensitive, population_size=population_size, seed=seed, title=title,
@@ -285,7 +299,7 @@ def run_audit(
         inputs = load_audit_inputs(
             train=train, synthetic=synthetic, holdout=holdout,
             population_size=arguments["population_size"], keys=arguments["keys"],
-            sensitive=arguments["sensitive"],
+            sensitive=arguments["sensitive"], allow_new_categories=allow_new_categories,
         )
         parameters = {
             "train": str(Path(train).resolve()),
@@ -378,6 +392,7 @@ def run_course(
     from privlib import __version__
 
     out = _checked_out(out)
+    _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
     lessons = course_notebooks(notebooks)
     with _staging(out, "course") as stage:

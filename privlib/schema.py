@@ -282,8 +282,10 @@ def infer_kinds(
 
 
 def numeric_values(series: pd.Series) -> np.ndarray:
-    """Return a numeric column as float64 (dates in days since 1970-01-01), NaN where missing."""
+    """Return a numeric column as float64 (dates in days since 1970-01-01 UTC), NaN where missing."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        if getattr(series.dt, "tz", None) is not None:  # time-zone aware: compare in UTC
+            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
         days = (series - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
         return days.to_numpy(dtype="float64", na_value=np.nan)
     return pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)

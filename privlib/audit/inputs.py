@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from privlib.audit.checks import check_header, check_holdout, check_numbers, new_categories
 from privlib.datasets import read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
@@ -117,7 +118,24 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
 def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     if value is None or (isinstance(value, (list, tuple)) and not value):
         return []
-    return check_columns(train, value, parameter, "train")
+    names = []
+    for name in [value] if isinstance(value, str) else list(value):
+        if isinstance(name, str) and name not in train.columns and "," in name:
+            names += [part.strip() for part in name.split(",") if part.strip()]  # "age,sex": two names
+        else:
+            names.append(name)
+    columns = check_columns(train, names, parameter, "train")
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise PrivlibError(f"`{parameter}` names {repeated} more than once; give each variable once.")
+    return columns
+
+
+def _read(path: Path, label: str, like=None) -> pd.DataFrame:
+    check_header(path, label)
+    frame = read_table(path, label, like=like)
+    check_numbers(frame, label)
+    return frame
 
 
 def load_audit_inputs(
@@ -128,8 +146,9 @@ def load_audit_inputs(
     population_size=None,
     keys=None,
     sensitive=None,
+    allow_new_categories: bool = False,
 ) -> AuditInputs:
-    """Read and validate the files of an audit.
+    """Read and check the files of an audit (see :mod:`privlib.audit.checks`).
 
     Parameters
     ----------
@@ -145,6 +164,9 @@ def load_audit_inputs(
     keys, sensitive : list of str, optional
         Key and sensitive variables (columns of the training data); the measures that need them
         are skipped when they are not given.
+    allow_new_categories : bool, default False
+        Accept a column whose categories look recoded (see
+        :func:`privlib.audit.checks.new_categories`); new categories are reported either way.
 
     Returns
     -------
@@ -167,14 +189,18 @@ def load_audit_inputs(
     if len(holdout_path) > 1:
         raise PrivlibError("`holdout` must be one CSV file, got several.")
 
-    train_df = read_table(train_path[0], "train")
-    synthetic_dfs = {}
+    train_df = _read(train_path[0], "train")
+    synthetic_dfs, notes = {}, []
     for label, path in zip(file_labels(synthetic_paths), synthetic_paths):
         name = f"synthetic ({path.name})"
-        synthetic_dfs[label] = _check_like(train_df, read_table(path, name, like=train_df), name)
+        synthetic_dfs[label] = _check_like(train_df, _read(path, name, like=train_df), name)
+        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
     holdout_df = None
     if holdout_path:
-        holdout_df = _check_like(train_df, read_table(holdout_path[0], "holdout", like=train_df), "holdout")
+        holdout_df = _check_like(train_df, _read(holdout_path[0], "holdout", like=train_df), "holdout")
+        same = holdout_path[0].resolve() == train_path[0].resolve() or sha256(holdout_path[0]) == sha256(train_path[0])
+        check_holdout(train_df, holdout_df, same_file=same)
+        notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)
@@ -190,11 +216,11 @@ def load_audit_inputs(
                 f"`population_size` must be a whole number of people, got {population_size!r}."
             )
         population_size = int(population_size)
-        if population_size < len(train_df):
+        if population_size <= len(train_df):
             raise PrivlibError(
-                f"`population_size` ({population_size}) is smaller than the training data "
+                f"`population_size` ({population_size}) is not larger than the training data "
                 f"({len(train_df)} rows); N is the size of the population the training data was "
-                "drawn from, so it is at least that large."
+                "drawn from, and the relative risk M needs N > n (at N = n everyone is a member)."
             )
 
     problem = None
@@ -204,7 +230,6 @@ def load_audit_inputs(
     too_small = [f"the {what} has {n} row(s)" for what, n in small if n < MIN_ROWS]
     if too_small:
         problem = "; ".join(too_small) + f" (at least {MIN_ROWS} are needed)"
-    notes = []
     if holdout_df is not None and len(holdout_df) < MIN_ROWS:
         notes.append(
             f"The holdout has {len(holdout_df)} row(s), fewer than {MIN_ROWS}; it was set aside."

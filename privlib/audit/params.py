@@ -11,9 +11,45 @@ from privlib.schema import check_columns
 
 __all__ = ["read_params", "materialise"]
 
-_PARAMS_KEYS = {
-    "title", "dataset", "n_train", "n_holdout", "synthesizers", "population_size", "keys",
-    "sensitive", "seed", "thresholds", "attack_share", "train", "synthetic", "holdout",
+def _text(v):
+    return isinstance(v, str) and v.strip() != ""
+
+
+def _count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _names(v):
+    return _text(v) or (isinstance(v, list) and bool(v) and all(_text(x) for x in v))
+
+
+def _share(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+
+
+def _synthesizers(v):
+    return isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and _text(x.get("method")) and isinstance(x.get("params", {}), (dict, type(None)))
+        for x in v
+    )
+
+
+#: Every field of a params file, with the test its value must pass and what that test asks for.
+_FIELDS = {
+    "title": (_text, "a text"),
+    "dataset": (_text, "the name of a bundled dataset"),
+    "n_train": (lambda v: _count(v) and v > 0, "a whole number > 0"),
+    "n_holdout": (_count, "a whole number >= 0"),
+    "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params`"),
+    "population_size": (lambda v: _count(v) and v > 0, "a whole number > 0"),
+    "keys": (_names, "a column name or a list of them"),
+    "sensitive": (_names, "a column name or a list of them"),
+    "seed": (_count, "a whole number >= 0"),
+    "thresholds": (lambda v: isinstance(v, dict), "a mapping of measure names to numbers"),
+    "attack_share": (_share, "a number strictly between 0 and 1"),
+    "train": (_text, "the path of a CSV file"),
+    "synthetic": (_names, "the path of a CSV file or a list of them"),
+    "holdout": (_text, "the path of a CSV file"),
 }
 
 
@@ -36,12 +72,18 @@ def read_params(path) -> dict:
         raise PrivlibError(f"params file {str(path)!r} is not valid YAML: {exc}".splitlines()[0]) from None
     if not isinstance(params, dict):
         raise PrivlibError(f"params file {str(path)!r} must hold a mapping of names to values.")
-    unknown = sorted(set(params) - _PARAMS_KEYS)
+    unknown = sorted(map(str, set(params) - set(_FIELDS)))
     if unknown:
         raise PrivlibError(
             f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are "
-            f"{sorted(_PARAMS_KEYS)}."
+            f"{sorted(_FIELDS)}."
         )
+    for name, value in params.items():
+        valid, wanted = _FIELDS[name]
+        if value is not None and not valid(value):
+            raise PrivlibError(
+                f"params file {str(path)!r}: `{name}` must be {wanted}, got {type(value).__name__} {value!r}."[:300]
+            )
     if "dataset" in params:
         if params["dataset"] not in DATASETS:
             raise PrivlibError(

@@ -273,7 +273,7 @@ class Audit:
         return render_page(
             "conclusion.html.j2", title=title, assessable=self.inputs.assessable,
             problem=self.inputs.problem, findings=self.conclusion(), summary=self.summary(),
-            label=self.inputs.primary_label,
+            label=self.inputs.primary_label, notes=self.inputs.notes,
         )
 
     def rules_html(self) -> str:
