@@ -19,6 +19,7 @@ report's first page. They catch inputs that would make a release look safer than
 from __future__ import annotations
 
 import csv
+import math
 
 import numpy as np
 import pandas as pd
@@ -33,8 +34,9 @@ ABSURD = 1e100
 
 #: A holdout overlaps the training data when the share of its rows that equal a training row
 #: exceeds the share of training rows that equal another training row (what chance gives in data
-#: of this kind) by more than this margin. A kit rule, stated in the refusal.
-OVERLAP_MARGIN = 0.10
+#: of this kind) by more than this margin and by more than three standard errors of the
+#: difference. A kit rule, stated in the refusal.
+OVERLAP_MARGIN = 0.05
 
 
 def check_header(path, label: str) -> None:
@@ -87,7 +89,9 @@ def check_holdout(train: pd.DataFrame, holdout: pd.DataFrame, *, same_file: bool
     train_keys, holdout_keys = _row_keys(train), _row_keys(holdout)
     in_train = float(holdout_keys.isin(set(train_keys)).mean())
     chance = float(train_keys.duplicated(keep=False).mean())
-    if in_train > chance + OVERLAP_MARGIN:
+    pooled = (in_train * len(holdout) + chance * len(train)) / (len(holdout) + len(train))
+    error = math.sqrt(pooled * (1 - pooled) * (1 / len(holdout) + 1 / len(train)))
+    if in_train - chance > max(OVERLAP_MARGIN, 3 * error):
         raise PrivlibError(
             f"{in_train:.0%} of the `holdout` rows equal a `train` row, against {chance:.0%} of "
             "`train` rows that equal another `train` row (what chance gives in these data): the "
