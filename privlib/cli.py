@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--params", help="YAML params file: its dataset and seed are used")
     course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
     course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
+    course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
     course.add_argument("--out", required=True, help="output folder")
 
     every = commands.add_parser(
@@ -143,6 +144,7 @@ def _course(args) -> None:
         params=args.params,
         seed=args.seed,
         quick=not args.full,
+        lessons=args.lessons,
         progress=not args.quiet,
     )
     print(f"privlib: course written to {args.out}/index.html", file=sys.stderr)

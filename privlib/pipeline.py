@@ -210,12 +210,20 @@ def audit_notebook() -> Path:
     return resource_path("reports", "privacy_audit.ipynb")
 
 
-def course_notebooks(folder=None) -> list[Path]:
-    """The ordered teaching notebooks ``0*.ipynb`` of ``folder`` (default: the kit's own)."""
+def course_notebooks(folder=None, lessons=None) -> list[Path]:
+    """The ordered teaching notebooks ``0*.ipynb`` of ``folder`` (default: the kit's own), or
+    only those whose names start with one of ``lessons`` (e.g. ``["00", "04"]``)."""
     folder = Path(folder) if folder is not None else resource_path("notebooks")
     found = sorted(folder.glob("0*.ipynb"))
     if not found:
         raise PrivlibError(f"no teaching notebooks (0*.ipynb) found in {str(folder)!r}.")
+    if lessons:
+        unknown = [l for l in lessons if not any(p.name.startswith(str(l)) for p in found)]
+        if unknown:
+            raise PrivlibError(
+                f"`lessons` {unknown} match no lesson; the lessons are {[p.stem for p in found]}."
+            )
+        found = [p for p in found if any(p.name.startswith(str(l)) for l in lessons)]
     return found
 
 
@@ -368,6 +376,7 @@ def run_course(
     seed: int = 2026,
     quick: bool = True,
     notebooks=None,
+    lessons=None,
     progress: bool = True,
 ) -> Path:
     """Run the teaching notebooks on one dataset and render each to HTML and PDF with an index.
@@ -388,13 +397,15 @@ def run_course(
         The notebooks' ``quick`` parameter (small, fast settings).
     notebooks : str or path, optional
         Folder of the notebooks (default: the kit's own).
+    lessons : list of str, optional
+        Only the lessons whose file names start with these (e.g. ``["00", "04"]``).
     """
     from privlib import __version__
 
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
-    lessons = course_notebooks(notebooks)
+    lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
         course.mkdir()
