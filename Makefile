@@ -41,12 +41,13 @@ $(STAMP): pyproject.toml | $(if $(ACTIVE_ENV),,.venv/bin/python)
 	$(PY) -m pip install -e ".[all]"
 	touch $(STAMP)
 
+# The unit tests, the docstring examples of the library, and every notebook under nbval.
 test: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest tests notebooks --nbval-lax --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
+		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 unit: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest tests
+	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules
 
 notebooks: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
