@@ -1,0 +1,220 @@
+"""Declarative checks of the parameters of the kit's public functions.
+
+Modelled on scikit-learn's ``validate_params``: a function declares, per parameter, the kinds of
+value it accepts, and :func:`validate_params` checks them before the body runs. A value that fits
+none raises :class:`~privlib.errors.PrivlibError` with one message that names the parameter, says
+what it must be and what it got:
+
+>>> @validate_params({"n": [Integer(low=1)], "share": [Real(low=0, high=1), None]})
+... def f(*, n, share=None):
+...     return n
+>>> f(n=True)
+Traceback (most recent call last):
+...
+privlib.errors.PrivlibError: `n` must be a whole number >= 1, got True.
+
+Tables (:class:`Table`) are checked for what breaks every measure: not a DataFrame, no rows, a
+column name used twice, a column with no value at all.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from numbers import Integral, Real as _Real
+
+import numpy as np
+import pandas as pd
+
+from privlib.errors import PrivlibError
+
+__all__ = [
+    "validate_params", "Table", "Integer", "Real", "Options", "Names", "RandomState", "Boolean",
+    "HasMethods", "Instance",
+]
+
+
+def _short(value) -> str:
+    """A short description of a value for an error message (tables by shape, not content)."""
+    if isinstance(value, pd.DataFrame):
+        return f"a DataFrame of {value.shape[0]} rows x {value.shape[1]} columns"
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
+
+
+class _Constraint:
+    """One kind of accepted value: :meth:`problem` says why ``value`` is not one, or ``None``."""
+
+    description = ""
+
+    def problem(self, value, name: str) -> str | None:
+        raise NotImplementedError
+
+
+class Table(_Constraint):
+    """A pandas DataFrame with at least ``min_rows`` rows, distinct column names and no column
+    that is entirely missing."""
+
+    def __init__(self, min_rows: int = 1):
+        self.min_rows = min_rows
+        self.description = "a pandas DataFrame"
+
+    def problem(self, value, name):
+        if not isinstance(value, pd.DataFrame):
+            return f"`{name}` must be a pandas DataFrame, got {_short(value)}."
+        if len(value) < self.min_rows:
+            return f"`{name}` has {len(value)} row(s); it needs at least {self.min_rows}."
+        repeated = sorted({str(c) for c in value.columns[value.columns.duplicated()]})
+        if repeated:
+            return f"`{name}` names column(s) {repeated} more than once; give each column one name."
+        empty = [str(c) for c in value.columns if value[c].isna().all()]
+        if empty and len(value):
+            return (f"`{name}` has column(s) {empty} with no value at all; drop them or fill them in.")
+        return None
+
+
+class Integer(_Constraint):
+    """A whole number (not a bool) within ``[low, high]``."""
+
+    def __init__(self, low=None, high=None):
+        self.low, self.high = low, high
+        bounds = [f">= {low}" if low is not None else "", f"<= {high}" if high is not None else ""]
+        self.description = "a whole number" + (" " + " and ".join(b for b in bounds if b) if any(bounds) else "")
+
+    def problem(self, value, name):
+        ok = (isinstance(value, (Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+              and (self.low is None or value >= self.low) and (self.high is None or value <= self.high))
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Real(_Constraint):
+    """A finite real number (not a bool) within the interval given by ``low``, ``high`` and
+    ``closed`` (``"both"``, ``"left"``, ``"right"`` or ``"neither"``)."""
+
+    def __init__(self, low=None, high=None, closed="both"):
+        self.low, self.high, self.closed = low, high, closed
+        left = ">=" if closed in ("both", "left") else ">"
+        right = "<=" if closed in ("both", "right") else "<"
+        bounds = [f"{left} {low}" if low is not None else "", f"{right} {high}" if high is not None else ""]
+        self.description = "a number" + (" " + " and ".join(b for b in bounds if b) if any(bounds) else "")
+
+    def problem(self, value, name):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_Real, np.floating, np.integer)):
+            return f"`{name}` must be {self.description}, got {_short(value)}."
+        value = float(value)
+        ok = math.isfinite(value)
+        if ok and self.low is not None:
+            ok = value >= self.low if self.closed in ("both", "left") else value > self.low
+        if ok and self.high is not None:
+            ok = value <= self.high if self.closed in ("both", "right") else value < self.high
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Options(_Constraint):
+    """One of a fixed set of values."""
+
+    def __init__(self, *options):
+        self.options = options
+        self.description = "one of " + ", ".join(repr(o) for o in options)
+
+    def problem(self, value, name):
+        # Same type and equal: 1 is not True, "1" is not 1.
+        ok = any(value is o or (type(value) is type(o) and value == o) for o in self.options)
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Names(_Constraint):
+    """A column name or a non-empty list of them (names are strings or numbers)."""
+
+    description = "a column name or a list of column names"
+
+    def problem(self, value, name):
+        single = lambda v: isinstance(v, (str, Integral)) and not isinstance(v, bool) and v != ""  # noqa: E731
+        ok = single(value) or (isinstance(value, (list, tuple, pd.Index)) and len(value) > 0
+                               and all(single(v) for v in value))
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class RandomState(_Constraint):
+    """A seed: ``None``, a whole number >= 0, or a :class:`numpy.random.Generator`."""
+
+    description = "None, a whole number >= 0 or a numpy Generator"
+
+    def problem(self, value, name):
+        ok = value is None or isinstance(value, np.random.Generator) or (
+            isinstance(value, (Integral, np.integer)) and not isinstance(value, bool) and value >= 0)
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Boolean(_Constraint):
+    """``True`` or ``False``."""
+
+    description = "True or False"
+
+    def problem(self, value, name):
+        return None if isinstance(value, (bool, np.bool_)) else f"`{name}` must be True or False, got {_short(value)}."
+
+
+class HasMethods(_Constraint):
+    """An object with all the given methods (e.g. a scikit-learn estimator: ``fit``, ``predict``)."""
+
+    def __init__(self, *methods):
+        self.methods = methods
+        self.description = "an object with " + " and ".join(f"{m}()" for m in methods)
+
+    def problem(self, value, name):
+        ok = all(callable(getattr(value, m, None)) for m in self.methods)
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Instance(_Constraint):
+    """An instance of one of the given types."""
+
+    def __init__(self, *types, description: str | None = None):
+        self.types = types
+        self.description = description or "a " + " or ".join(t.__name__ for t in types)
+
+    def problem(self, value, name):
+        ok = isinstance(value, self.types) and not (isinstance(value, bool) and bool not in self.types)
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+def validate_params(constraints: dict):
+    """Decorate a function so its parameters are checked against ``constraints`` first.
+
+    ``constraints`` maps a parameter name to a list of accepted kinds: constraint objects of this
+    module, or ``None`` (the value ``None`` is accepted). A parameter left at its default is
+    checked too, so a wrong default shows up in the tests. The first problem found raises
+    :class:`~privlib.errors.PrivlibError`.
+    """
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{function.__name__} has no parameter(s) {sorted(unknown)} to constrain")
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise PrivlibError(f"{function.__name__}(): {exc}; pass the tables by name.") from None
+            bound.apply_defaults()
+            for name, accepted in constraints.items():
+                value = bound.arguments[name]
+                if value is None and None in accepted:
+                    continue
+                problems = [c.problem(value, name) for c in accepted if c is not None]
+                if problems and all(problems):
+                    if len(problems) == 1:
+                        raise PrivlibError(problems[0])
+                    kinds = [c.description for c in accepted if c is not None] + (["None"] if None in accepted else [])
+                    raise PrivlibError(f"`{name}` must be {' or '.join(kinds)}, got {_short(value)}.")
+            return function(*args, **kwargs)
+
+        checked.__privlib_constraints__ = constraints
+        return checked
+
+    return decorate
