@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "(the keys of privlib.thresholds.REGISTRY)")
     audit.add_argument("--allow-new-categories", action="store_true",
                        help="accept synthetic or holdout categories that look recoded (they are still reported)")
+    audit.add_argument("--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)")
     audit.add_argument("--out", required=True, help="output folder")
 
     course = commands.add_parser(
@@ -130,6 +131,7 @@ def _audit(args) -> None:
         title=args.title,
         thresholds=args.thresholds,
         allow_new_categories=args.allow_new_categories,
+        schema=args.schema,
         progress=not args.quiet,
     )
     print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)

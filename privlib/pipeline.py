@@ -266,6 +266,7 @@ def run_audit(
     attack_share: float | None = None,
     params=None,
     allow_new_categories: bool = False,
+    schema=None,
     progress: bool = True,
 ) -> Path:
     """Run the privacy audit and write its report into ``out``.
@@ -308,6 +309,7 @@ def run_audit(
             train=train, synthetic=synthetic, holdout=holdout,
             population_size=arguments["population_size"], keys=arguments["keys"],
             sensitive=arguments["sensitive"], allow_new_categories=allow_new_categories,
+            schema=schema,
         )
         parameters = {
             "train": str(Path(train).resolve()),

@@ -222,3 +222,22 @@ def test_library_inputs_are_checked_too():
     aware = pd.DataFrame({"when": pd.to_datetime(["2020-01-01", "2020-01-03"]).tz_localize("UTC")})
     # Time-zone aware dates are compared in UTC: two days apart over a range of two days.
     assert pl.identity.dcr(synthetic=aware.iloc[[0]], reference=aware.iloc[[1]]).tolist() == [1.0]
+
+
+def test_a_schema_file_fixes_kinds_and_refuses_values_outside_it(tmp_path, tables):
+    train = _csv(tmp_path, "train.csv", tables["train"])
+    schema = tmp_path / "schema.yaml"
+    schema.write_text("columns:\n  age: {kind: numeric, range: [17, 90]}\n"
+                      "  education-num: {kind: categorical}\n  sex: {kind: categorical, categories: [Female, Male]}\n")
+    inputs = load_audit_inputs(train=train, synthetic=_csv(tmp_path, "s.csv", tables["synthetic"]), schema=schema)
+    assert isinstance(inputs.train["education-num"].dtype, pd.CategoricalDtype)  # codes, as stated
+    old = tables["synthetic"].assign(age=tables["synthetic"]["age"].where(lambda a: a.index > 1, 130))
+    with pytest.raises(PrivlibError, match=r"column 'age' of `synthetic \(old.csv\)` holds 2 value\(s\) outside"):
+        load_audit_inputs(train=train, synthetic=_csv(tmp_path, "old.csv", old), schema=schema)
+    other = tables["synthetic"].astype({"sex": str})
+    other.loc[:2, "sex"] = "X"
+    with pytest.raises(PrivlibError, match="holds 3 value\\(s\\) that are not among the stated categories"):
+        load_audit_inputs(train=train, synthetic=_csv(tmp_path, "other.csv", other), schema=schema)
+    schema.write_text("columns:\n  age: {kind: number}\n")
+    with pytest.raises(PrivlibError, match="give `kind`"):
+        load_audit_inputs(train=train, synthetic=train, schema=schema)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from privlib.audit.checks import check_header, check_holdout, check_numbers, new_categories
+from privlib.audit.metadata import apply_schema, read_schema
 from privlib.datasets import read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
@@ -131,9 +132,11 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     return columns
 
 
-def _read(path: Path, label: str, like=None) -> pd.DataFrame:
+def _read(path: Path, label: str, like=None, schema=None) -> pd.DataFrame:
     check_header(path, label)
     frame = read_table(path, label, like=like)
+    if schema:
+        frame = apply_schema(frame, schema, label)
     check_numbers(frame, label)
     return frame
 
@@ -147,6 +150,7 @@ def load_audit_inputs(
     keys=None,
     sensitive=None,
     allow_new_categories: bool = False,
+    schema=None,
 ) -> AuditInputs:
     """Read and check the files of an audit (see :mod:`privlib.audit.checks`).
 
@@ -167,6 +171,9 @@ def load_audit_inputs(
     allow_new_categories : bool, default False
         Accept a column whose categories look recoded (see
         :func:`privlib.audit.checks.new_categories`); new categories are reported either way.
+    schema : str or path, optional
+        A metadata file (:mod:`privlib.audit.metadata`) stating the kinds, categories and ranges
+        of columns; every table is checked against it.
 
     Returns
     -------
@@ -189,15 +196,16 @@ def load_audit_inputs(
     if len(holdout_path) > 1:
         raise PrivlibError("`holdout` must be one CSV file, got several.")
 
-    train_df = _read(train_path[0], "train")
+    schema = read_schema(schema) if schema is not None else None
+    train_df = _read(train_path[0], "train", schema=schema)
     synthetic_dfs, notes = {}, []
     for label, path in zip(file_labels(synthetic_paths), synthetic_paths):
         name = f"synthetic ({path.name})"
-        synthetic_dfs[label] = _check_like(train_df, _read(path, name, like=train_df), name)
+        synthetic_dfs[label] = _check_like(train_df, _read(path, name, like=train_df, schema=schema), name)
         notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
     holdout_df = None
     if holdout_path:
-        holdout_df = _check_like(train_df, _read(holdout_path[0], "holdout", like=train_df), "holdout")
+        holdout_df = _check_like(train_df, _read(holdout_path[0], "holdout", like=train_df, schema=schema), "holdout")
         same = holdout_path[0].resolve() == train_path[0].resolve() or sha256(holdout_path[0]) == sha256(train_path[0])
         check_holdout(train_df, holdout_df, same_file=same)
         notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
