@@ -181,7 +181,9 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
     try:
         papermill.execute_notebook(
             str(notebook), str(output), parameters=parameters, cwd=str(cwd),
-            kernel_name="python3", progress_bar=progress, log_output=progress,
+            # The audit's own progress lines (through the log) say where the run is; papermill's
+            # cell bar on the same stream would interleave with them.
+            kernel_name="python3", progress_bar=False, log_output=progress,
             kernel_manager_class=_ipc_kernel_manager(),
         )
     except papermill.PapermillExecutionError as exc:
