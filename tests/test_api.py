@@ -21,7 +21,11 @@ MODULES = ("identity", "attribute", "membership", "utility")
 def _public_functions():
     for module_name in MODULES:
         module = getattr(pl, module_name)
-        for name in module.__all__:
+        names = getattr(module, "__all__", None) or [
+            name for name, member in vars(module).items()
+            if not name.startswith("_") and getattr(member, "__module__", None) == module.__name__
+        ]
+        for name in names:
             member = getattr(module, name)
             if inspect.isfunction(member):
                 yield f"{module_name}.{name}", member
