@@ -56,7 +56,8 @@ def test_inputs_are_read_with_the_training_data_types(files):
     [
         (dict(keys=["age", "weight"]), "'weight'"),
         (dict(sensitive=["sex"], keys=["sex"]), "both as `keys` and as `sensitive`"),
-        (dict(population_size=39), "smaller than the training data (40 rows)"),
+        (dict(population_size=39), "not larger than the training data (40 rows)"),
+        (dict(population_size=40), "not larger than the training data (40 rows)"),
         (dict(population_size=1000.5), "whole number"),
         (dict(synthetic=[]), "`synthetic` is required"),
     ],
@@ -205,7 +206,7 @@ def test_sha256_of_a_known_string(tmp_path):
 
 def test_params_files_are_checked(tmp_path):
     path = tmp_path / "p.yaml"
-    path.write_text("dataset: nowhere\nn_train: 10\nsynthesizers: []\n")
+    path.write_text("dataset: nowhere\nn_train: 10\nsynthesizers: [{method: Copy}]\n")
     with pytest.raises(PrivlibError, match="unknown dataset 'nowhere'"):
         read_params(path)
     path.write_text("train: t.csv\n")

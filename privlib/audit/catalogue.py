@@ -124,6 +124,9 @@ class Measure:
         ``plot(result, ax)`` draws the measure's figure.
     not_applicable : str or None
         Why the audit never runs this measure (it is listed as skipped with this reason).
+    at_risk : callable or None
+        ``at_risk(result) -> (count, what)``: how many records the result puts at risk, for the
+        report's conclusion (a count, never the records).
     """
 
     key: str
@@ -134,6 +137,7 @@ class Measure:
     per_target: bool = False
     plot: Callable | None = None
     not_applicable: str | None = None
+    at_risk: Callable | None = None
 
 
 def _with(build, **settings):
@@ -176,8 +180,8 @@ def _plot_dcr(result, ax):
 
 CATALOGUE: tuple[Measure, ...] = (
     Measure(
-        "identical_match_share", "identity", identity.identical_match_share,
-        _release,
+        "identical_match_share", "identity", identity.identical_match_share, _release,
+        at_risk=lambda r: (r.n_train_matches, "synthetic records are exact copies of a training record"),
     ),
     Measure(
         "dcr", "identity", identity.dcr_summary, _release, plot=_plot_dcr,
@@ -185,6 +189,8 @@ CATALOGUE: tuple[Measure, ...] = (
     Measure(
         "replicated_uniques", "identity", identity.replicated_uniques,
         lambda c: {"original": c.train, "synthetic": c.synthetic, "keys": c.keys}, needs=("keys",),
+        at_risk=lambda r: (r.n_replicated, "training records unique on the keys are unique, with "
+                           "the same keys, in the synthetic data"),
     ),
     Measure(
         "match_risk", "identity", None,
@@ -195,6 +201,8 @@ CATALOGUE: tuple[Measure, ...] = (
         "cap", "attribute", attribute.cap, _cap_arguments, needs=("keys", "sensitive"),
         per_target=True,
         plot=lambda r, ax: plots.plot_cap_scatter(r, ax=ax, title=f"CAP per training record: {r.target[0]}"),
+        at_risk=lambda r: (int((r.per_record == 1).sum()), "training records have their sensitive "
+                           "value on every synthetic record with their keys (CAP = 1)"),
     ),
     Measure(
         "knn_risk", "attribute", attribute.knn_risk,
@@ -215,6 +223,8 @@ CATALOGUE: tuple[Measure, ...] = (
         "nn_mia", "membership", membership.nn_mia, _release, needs=("holdout",),
         plot=lambda r, ax: plots.plot_roc(r.fpr, r.tpr, auc=r.auc, ax=ax,
                                           title="Nearest-neighbour membership attack"),
+        at_risk=lambda r: (int(((r.dcr == 0) & r.is_member.astype(bool)).sum()),
+                           "training records have an exact copy in the synthetic data"),
     ),
     Measure(
         "adversarial_accuracy", "membership", membership.adversarial_accuracy,

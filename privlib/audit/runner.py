@@ -260,12 +260,22 @@ class Audit:
                 continue
             worst = max(judged, key=lambda r: _SEVERITY[r.result.verdict])
             counts = {v: sum(r.result.verdict == v for r in judged) for v in _SEVERITY}
+            at_risk = [(label, *counter(result)) for label, result, counter in self._at_risk(key)]
             findings.append({
                 "family": family.title, "label": worst.label, "verdict": worst.result.verdict,
                 "value": _number(worst.result.value), "interval": _interval(vars(worst.result)),
                 "rule": worst.result.verdict_rule or "", "counts": counts, "n": len(judged),
+                "at_risk": at_risk,
             })
         return findings
+
+    def _at_risk(self, family: str):
+        counters = {entry.key: entry.at_risk for entry in self.catalogue if entry.at_risk is not None}
+        return [
+            (r.label, r.result, counters[r.label.split(" (")[0]])
+            for r in self.recorded
+            if r.family == family and r.label.split(" (")[0] in counters
+        ]
 
     def conclusion_html(self, title: str) -> str:
         """The report's first page: the title, the strongest finding per family, what the audit
