@@ -55,7 +55,7 @@ from sklearn.preprocessing import OneHotEncoder
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, RISK, INCONCLUSIVE, Result, per_record
-from privlib.thresholds import cutoff, judge, verdict_sentence
+from privlib.thresholds import cutoff, judge, with_verdict
 from privlib.uncertainty import (
     BOOTSTRAP, DEFAULT_CONFIDENCE, WILSON, auc_interval, check_confidence, percentile_interval,
     resampled_means, wilson_interval,
@@ -111,11 +111,6 @@ class _Repeated(Result):
             f"and {self.repeat_high:.3f})"
         )
 
-
-def _reading(facts: str, result: Result) -> str:
-    """A measure's facts followed by its verdict sentence from the threshold registry."""
-    sentence = verdict_sentence(result)
-    return f"{facts} {sentence}" if sentence else facts
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,7 +196,7 @@ class MembershipRisk(_Repeated):
         if self.m_from == "t":
             text += (" Without the population size N, F_max is that of the attack set's member "
                      "share t, which equals El Emam et al.'s M when t = n/N.")
-        return _reading(text, self)
+        return with_verdict(text, self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,7 +210,7 @@ class DcrHoldoutShare(Result):
     dcr_holdout: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"{self.value:.1%}{self._interval_text()} of the {self.n_synthetic} synthetic records "
             f"are closer to a training record than to a holdout record (ties counted half, "
             f"{self.ties:.1%} of records tied), against {self.baseline:.0%} for a generator that "
@@ -242,7 +237,7 @@ class ThresholdAttack(Result):
     recall: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"Calling the closer half of {self.n_attack} records (half training, half holdout) "
             f"members is right {self.value:.1%}{self._interval_text()} of the time, and the best "
             f"threshold tried reaches {self.max_precision:.1%} (threshold "
@@ -264,7 +259,7 @@ class NNMia(Result):
     is_member: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"Ranking {self.n_train} training and {self.n_holdout} holdout records by their "
             f"distance to the nearest synthetic record separates them with AUC = "
             f"{self.auc:.3f}{self._interval_text()} ({self.baseline} is guessing, 1.0 full "
@@ -287,7 +282,7 @@ class AdversarialAccuracy(_Repeated):
     n: int
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"The nearest-neighbour adversarial accuracy on {self.n} records per table is "
             f"{self.value:.3f}{self._interval_text()}{self._spread_text()} (target side "
             f"{self.aa_target:.3f}, synthetic side {self.aa_synthetic:.3f}); with {self.ties:.0%} "
@@ -305,7 +300,7 @@ class PrivacyLoss(_Repeated):
     aa_test: float
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"The privacy loss is {self.value:.3f}{self._interval_text()}{self._spread_text()} "
             f"(adversarial accuracy {self.aa_test:.3f} on unseen records minus "
             f"{self.aa_train:.3f} on training records; {self.baseline:g} is ideal, about 0.5 a "
@@ -329,7 +324,7 @@ class DiscriminatorTest(_Repeated):
     auc: float
 
     def reading(self) -> str:
-        return _reading(
+        return with_verdict(
             f"A classifier trained to tell training from synthetic records gives unseen synthetic "
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
             f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
@@ -1234,9 +1229,9 @@ def privacy_loss(
     --------
     >>> import pandas as pd
     >>> train = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
-    >>> test = pd.DataFrame({"x": [0.4, 1.4, 2.4, 3.4]})
-    >>> privacy_loss(train=train, test=test, synthetic=train, random_state=0).value
-    0.5
+    >>> test = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
+    >>> privacy_loss(train=train, test=test, synthetic=train, random_state=0).aa_train  # a copy
+    0.0
     """
     confidence = check_confidence(confidence)
     _check_tables(train=train, test=test, synthetic=synthetic)

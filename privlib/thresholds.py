@@ -40,7 +40,7 @@ from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 
 __all__ = ["Threshold", "REGISTRY", "cutoff", "judge", "check_overrides", "rule_text",
-           "verdict_sentence", "disagreements"]
+           "verdict_sentence", "with_verdict", "disagreements"]
 
 
 @dataclass(frozen=True)
@@ -491,6 +491,20 @@ def verdict_sentence(result: Result) -> str:
                 INCONCLUSIVE: "straddles"}[result.verdict]
     return (f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
             f"{_number(result.threshold)} (rule: {result.verdict_rule}).")
+
+
+def with_verdict(facts: str, result: Result) -> str:
+    """A measure's reading: its ``facts`` (numbers and column names) followed by
+    :func:`verdict_sentence`.
+
+    Examples
+    --------
+    >>> from privlib.results import Result
+    >>> with_verdict("AUC = 0.5.", Result(measure="nn_mia_auc", value=0.5))
+    'AUC = 0.5.'
+    """
+    sentence = verdict_sentence(result)
+    return f"{facts} {sentence}" if sentence else facts
 
 
 def disagreements(results) -> list[str]:

@@ -170,8 +170,8 @@ def percentile_interval(values, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float
 
     Examples
     --------
-    >>> percentile_interval(np.arange(101.0), confidence=0.9)
-    (5.0, 95.0)
+    >>> [round(end, 6) for end in percentile_interval(np.arange(101.0), confidence=0.9)]
+    [5.0, 95.0]
     """
     confidence = check_confidence(confidence)
     values = np.asarray(values, dtype="float64")

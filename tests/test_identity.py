@@ -37,7 +37,13 @@ def test_identical_match_share_by_hand(copies):
     assert result.value == 0.5
     assert result.baseline == 0.25
     assert (result.n_train_matches, result.n_holdout_matches, result.n_synthetic) == (2, 1, 4)
-    assert "25.0 percentage points more" in result.reading()
+    # Wilson 95% interval of 2/4 by the formula: centre (0.5 + z^2/8) / (1 + z^2/4)
+    z = 1.959963984540054
+    centre, half = (0.5 + z * z / 8) / (1 + z * z / 4), z * math.sqrt(0.25 / 4 + z * z / 64) / (1 + z * z / 4)
+    assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))
+    # cut-off: the holdout share plus the registry's margin of 0.01; the interval straddles it
+    assert result.threshold == pytest.approx(0.26) and result.verdict == "inconclusive"
+    assert "+25.0 percentage points" in result.reading()
 
 
 def test_identical_match_share_without_holdout(copies):
@@ -45,7 +51,8 @@ def test_identical_match_share_without_holdout(copies):
     result = identity.identical_match_share(synthetic=synthetic, train=train)
     assert result.baseline is None and result.in_holdout is None
     assert result.value == 0.5
-    assert "no chance level" in result.reading()
+    # without a holdout the fallback cut-off (a fixed share) applies
+    assert result.threshold == pytest.approx(0.05)
 
 
 def test_identical_match_share_all_unique_and_no_copies():
@@ -97,8 +104,8 @@ def test_dcr_summary_uses_one_scale_for_both_distances():
     np.testing.assert_allclose(result.holdout_distances, [0.5])
     assert result.value == 0.5 and result.baseline == 0.0
     assert result.median == pytest.approx(0.125)
-    assert "50.0 percentage points more exact copies" in result.reading()
-    assert "4.0 times closer" in result.reading()
+    assert result.ci_method == "wilson" and result.ci_low <= 0.5 <= result.ci_high
+    assert "4 times" in result.reading()  # holdout median 0.5 over synthetic median 0.125
 
 
 def test_dcr_summary_categorical_copies():
@@ -119,10 +126,9 @@ def test_dcr_summary_reading_sees_near_copies():
     result = identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
     assert result.value == 0.0 and result.baseline == 0.0
     assert result.median == pytest.approx(0.01) and result.holdout_median == pytest.approx(0.25)
-    assert "25.0 times closer" in result.reading()
-    assert "exact copies than chance" not in result.reading()
+    assert "25 times" in result.reading()  # 0.25 / 0.01
     far = identity.dcr_summary(synthetic=holdout, train=train, holdout=synthetic)
-    assert "no closer" in far.reading()
+    assert "0.04 times" in far.reading()  # 0.01 / 0.25
 
 
 def test_dcr_errors():
