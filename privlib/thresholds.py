@@ -274,10 +274,10 @@ REGISTRY: dict[str, Threshold] = dict(
         *(
             _entry(
                 measure, 0.2, gap_to=1.0, published=True, family="membership",
-                source="El Emam, Mosquera & Fang (2022), JAMIA Open 5(4), Discussion: M = (F1 - "
-                "F_max) / (1 - F_max) above 0.2 is not acceptable, so the F1 cut-off is F_max + "
-                "0.2 (1 - F_max), F_max the F1 of calling everyone a member (2 n/N / (1 + n/N), or "
-                "the attack set's member share t in place of n/N when N is unknown)",
+                source="El Emam, Mosquera & Fang (2022), JAMIA Open 5(4), Discussion: a relative "
+                "risk M = (F1 - F_max) / (1 - F_max) above 0.2 is not acceptable, F_max being the "
+                "F1 of calling everyone a member (of n/N, or of the attack set's member share t "
+                "when N is unknown)",
                 scope="calls a real record a member when some synthetic record differs from it on "
                 "at most h binned variables; it needs an h at which not everyone is called",
                 risk_words="the Hamming attack finds members clearly better than calling everyone "
@@ -490,7 +490,7 @@ def verdict_sentence(result: Result) -> str:
     relation = {RISK: f"lies {side}", NO_EVIDENCE: "does not reach",
                 INCONCLUSIVE: "straddles"}[result.verdict]
     return (f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
-            f"{_number(result.threshold)} (rule: {result.verdict_rule}).")
+            f"(rule: {result.verdict_rule}).")
 
 
 def with_verdict(facts: str, result: Result) -> str:
