@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: Legacy two-way verdicts of :func:`verdict_for`, kept only while ``privlib.report`` still uses
+#: them; every measure now gives one of :data:`VERDICTS` through :func:`privlib.thresholds.judge`.
 PASS = "pass"
 FAIL = "fail"
 
@@ -44,7 +46,8 @@ def per_record(**kwargs):
 def verdict_for(value: float | None, threshold: float | None, higher_is_riskier: bool = True):
     """``"pass"`` when ``value`` is on the safe side of ``threshold`` (inclusive), else ``"fail"``.
 
-    Returns ``None`` when there is no threshold or the value is undefined (NaN).
+    Returns ``None`` when there is no threshold or the value is undefined (NaN). Legacy: it ignores
+    the interval; use :func:`privlib.thresholds.judge`.
     """
     if threshold is None or value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -88,7 +91,9 @@ class Result:
     value : float
         The headline number.
     ci_low, ci_high : float or None
-        Ends of the confidence interval of ``value`` (``None`` where none applies, e.g. a count).
+        Ends of the confidence interval of ``value`` (``None`` where none applies). A measure
+        repeated over seeded subsamples keeps the spread of its repetitions apart, in
+        ``repeat_low``/``repeat_high``.
     ci_method : str or None
         How the interval was computed: ``"wilson"`` or ``"bootstrap"`` (:mod:`privlib.uncertainty`).
     confidence : float
@@ -98,7 +103,7 @@ class Result:
     threshold : float or None
         The value beyond which the result counts as a risk.
     verdict : str or None
-        One of :data:`VERDICTS` once judged (older measures may still say ``"pass"``/``"fail"``).
+        One of :data:`VERDICTS` once judged by :func:`privlib.thresholds.judge`; ``None`` before.
     verdict_rule : str or None
         The rule that gave the verdict, with its source, or why the measure is not assessable.
     higher_is_riskier : bool
@@ -139,14 +144,18 @@ class Result:
         return pd.DataFrame([row], index=pd.Index([self.measure], name="measure"))
 
     def reading(self) -> str:
-        """One sentence that says what the value means; subclasses say more."""
+        """What the value means, from its numbers, then the verdict; subclasses say more."""
+        from privlib.thresholds import REGISTRY, with_verdict  # the registry judges results
+
         parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
+        if self.measure in REGISTRY or self.verdict is None:
+            return with_verdict(", ".join(parts) + ".", self)
+        # a verdict set by hand on a measure the registry does not know
         if self.threshold is not None:
             parts.append(f"threshold {_fmt(self.threshold)}")
-        if self.verdict is not None:
-            parts.append(f"verdict: {self.verdict}")
+        parts.append(f"verdict: {self.verdict}")
         return ", ".join(parts) + "."
 
     def _interval_text(self) -> str:

@@ -152,7 +152,24 @@ def test_replicated_uniques_by_hand():
     assert result.value == 0.5
     assert result.replicated_original.tolist() == [False, False, False, True]
     assert result.replicated_synthetic.tolist() == [False, False, False, True]
-    assert "Of the 2 original records unique on sex, age" in result.reading()
+    # Wilson 95% interval of 1/2 by the formula, centre (0.5 + z^2/4) / (1 + z^2/2)
+    z = 1.959963984540054
+    centre, half = (0.5 + z * z / 4) / (1 + z * z / 2), z * math.sqrt(0.25 / 2 + z * z / 16) / (1 + z * z / 2)
+    assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))
+    assert result.baseline is None and result.threshold == pytest.approx(0.05)  # the fallback
+
+
+def test_replicated_uniques_holdout_baseline_by_hand():
+    real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
+    fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
+    # other real people: (M, 40) once, (M, 50) twice -> of the real uniques (M, 40) and (M, 50),
+    # only (M, 40) is unique among them: baseline 1/2, cut-off 1/2 + 0.01
+    holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
+    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
+    assert result.value == 0.5 and result.baseline == 0.5
+    assert result.threshold == pytest.approx(0.51)
+    with pytest.raises(PrivlibError, match="keys"):
+        identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]])
 
 
 def test_replicated_uniques_all_unique_copy():
@@ -165,7 +182,7 @@ def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
     result = identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
     assert result.n_unique_original == 0 and math.isnan(result.value)
-    assert "No original record is unique" in result.reading()
+    assert result.verdict == "not assessable"
 
 
 def test_replicated_uniques_missing_key_values_form_a_combination():
@@ -215,7 +232,10 @@ def test_match_risk_by_hand(partially_synthetic):
     assert result.false_match_rate == pytest.approx(0.5)
     # Original against itself: combinations (F,y) 1, (F,n) 1, (M,n) 2, (M,y) 1, (U,n) 1 -> 5
     assert result.baseline == pytest.approx(5.0)
-    assert "2 targets have a single matching synthetic record, 1 of them correct" in result.reading()
+    # the interval is a bootstrap over the six targets' contributions (0, 1/2, 1/2, 0, 0, 1):
+    # at most 6 * 1 and at least 0, around 2; the cut-off is 0.09 of the 6 targets
+    assert result.ci_method == "bootstrap" and 0 <= result.ci_low <= 2.0 <= result.ci_high <= 6
+    assert result.threshold == pytest.approx(0.54) and result.verdict in ("risk", "inconclusive")
 
 
 def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
@@ -229,7 +249,6 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
     assert result.expected_match_risk == pytest.approx(1.5)
     assert result.unique_matches == 0 and result.true_match_rate == 0.0
     assert math.isnan(result.false_match_rate)
-    assert "undefined (reported as NaN)" in result.reading()
     assert result.to_dict()["false_match_rate"] is None  # NaN becomes null in JSON
 
 

@@ -45,3 +45,21 @@ def test_nan_becomes_null_and_tables_stack():
     assert r1.to_dict()["value"] is None
     assert list(results_frame([r1, r2]).index) == ["a", "b"]
     assert "undefined" in str(r1)
+
+
+def test_interval_fields_travel_to_tables_json_and_reading():
+    r = Example(measure="m", value=0.5, ci_low=0.4, ci_high=0.6, ci_method="wilson", confidence=0.9)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert (data["ci_low"], data["ci_high"], data["ci_method"], data["confidence"]) == (0.4, 0.6, "wilson", 0.9)
+    assert "90% CI 0.4 to 0.6" in data["reading"]
+    assert r.to_frame().loc["m", "ci_high"] == 0.6
+    # no interval: nothing about one in the reading
+    assert "CI" not in Example(measure="m", value=0.5).reading()
+
+
+def test_a_judged_reading_ends_with_the_verdict_sentence():
+    from privlib.thresholds import judge, verdict_sentence
+
+    r = judge(Result(measure="nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5))
+    assert r.reading().endswith(verdict_sentence(r))
+    assert r.reading().startswith("nn_mia_auc = 0.7 (95% CI 0.65 to 0.75)")
