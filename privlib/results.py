@@ -145,14 +145,14 @@ class Result:
 
     def reading(self) -> str:
         """What the value means, from its numbers, then the verdict; subclasses say more."""
-        from privlib.thresholds import REGISTRY, with_verdict  # the registry judges results
+        from privlib.thresholds import with_verdict  # the registry judges results
 
         parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
-        if self.measure in REGISTRY or self.verdict is None:
+        if self.verdict is None or self.verdict in VERDICTS:
             return with_verdict(", ".join(parts) + ".", self)
-        # a verdict set by hand on a measure the registry does not know
+        # a legacy "pass"/"fail" set outside the registry
         if self.threshold is not None:
             parts.append(f"threshold {_fmt(self.threshold)}")
         parts.append(f"verdict: {self.verdict}")

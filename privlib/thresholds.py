@@ -472,6 +472,9 @@ def verdict_sentence(result: Result) -> str:
         return ""
     if result.verdict == NOT_ASSESSABLE:
         return f"Not assessable: {result.verdict_rule}."
+    if result.verdict not in VERDICTS:  # a legacy "pass"/"fail" set outside the registry
+        against = "" if result.threshold is None else f" against the threshold {_number(result.threshold)}"
+        return f"Verdict: {result.verdict}{against}."
     entry = REGISTRY.get(result.measure)
     words = {
         RISK: entry.risk_words if entry else "the value lies beyond its cut-off",

@@ -264,8 +264,8 @@ def auc_interval(member_scores, nonmember_scores, *, rng: np.random.Generator,
     values = np.empty(n_bootstrap)
     for b in range(n_bootstrap):
         neg_counts = np.bincount(neg_codes[rng.integers(0, n_neg, size=n_neg)], minlength=n_values)
-        # non-members strictly below each distinct score, plus half of those equal to it
-        beaten = np.cumsum(neg_counts, dtype=np.float64)
-        beaten -= 0.5 * neg_counts
-        values[b] = beaten[pos_codes[rng.integers(0, n_pos, size=n_pos)]].sum() / (n_pos * n_neg)
+        # twice the non-members strictly below each distinct score plus those equal to it, in
+        # integers (a float cumulative sum from integers is several times slower)
+        twice_beaten = 2 * np.cumsum(neg_counts) - neg_counts
+        values[b] = twice_beaten[pos_codes[rng.integers(0, n_pos, size=n_pos)]].sum() / (2 * n_pos * n_neg)
     return percentile_interval(values, confidence=confidence)
