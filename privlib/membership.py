@@ -417,6 +417,18 @@ def _verdict_rank(result: Result) -> int:
     return {RISK: 2, INCONCLUSIVE: 1}.get(result.verdict, 0)
 
 
+def _counts_prf(true_hits, false_hits, n_members):
+    """Precision, recall and F1 from the numbers of members and non-members called (arrays
+    broadcast), with :func:`_prf`'s conventions: 0 where a ratio would divide by zero."""
+    true_hits, false_hits = np.asarray(true_hits, dtype="float64"), np.asarray(false_hits, dtype="float64")
+    called, members = true_hits + false_hits, np.broadcast_to(n_members, true_hits.shape)
+    zeros = np.zeros(true_hits.shape)
+    precision = np.divide(true_hits, called, out=zeros.copy(), where=called > 0)
+    recall = np.divide(true_hits, members, out=zeros.copy(), where=members > 0)
+    f1 = np.divide(2 * true_hits, called + members, out=zeros.copy(), where=true_hits > 0)
+    return precision, recall, f1
+
+
 def _hamming_attack(
     pools, draws, synthetic, encoder, h, *, t, n, population_size, measure, rng, confidence
 ) -> MembershipRisk:
@@ -438,16 +450,17 @@ def _hamming_attack(
                 table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder
             )).astype(np.int64)
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
-    grid = np.arange(max(h, int(distance[drawn].max())) + 1)
-    # called[r, g, i]: record i of draw r is called a member at h = grid[g]
-    called = np.stack([distance[d][None, :] <= grid[:, None] for d in draws])
-    members = np.stack([is_member[d] for d in draws])
-    hits = (called & members[:, None, :]).sum(axis=2)
-    n_called, n_members = called.sum(axis=2), members.sum(axis=1)[:, None]
-    precision = np.divide(hits, n_called, out=np.zeros(hits.shape), where=n_called > 0)
-    recall = np.divide(hits, n_members, out=np.zeros(hits.shape), where=n_members > 0)
-    f1 = np.divide(2 * hits, n_called + n_members, out=np.zeros(hits.shape), where=hits > 0)
-    called_share = n_called.mean(axis=0) / len(draws[0])
+    # Every h beyond the largest distance calls everyone, as that distance does: evaluate h up to
+    # it, and read a larger asked h at it.
+    top = int(distance[drawn].max())
+    at = min(h, top)
+    # Per draw and per h, members and non-members called: cumulative counts of their distances.
+    members_called = np.array([np.cumsum(np.bincount(distance[d][is_member[d]], minlength=top + 1)) for d in draws])
+    others_called = np.array([np.cumsum(np.bincount(distance[d][~is_member[d]], minlength=top + 1)) for d in draws])
+    n_members = np.array([np.count_nonzero(is_member[d]) for d in draws])
+    n_others = len(draws[0]) - n_members
+    precision, recall, f1 = _counts_prf(members_called, others_called, n_members[:, None])
+    called_share = (members_called + others_called).mean(axis=0) / len(draws[0])
     blind = called_share >= BLIND_SHARE
 
     if population_size is not None:
@@ -459,56 +472,54 @@ def _hamming_attack(
         return (value - f_max) / (1 - f_max) if f_max < 1 else math.nan
 
     def f1_interval(g):
-        """Bootstrap of the F1 at grid[g] over each draw's records (members and non-members
-        resampled separately, so t is kept): the counts of members and non-members called are
-        binomial; the draws' intervals are averaged."""
+        """Bootstrap of the F1 at h = g over each draw's records, members and non-members
+        resampled separately (so t is kept): the resampled counts called are binomial. The draws'
+        intervals are averaged."""
         ends = []
         for r in range(len(draws)):
-            member_calls = called[r, g][members[r]]
-            other_calls = called[r, g][~members[r]]
-            true_hits = resampled_means(member_calls, rng=rng) * member_calls.size
-            false_hits = resampled_means(other_calls, rng=rng) * other_calls.size
-            with np.errstate(invalid="ignore", divide="ignore"):
-                resampled = np.where(true_hits > 0, 2 * true_hits / (true_hits + false_hits + member_calls.size), 0.0)
+            true_hits = resampled_means(np.arange(n_members[r]) < members_called[r, g], rng=rng) * n_members[r]
+            false_hits = resampled_means(np.arange(n_others[r]) < others_called[r, g], rng=rng) * n_others[r]
+            resampled = _counts_prf(true_hits, false_hits, n_members[r])[2]
             ends.append(percentile_interval(resampled, confidence=confidence))
         return _averaged_interval(ends)
 
-    h_not_blind = next((int(g) for g in range(h, -1, -1) if not blind[g]), None)
+    h_not_blind = next((g for g in range(at, -1, -1) if not blind[g]), None)
     h_rule = int(np.argmin(np.abs(called_share - t)))
     common = dict(
         measure=measure, baseline=f_max, ci_method=BOOTSTRAP, confidence=confidence,
-        f1=float(f1[:, h].mean()), called_share=float(called_share[h]),
-        precision=float(precision[:, h].mean()), recall=float(recall[:, h].mean()),
-        m=relative(float(f1[:, h].mean())), m_from=m_from, t=t, attack_size=len(draws[0]), h=h,
-        n=n, population_size=population_size, blind=bool(blind[h]),
-        h_not_blind=h_not_blind, h_rule=h_rule, called_share_rule=float(called_share[h_rule]),
+        f1=float(f1[:, at].mean()), called_share=float(called_share[at]),
+        precision=float(precision[:, at].mean()), recall=float(recall[:, at].mean()),
+        m=relative(float(f1[:, at].mean())), m_from=m_from, t=t, attack_size=len(draws[0]), h=h,
+        n=n, population_size=population_size, blind=bool(blind[at]),
+        h_not_blind=None if h_not_blind is None else (h if h_not_blind == at else h_not_blind),
+        h_rule=h_rule, called_share_rule=float(called_share[h_rule]),
         f1_rule=float(f1[:, h_rule].mean()), m_rule=relative(float(f1[:, h_rule].mean())),
-        n_repeats=len(draws), repeats=f1[:, h], precisions=precision[:, h], recalls=recall[:, h],
+        n_repeats=len(draws), repeats=f1[:, at], precisions=precision[:, at], recalls=recall[:, at],
         called_by_h=called_share, f1_by_h=f1.mean(axis=0),
     )
     if h_not_blind is not None:
         common.update(f1_not_blind=float(f1[:, h_not_blind].mean()),
                       m_not_blind=relative(float(f1[:, h_not_blind].mean())),
                       called_share_not_blind=float(called_share[h_not_blind]))
-    f1_low, f1_high = f1_interval(h)
-    spread = np.quantile(f1[:, h], [0.025, 0.975])
+    f1_low, f1_high = f1_interval(at)
+    _, spread_low, spread_high = _spread(f1[:, at])
 
     def judged_at(g):
-        low, high = (f1_low, f1_high) if g == h else f1_interval(g)
+        low, high = (f1_low, f1_high) if g == at else f1_interval(g)
         return judge(MembershipRisk(
-            value=float(f1[:, g].mean()), ci_low=low, ci_high=high, h_verdict=int(g),
-            f1_low=f1_low, f1_high=f1_high, repeat_low=float(spread[0]),
-            repeat_high=float(spread[1]), **common,
+            value=float(f1[:, g].mean()), ci_low=low, ci_high=high,
+            h_verdict=h if g == at else g, f1_low=f1_low, f1_high=f1_high,
+            repeat_low=spread_low, repeat_high=spread_high, **common,
         ))
 
-    if not blind[h]:
-        return judged_at(h)
+    if not blind[at]:
+        return judged_at(at)
     candidates = [judged_at(g) for g in dict.fromkeys((h_not_blind, h_rule)) if g is not None and not blind[g]]
     if candidates:
         return max(candidates, key=_verdict_rank)  # the first (largest h) wins a tie
     return MembershipRisk(
-        value=float(f1[:, h].mean()), ci_low=f1_low, ci_high=f1_high, f1_low=f1_low,
-        f1_high=f1_high, repeat_low=float(spread[0]), repeat_high=float(spread[1]),
+        value=float(f1[:, at].mean()), ci_low=f1_low, ci_high=f1_high, f1_low=f1_low,
+        f1_high=f1_high, repeat_low=spread_low, repeat_high=spread_high,
         verdict=NOT_ASSESSABLE,
         verdict_rule=f"the attack calls at least {BLIND_SHARE:.0%} of the attack set members at "
         "every h, even h = 0, so it cannot tell members from non-members; read the distance attacks",
