@@ -159,8 +159,11 @@ class Result:
         return ", ".join(parts) + "."
 
     def _interval_text(self) -> str:
-        """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval."""
+        """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval or when its
+        verdict sentence (:func:`privlib.thresholds.verdict_sentence`) states the interval."""
         if self.ci_low is None or self.ci_high is None or math.isnan(self.ci_low):
+            return ""
+        if self.verdict in (RISK, NO_EVIDENCE, INCONCLUSIVE) and self.threshold is not None:
             return ""
         return f" ({self.confidence:.0%} CI {_fmt(self.ci_low)} to {_fmt(self.ci_high)})"
 

@@ -476,12 +476,12 @@ def verdict_sentence(result: Result) -> str:
         against = "" if result.threshold is None else f" against the threshold {_number(result.threshold)}"
         return f"Verdict: {result.verdict}{against}."
     entry = REGISTRY.get(result.measure)
+    risk_words = entry.risk_words if entry else Threshold.risk_words
     words = {
-        RISK: entry.risk_words if entry else "the value lies beyond its cut-off",
-        NO_EVIDENCE: entry.safe_words if entry else "the value stays on the safe side",
-        INCONCLUSIVE: "the interval is too wide to tell on which side of the cut-off the value "
-        "lies; more records would narrow it",
-    }.get(result.verdict, result.verdict)
+        RISK: risk_words,
+        NO_EVIDENCE: entry.safe_words if entry else Threshold.safe_words,
+        INCONCLUSIVE: f"the data cannot tell whether {risk_words}",
+    }[result.verdict]
     if result.threshold is None:
         return f"{result.verdict.capitalize()}: {words} ({result.verdict_rule})."
     if _missing(result.ci_low) or _missing(result.ci_high):

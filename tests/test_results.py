@@ -62,4 +62,6 @@ def test_a_judged_reading_ends_with_the_verdict_sentence():
 
     r = judge(Result(measure="nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5))
     assert r.reading().endswith(verdict_sentence(r))
-    assert r.reading().startswith("nn_mia_auc = 0.7 (95% CI 0.65 to 0.75)")
+    # the verdict sentence states the interval, so the facts before it do not repeat it
+    assert r.reading().startswith("nn_mia_auc = 0.7, baseline 0.5.")
+    assert "0.65 to 0.75" in verdict_sentence(r)
