@@ -851,6 +851,18 @@ def partition_risk(
     PrivlibError
         If neither ``t`` nor ``population_size`` is given, if ``population_size`` is not larger
         than ``len(train)``, or if the tables cannot supply the requested attack set.
+
+    Notes
+    -----
+    A blind h. With many variables, h = 5 puts a synthetic record near almost every real record,
+    so the attack calls nearly everyone a member and its F1 sits at F_max whatever the generator
+    did (El Emam et al.'s own published F1s lie close to F_max(n/N)). The attack's nearest
+    Hamming distance per record answers every h at once, so when the asked h calls at least
+    :data:`BLIND_SHARE` of the attack set, two more readings cost nothing: the largest h up to
+    the asked one that is not blind (the closest to the literature's design), and the h whose
+    called share is closest to t (a data-driven choice: an adversary who knows t calls about as
+    many records as there are members; it uses no membership label). The verdict takes the
+    riskier of the two, and the result says which h each number used.
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     n = len(train)

@@ -40,7 +40,7 @@ from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 
 __all__ = ["Threshold", "REGISTRY", "cutoff", "judge", "check_overrides", "rule_text",
-           "verdict_sentence", "with_verdict", "disagreements"]
+           "verdict_sentence", "with_verdict", "disagreements", "registry_frame"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,29 @@ class Threshold:
         if self.per is not None:
             return None if _missing(count) else self.cutoff * count
         return self.cutoff
+
+    def describe(self) -> str:
+        """The rule in words, for any result ("risk when the whole interval lies above the
+        baseline plus 0.05").
+
+        Examples
+        --------
+        >>> REGISTRY["cap"].describe()
+        "risk when the whole interval lies above the baseline plus 0.5 of the way to the result's original_cap"
+        """
+        side = "above" if self.higher_is_riskier else "below"
+        if self.gap_to is not None:
+            reference = f"the result's {self.gap_to}" if isinstance(self.gap_to, str) else f"{self.gap_to:g}"
+            cut = f"the baseline plus {self.cutoff:g} of the way to {reference}"
+        elif self.from_baseline:
+            cut = f"the baseline {'plus' if self.higher_is_riskier else 'minus'} {self.cutoff:g}"
+        elif self.per is not None:
+            cut = f"{self.cutoff:g} times the result's {self.per}"
+        else:
+            cut = f"{self.cutoff:g}"
+        if self.fallback is not None:
+            cut += f" ({self.fallback:g} when there is no baseline)"
+        return f"risk when the whole interval lies {side} {cut}"
 
     def reference_of(self, result: Result) -> float | None:
         """The gap reference for ``result`` (a number, or the named field's value)."""
@@ -314,6 +337,26 @@ REGISTRY: dict[str, Threshold] = dict(
         ),
     ]
 )
+
+
+def registry_frame():
+    """The registry as a table for a report's "How to read" section: one row per measure with its
+    family, rule, whether the cut-off is published, source and scope.
+
+    Examples
+    --------
+    >>> frame = registry_frame()
+    >>> frame.loc["nn_mia_auc", "rule"]
+    'risk when the whole interval lies above the baseline plus 0.05'
+    """
+    import pandas as pd
+
+    rows = [
+        dict(measure=e.measure, family=e.family, rule=e.describe(), published=e.published,
+             source=e.source, scope=e.scope)
+        for e in REGISTRY.values()
+    ]
+    return pd.DataFrame(rows).set_index("measure")
 
 
 def rule_text(entry: Threshold, baseline: float | None = None, reference: float | None = None,

@@ -155,6 +155,13 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     assert not informative.blind and informative.h_not_blind == 1 and informative.h_verdict == 1
 
 
+def test_an_h_beyond_every_distance_is_read_at_the_largest_distance():
+    # no record is more than 3 variables away, so h = 10 calls everyone, as h = 3 does
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10)
+    assert r.h == 10 and r.blind and r.called_share == 1.0 and r.f1 == pytest.approx(2 / 3)
+    assert (r.h_not_blind, r.h_rule) == (2, 1)
+
+
 def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
     # the synthetic data copies the 4 members: distance 0 for members, 3 for the others. At h = 3
     # everyone is called (blind); at h = 0 exactly the members are: F1 = 1, whose bootstrap

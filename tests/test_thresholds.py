@@ -20,6 +20,7 @@ from privlib.thresholds import (
     cutoff,
     disagreements,
     judge,
+    registry_frame,
     verdict_sentence,
 )
 
@@ -121,6 +122,15 @@ def test_every_entry_has_a_source_scope_and_family():
         assert entry.source and entry.scope, name
         assert entry.family in ("identity", "attribute", "membership"), name
         assert entry.published or entry.source.startswith("kit default"), name
+
+
+def test_registry_frame_describes_every_rule():
+    frame = registry_frame()
+    assert set(frame.index) == set(REGISTRY)
+    assert frame.loc["adversarial_accuracy", "rule"] == "risk when the whole interval lies below the baseline minus 0.05"
+    assert frame.loc["identical_match_share", "rule"].endswith("(0.05 when there is no baseline)")
+    assert frame.loc["expected_match_risk", "rule"].endswith("0.09 times the result's n_records")
+    assert frame.loc["partition_f1", "published"]
 
 
 def test_verdict_sentence_carries_the_interval_and_the_rule():
