@@ -8,11 +8,13 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.attribute` - attribute disclosure (CAP, classification-based risk)
 * :mod:`privlib.membership` - membership disclosure
 * :mod:`privlib.utility` - utility measures for the risk-utility trade-off
-* :mod:`privlib.uncertainty` - confidence intervals (Wilson, bootstrap over records)
-* :mod:`privlib.thresholds` - the threshold registry: cut-offs, sources and verdicts
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
 * :mod:`privlib.plots` - plots, axes in and axes out
-* :mod:`privlib.report` - audit and course reports (HTML, PDF, metrics.json)
+* :mod:`privlib.results`, :mod:`privlib.uncertainty`, :mod:`privlib.thresholds` - results, their
+  intervals, and the threshold registry that gives every verdict
+* :mod:`privlib.audit` - the audit: inputs, the catalogue of measures, the runner
+* :mod:`privlib.render` - HTML and PDF, from escaped templates
+* :mod:`privlib.pipeline` - ``run_audit``, ``run_course``, ``run_all`` (what the CLI runs)
 """
 
 from importlib import import_module
@@ -29,7 +31,8 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
-    "report", "results", "datasets", "cli", "thresholds", "uncertainty",
+    "results", "uncertainty", "thresholds", "datasets", "resources", "audit", "render", "pipeline",
+    "cli",
 }
 
 __all__ = [

@@ -170,9 +170,9 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
         codes, uniques = pd.factorize(both, use_na_sentinel=False)
         if not np.isin(codes[len(original):], codes[: len(original)]).any():
             raise PrivlibError(
-                f"column {column!r} shares no value between `original` and `synthetic` (e.g. "
-                f"{original[column].iloc[0]!r} vs {synthetic[column].iloc[0]!r}); code it the "
-                "same way in both tables (same labels and types)."
+                f"column {column!r} shares no value between `original` and `synthetic` "
+                f"({original[column].nunique()} and {synthetic[column].nunique()} distinct values); "
+                "code it the same way in both tables (same labels and types)."
             )
         # Re-factorising after each column keeps the codes below the number of rows (no overflow).
         joint, _ = pd.factorize(joint * len(uniques) + codes)

@@ -13,8 +13,8 @@ Audit a bundled dataset as described by a params file, and render the course on 
     privlib course --dataset ce --out reports/out/ce/course
 
 Bad input ends the command with exit status 2, a notebook that fails while it runs with exit
-status 1; either way one line on stderr names the problem and nothing is written into the output
-folder.
+status 1, an interrupt (Ctrl-C or SIGTERM) with 130; in every case one line on stderr says what
+happened and the output folder is left as it was.
 """
 
 from __future__ import annotations
@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 
 from privlib.errors import PrivlibError
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     parser = _Parser(prog="privlib", description="Measure and report the privacy risk of synthetic data.")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--version", action="version", version=f"privlib {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     audit = commands.add_parser(
@@ -66,11 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--synthetic", nargs="+", help="one or several CSV files of synthetic data")
     audit.add_argument("--holdout", help="CSV file of real records the generator never saw")
     audit.add_argument("--population-size", type=int, help="size N of the population the training data came from")
-    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows")
-    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn")
+    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)")
+    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn (spaces or commas between names)")
     audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
     audit.add_argument("--title", help="title of the report")
-    audit.add_argument("--thresholds", type=_thresholds, help='JSON object, e.g. \'{"nn_mia": 0.6}\'')
+    audit.add_argument("--thresholds", type=_thresholds, help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
+                       "(the keys of privlib.thresholds.REGISTRY)")
+    audit.add_argument("--allow-new-categories", action="store_true",
+                       help="accept synthetic or holdout categories that look recoded (they are still reported)")
     audit.add_argument("--out", required=True, help="output folder")
 
     course = commands.add_parser(
@@ -97,14 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from privlib import __version__
+
+    return __version__
+
+
 def _audit(args) -> None:
-    from privlib import report
+    from privlib import pipeline
 
     if args.params is None and (args.train is None or args.synthetic is None):
         raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
     if args.params is not None and (args.train or args.synthetic or args.holdout):
         raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
-    report.run_audit(
+    pipeline.run_audit(
         out=args.out,
         params=args.params,
         train=args.train,
@@ -116,15 +128,16 @@ def _audit(args) -> None:
         seed=args.seed,
         title=args.title,
         thresholds=args.thresholds,
+        allow_new_categories=args.allow_new_categories,
         progress=not args.quiet,
     )
     print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)
 
 
 def _course(args) -> None:
-    from privlib import report
+    from privlib import pipeline
 
-    report.run_course(
+    pipeline.run_course(
         out=args.out,
         dataset=args.dataset,
         params=args.params,
@@ -136,28 +149,42 @@ def _course(args) -> None:
 
 
 def _reports(args) -> None:
-    from privlib import report
+    from privlib import pipeline
 
-    report.run_all(out=args.out, datasets=args.datasets, course=not args.no_course, progress=not args.quiet)
+    pipeline.run_all(out=args.out, datasets=args.datasets, course=not args.no_course, progress=not args.quiet)
     print(f"privlib: reports written to {args.out}/index.html", file=sys.stderr)
 
 
 def main(argv=None) -> int:
     """Entry point of the ``privlib`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (one line already printed), --help or --version
+        return exc.code
     # papermill logs each cell's output at INFO: that stream is the progress of a long run.
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
     for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
+    # SIGTERM ends the run like Ctrl-C: through the clean-up of every temporary folder.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
     except PrivlibError as exc:
-        from privlib.report import ReportError
+        from privlib.pipeline import ReportError
 
         message = " ".join(str(exc).split())  # one line, whatever the message holds
         print(f"privlib: error: {message}", file=sys.stderr)
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("privlib: interrupted; the earlier report is intact", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

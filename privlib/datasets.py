@@ -10,7 +10,7 @@ size). :func:`read_table` reads a user's CSV with the same typing rules, and
 
 from __future__ import annotations
 
-import os
+import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from privlib.errors import PrivlibError
+from privlib.resources import resource_path
 from privlib.schema import DEFAULT_MAX_CATEGORIES, check_frame, coerce_kinds, infer_kinds
 
 ADULT_COLUMNS = [
@@ -74,15 +75,8 @@ class DatasetInfo:
 
 
 def data_dir() -> Path:
-    """Folder of the bundled datasets: ``$PRIVLIB_DATA`` if set, else the repository's ``data/``."""
-    env = os.environ.get("PRIVLIB_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[1] / "data"
-    if not path.is_dir():
-        raise PrivlibError(
-            f"the bundled data folder {path} does not exist; install privlib from a clone of the "
-            "repository (pip install -e .) or set PRIVLIB_DATA to the folder holding the datasets."
-        )
-    return path
+    """Folder of the bundled datasets: ``$PRIVLIB_DATA`` if set, else the one the kit ships."""
+    return resource_path("data")
 
 
 _INFO = {
@@ -242,6 +236,8 @@ def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
 def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
     """Read a user's CSV file with the kit's typing rules.
 
+    The delimiter (comma, semicolon, tab or vertical bar) is sniffed from the header line.
+
     Text columns and integer columns with at most 10 distinct values (survey codes) become
     categoricals, and text columns written as ISO dates become datetimes (see
     :func:`privlib.schema.infer_kinds`); with ``like``, columns take the kinds and categories of
@@ -254,10 +250,12 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
     """
     path = Path(path)
     label = name or path.name
+    if path.is_dir():
+        raise PrivlibError(f"{str(path)!r} (`{label}`) is a folder; give the path of a CSV file in it.")
     if not path.is_file():
         raise PrivlibError(f"file {str(path)!r} does not exist; check the path passed as `{label}`.")
     try:
-        df = pd.read_csv(path)
+        df = pd.read_csv(path, sep=_delimiter(path))
     except pd.errors.EmptyDataError:
         raise PrivlibError(f"file {str(path)!r} ({label}) is empty; it needs a header and rows.") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -274,10 +272,29 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
             if isinstance(like[column].dtype, pd.CategoricalDtype):
                 df[column] = _as_categories_of(df[column], like[column].dtype)
             elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
-                df[column] = pd.to_datetime(df[column], errors="coerce")
+                parsed = pd.to_datetime(df[column], errors="coerce")
+                unreadable = int((parsed.isna() & df[column].notna()).sum())
+                if unreadable:
+                    raise PrivlibError(
+                        f"column {column!r} of `{label}` holds {unreadable} value(s) that are not "
+                        "dates (the reference data has dates there); write them as YYYY-MM-DD or "
+                        "leave them empty."
+                    )
+                df[column] = parsed
         return df
     df = _parse_dates(df)
     return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
+
+
+def _delimiter(path: Path) -> str:
+    """The delimiter of a text table, sniffed from its header line: comma (the default),
+    semicolon (European CSV), tab (TSV) or vertical bar."""
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+            header = fh.readline()
+        return csv.Sniffer().sniff(header, delimiters=",;\t|").delimiter
+    except (OSError, csv.Error):
+        return ","
 
 
 def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
@@ -331,8 +348,9 @@ def sample_split(df: pd.DataFrame, n_train: int, n_holdout: int = 0, *, random_s
 
     Returns ``(train, holdout)`` with fresh 0..n-1 indexes. Raises if the table is too small.
     """
-    if n_train < 1 or n_holdout < 0:
-        raise PrivlibError("`n_train` must be positive and `n_holdout` non-negative.")
+    for name, value, least in (("n_train", n_train, 1), ("n_holdout", n_holdout, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise PrivlibError(f"`{name}` must be a whole number >= {least}, got {value!r}.")
     if n_train + n_holdout > len(df):
         raise PrivlibError(
             f"cannot draw {n_train} training and {n_holdout} holdout rows from a table of "

@@ -245,15 +245,15 @@ class _TableSource:
             )
         elif not encoder.kinds_:
             raise PrivlibError("`encoder` is not fitted yet; call encoder.fit(...) first.")
-        elif sorted(map(str, encoder.columns)) != sorted(map(str, columns)):
+        elif sorted(map(str, encoder.columns_)) != sorted(map(str, columns)):
             raise PrivlibError(
-                f"`encoder` encodes columns {list(encoder.columns)} but the tables have "
+                f"`encoder` encodes columns {list(encoder.columns_)} but the tables have "
                 f"{columns}; fit the encoder on tables with the same columns."
             )
         self.encoder = encoder
         self.query, self.reference = query, reference
         self.n_query, self.n_reference = len(query), len(reference)
-        self.n_features = len(encoder.columns)
+        self.n_features = len(encoder.columns_)
         self.weights = encoder.feature_weights
         if not (np.isfinite(self.weights).all() and (self.weights >= 0).all()):
             raise PrivlibError(
@@ -264,7 +264,7 @@ class _TableSource:
         # Category codes (and Hamming bins) are whole numbers, so min(|a - b|, 1) is exactly
         # "a differs from b": the kernel tests that instead, which costs fewer instructions.
         self.codes = np.array(
-            [metric == "hamming" or encoder.kinds_[c] != NUMERIC for c in encoder.columns]
+            [metric == "hamming" or encoder.kinds_[c] != NUMERIC for c in encoder.columns_]
         )
         self.exclude_self = bool(exclude_self)
         if exclude_self:

@@ -36,6 +36,12 @@ def _finish(ax, *, xlabel=None, ylabel=None, title=None, legend=None):
         ax.legend(**legend)
     if title:
         ax.set_title(title)
+    # Titles, labels and legends hold user-supplied names: "pay_$1k_$" is text, not mathtext.
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label]
+    if ax.get_legend() is not None:
+        texts += ax.get_legend().get_texts()
+    for text in texts:
+        text.set_parse_math(False)
     return ax
 
 

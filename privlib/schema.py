@@ -33,6 +33,7 @@ is one formula::
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -281,8 +282,10 @@ def infer_kinds(
 
 
 def numeric_values(series: pd.Series) -> np.ndarray:
-    """Return a numeric column as float64 (dates in days since 1970-01-01), NaN where missing."""
+    """Return a numeric column as float64 (dates in days since 1970-01-01 UTC), NaN where missing."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        if getattr(series.dt, "tz", None) is not None:  # time-zone aware: compare in UTC
+            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
         days = (series - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
         return days.to_numpy(dtype="float64", na_value=np.nan)
     return pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
@@ -359,6 +362,17 @@ def harmonize(frames: Mapping[str, pd.DataFrame], columns: Sequence[str] | None 
     return out
 
 
+#: Pseudo-range of a numeric column constant in fit: any real difference from it reaches the cap.
+_CONSTANT_SPAN = 1e-9
+
+
+def _label_code(label) -> int:
+    """A code for a category label the encoder never saw: the same label always gets the same
+    code, different labels different ones (48 bits of a hash; whole numbers stay exact in float64)."""
+    digest = hashlib.blake2b(repr(label).encode("utf-8"), digest_size=6).digest()
+    return int.from_bytes(digest, "big")
+
+
 def _sorted_labels(values: list) -> list:
     try:
         return sorted(values)
@@ -381,7 +395,8 @@ class TableEncoder:
     n_bins : int, default 20
         Bins per numeric column for Hamming (El Emam et al. use 20; dates likewise).
     columns : sequence of str, optional
-        Columns to use (default: all columns of the first fitted table).
+        Columns to use (default: all columns of the first fitted table); the columns actually
+        encoded are ``columns_`` after ``fit``, so one encoder can be refitted on other tables.
     weights : mapping of column to float, optional
         Gower weights ``w_k`` (default 1 for every column).
 
@@ -390,8 +405,11 @@ class TableEncoder:
     ``fit`` takes one or more tables: numeric ranges (Gower) and bin edges (Hamming) are taken
     from all of them together, and categories are the union of those seen. The kit's metrics fit
     on every table of a comparison (e.g. training, holdout and synthetic data), so no value falls
-    outside the range; a value outside the fitted range contributes at most 1 (the cap), and a
-    category never seen in ``fit`` differs from every known category.
+    outside the range; a value outside the fitted range contributes at most 1 (the cap). A numeric
+    column constant in ``fit`` contributes 0 between values equal to that constant and 1 between
+    any two different values. A category never seen in ``fit`` differs from every known category
+    and from every other unseen category (its code is derived from the label itself, so the same
+    unseen label gets the same code in every table).
 
     Examples
     --------
@@ -406,6 +424,7 @@ class TableEncoder:
     n_bins: int = 20
     columns: Sequence[str] | None = None
     weights: Mapping[str, float] | None = None
+    columns_: list = field(default_factory=list, init=False, repr=False)
     kinds_: dict = field(default_factory=dict, init=False, repr=False)
     lows_: dict = field(default_factory=dict, init=False, repr=False)
     spans_: dict = field(default_factory=dict, init=False, repr=False)
@@ -424,7 +443,8 @@ class TableEncoder:
         columns = list(frames[0].columns) if self.columns is None else list(self.columns)
         for frame, name in zip(frames, names):
             check_columns(frame, columns, "columns", name)
-        self.columns = columns
+        self.columns_ = columns
+        self.kinds_, self.lows_, self.spans_, self.categories_ = {}, {}, {}, {}
         if self.weights is not None:
             unknown = [c for c in self.weights if c not in columns]
             if unknown:
@@ -474,7 +494,7 @@ class TableEncoder:
         """Weight ``w_k`` of each encoded column, in column order."""
         self._check_fitted()
         w = self.weights or {}
-        return np.array([float(w.get(c, 1.0)) for c in self.columns], dtype="float64")
+        return np.array([float(w.get(c, 1.0)) for c in self.columns_], dtype="float64")
 
     @property
     def cap(self) -> float:
@@ -490,9 +510,9 @@ class TableEncoder:
         """Encode ``df`` as an ``(n, p)`` float64 array (C order)."""
         self._check_fitted()
         check_frame(df, name, min_rows=0, allow_missing_columns=True)
-        check_columns(df, self.columns, "columns", name)
-        out = np.empty((len(df), len(self.columns)), dtype="float64")
-        for j, column in enumerate(self.columns):
+        check_columns(df, self.columns_, "columns", name)
+        out = np.empty((len(df), len(self.columns_)), dtype="float64")
+        for j, column in enumerate(self.columns_):
             series = df[column]
             if self.kinds_[column] == NUMERIC:
                 # integers are numbers whatever their count, and an all-missing block has no type
@@ -513,16 +533,21 @@ class TableEncoder:
                         "numbers or leave them missing (NaN)."
                     )
                 low, span = self.lows_[column], self.spans_[column]
-                if self.metric == "gower":
-                    coded = (values - low) / span if span > 0 else np.zeros_like(values)
+                if span == 0:
+                    # Constant in fit: equal to the constant is 0 apart, any difference is capped at 1.
+                    scale = _CONSTANT_SPAN * max(1.0, abs(low))
+                    coded = (values - low) / scale if self.metric == "gower" else np.sign(values - low)
+                elif self.metric == "gower":
+                    coded = (values - low) / span
                 else:
-                    coded = np.floor((values - low) / span * self.n_bins) if span > 0 else np.zeros_like(values)
-                    coded = np.clip(coded, 0, self.n_bins - 1)
+                    coded = np.clip(np.floor((values - low) / span * self.n_bins), 0, self.n_bins - 1)
             else:
                 mapping = self.categories_[column]
-                codes = pd.Categorical(series.astype(object), categories=list(mapping)).codes
-                # -1 marks a label never seen in fit: give it a code of its own, unlike any known one
-                coded = np.where(codes < 0, len(mapping), codes).astype("float64")
+                codes = pd.Index(list(mapping), dtype=object).get_indexer(series.astype(object))
+                coded = codes.astype("float64")
+                unseen = (codes < 0) & series.notna().to_numpy()
+                if unseen.any():
+                    coded[unseen] = [len(mapping) + _label_code(v) for v in series[unseen]]
             coded = np.where(series.isna().to_numpy(), MISSING, coded)
             out[:, j] = coded
         return out

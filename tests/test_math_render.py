@@ -1,4 +1,4 @@
-"""privlib.report's formulas: LaTeX in markdown typeset as SVG images for the course pages."""
+"""privlib.render.math: LaTeX in markdown typeset as SVG images for the course pages."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 
 import nbformat
 
-from privlib.report import math_html, math_svg, mathtext_source, render_html, typeset_math
+from privlib.render import render_html
+from privlib.render.math import math_html, math_svg, mathtext_source, typeset_math
 
 MARKDOWN = r"""The share $a_i = \frac{n_*}{N}$ of *members*, with $M \le 0.2$:
 

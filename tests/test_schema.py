@@ -128,3 +128,34 @@ def test_encoder_errors():
         enc.transform(pd.DataFrame({"a": ["x"]}))
     with pytest.raises(PrivlibError, match="`metric`"):
         TableEncoder(metric="cosine").fit(pd.DataFrame({"a": [1.0]}))
+
+
+def test_encoder_can_be_refitted_on_other_tables():
+    encoder = TableEncoder()
+    encoder.fit(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}))
+    assert encoder.columns is None and encoder.columns_ == ["a", "b"]
+    encoder.fit(pd.DataFrame({"c": [1.0, 3.0]}))  # the constructor's `columns` was not overwritten
+    assert encoder.columns_ == ["c"] and list(encoder.kinds_) == ["c"]
+    assert encoder.transform(pd.DataFrame({"c": [3.0]})).tolist() == [[1.0]]
+
+
+def test_a_column_constant_in_fit_still_tells_different_values_apart():
+    from privlib.neighbors import kneighbors
+
+    encoder = TableEncoder().fit(pd.DataFrame({"a": [5.0, 5.0], "b": ["x", "x"]}))
+    query = pd.DataFrame({"a": [5.0, 7.0], "b": ["x", "x"]})
+    reference = pd.DataFrame({"a": [5.0], "b": ["x"]})
+    result = kneighbors(query, reference, encoder=encoder)
+    # Gower by hand: equal to the constant -> 0; 7 vs 5 differs -> the cap 1, over 2 columns.
+    assert result.distances[:, 0].tolist() == [0.0, 0.5]
+
+
+def test_unseen_categories_differ_from_each_other_and_keep_their_code_across_tables():
+    from privlib.neighbors import kneighbors
+
+    encoder = TableEncoder().fit(pd.DataFrame({"b": ["x", "y"]}))
+    query = pd.DataFrame({"b": ["new", "other"]})
+    reference = pd.DataFrame({"b": ["new"]})
+    result = kneighbors(query, reference, encoder=encoder)
+    # "new" equals "new" (distance 0); "other" differs from "new" (distance 1), though neither was seen.
+    assert result.distances[:, 0].tolist() == [0.0, 1.0]

@@ -1,4 +1,4 @@
-"""privlib.report: validation of the inputs, the audit's bookkeeping, params files, the course."""
+"""privlib.audit and privlib.pipeline: inputs, the catalogue runner, params files, the course."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privlib.errors import PrivlibError
-from privlib.report import (
-    DEFAULT_THRESHOLDS, MIN_ROWS, Audit, comparable_metrics, load_audit_inputs, read_params,
-    run_course, sha256,
+from privlib.audit import (
+    CATALOGUE, FAMILIES, MIN_ROWS, Audit, Measure, comparable_metrics, load_audit_inputs, read_params, sha256,
 )
-from privlib.results import Result
+from privlib.errors import PrivlibError
+from privlib.pipeline import params_file, run_course
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK, Result
+from privlib.thresholds import REGISTRY
 
 
 def _write(folder: Path, name: str, table: pd.DataFrame) -> Path:
@@ -93,52 +94,98 @@ class _Fake(Result):
     pass
 
 
-def test_audit_records_results_skips_and_applies_thresholds(files):
+def _entry(key, family="identity", needs=(), **result):
+    """A catalogue entry whose function returns a fixed result (or raises what it is given)."""
+
+    def function():
+        if isinstance(result.get("raises"), Exception):
+            raise result["raises"]
+        return _Fake(**result)
+
+    return Measure(key, family, function, needs=needs)
+
+
+def test_audit_runs_its_catalogue_records_skips_and_judges_by_the_registry(files):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
-    audit = Audit(inputs, thresholds={"mine": 0.5})
-    # A threshold of the audit's own: 0.7 > 0.5 on a higher-is-riskier measure fails.
-    mine = audit.run("identity", "mine", _Fake, measure="mine", value=0.7)
-    assert (mine.threshold, mine.verdict) == (0.5, "fail")
-    # A default threshold applies to a measure that has none: 0.5 <= 0.55 passes.
-    share = audit.run("membership", "share", _Fake, measure="dcr_holdout_share", value=0.5)
-    assert (share.threshold, share.verdict) == (DEFAULT_THRESHOLDS["dcr_holdout_share"], "pass")
-    # A measure's own threshold stays when the audit has none for it.
-    own = audit.run("membership", "own", _Fake, measure="other", value=0.1, threshold=0.2, verdict="pass")
-    assert (own.threshold, own.verdict) == (0.2, "pass")
-    assert audit.run("membership", "needs holdout", _Fake, measure="x", value=1.0, needs=("holdout",)) is None
-
-    def refuses():
-        raise PrivlibError("too few distinct values")
-
-    assert audit.run("attribute", "refused", refuses) is None
+    catalogue = [
+        # 0.7 with interval [0.65, 0.75] lies wholly above the override 0.5: risk.
+        _entry("mine", measure="nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5),
+        # The registry's kit default for the DCR share: baseline 0.5 plus a margin.
+        _entry("share", "membership", measure="dcr_holdout_share", value=0.5, ci_low=0.48,
+               ci_high=0.52, baseline=0.5),
+        # A measure the registry does not know keeps its own verdict.
+        _entry("own", "membership", measure="other", value=0.1, threshold=0.2, verdict=NO_EVIDENCE),
+        _entry("needs holdout", "membership", needs=("holdout",), measure="x", value=1.0),
+        _entry("refused", "attribute", raises=PrivlibError("too few distinct values")),
+        Measure("never", "identity", None, not_applicable="it does not apply"),
+    ]
+    audit = Audit(inputs, thresholds={"nn_mia_auc": 0.5}, catalogue=catalogue).run()
+    mine, share, own = (audit.get(label) for label in ("mine", "share", "own"))
+    assert (mine.threshold, mine.verdict) == (0.5, RISK)
+    entry = REGISTRY["dcr_holdout_share"]
+    assert share.threshold == pytest.approx(0.5 + entry.cutoff) and share.verdict == NO_EVIDENCE
+    assert (own.threshold, own.verdict) == (0.2, NO_EVIDENCE)
     skipped = {m: why for _, m, why in audit.skipped}
     assert skipped["needs holdout"].startswith("no holdout data was given")
     assert skipped["refused"] == "the data do not allow it: too few distinct values"
+    assert skipped["never"] == "it does not apply"
     table = audit.verdict_table()
     assert table["measure"].tolist() == ["mine", "share", "own"]
-    assert table["verdict"].tolist() == ["fail", "pass", "pass"]
-    assert "2 within their threshold, 1 beyond it, 0 without" in audit.summary()
+    assert table["verdict"].tolist() == [RISK, NO_EVIDENCE, NO_EVIDENCE]
+    assert "1 risk, 2 no evidence of risk" in audit.summary()
     assert "Look first at: mine." in audit.summary()
+    conclusion = {f["family"]: f for f in audit.conclusion()}
+    assert conclusion["Identity disclosure"]["label"] == "mine"
+    assert conclusion["Membership disclosure"]["counts"] == {NO_EVIDENCE: 2, INCONCLUSIVE: 0, RISK: 0}
+
+
+def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys(files):
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"])
+    with pytest.raises(PrivlibError, match=r"unknown measure\(s\) \['nn_mia'\]; the valid keys are \[.*'nn_mia_auc'"):
+        Audit(inputs, thresholds={"nn_mia": 0.6})
+    with pytest.raises(PrivlibError, match="must be a finite number"):
+        Audit(inputs, thresholds={"nn_mia_auc": float("nan")})
+    with pytest.raises(PrivlibError, match="unknown audit setting"):
+        Audit(inputs, settings={"sead": 1})
+
+
+def test_every_catalogue_entry_names_a_family_and_builds_keyword_arguments(files):
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"],
+                               keys=["sex"], sensitive=["ill"], population_size=1000)
+    audit = Audit(inputs)
+    for entry in CATALOGUE:
+        assert entry.family in FAMILIES
+        if entry.function is None:
+            assert entry.not_applicable
+            continue
+        arguments = entry.arguments(audit.context("ill" if entry.per_target else None))
+        import inspect
+
+        signature = inspect.signature(entry.function)
+        signature.bind(**arguments)  # every argument is a keyword the function takes
 
 
 def test_nothing_runs_when_inputs_are_too_small(files):
     one = _write(files["folder"], "one.csv", pd.read_csv(files["synthetic"]).head(1))
-    audit = Audit(load_audit_inputs(train=files["train"], synthetic=one))
-    assert audit.run("identity", "any", _Fake, measure="any", value=0.0) is None
+    audit = Audit(load_audit_inputs(train=files["train"], synthetic=one),
+                  catalogue=[_entry("any", measure="any", value=0.0)]).run()
+    assert audit.get("any") is None
     assert audit.skipped[0][2].startswith("inputs too small to assess")
-    assert audit.summary().startswith("**Not assessable**")
+    assert audit.summary().startswith("Not assessable")
 
 
 def test_metrics_file_holds_results_provenance_and_no_folders(files, tmp_path):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"])
     audit = Audit(inputs, parameters={"train": str(files["train"]), "synthetic": [str(files["synthetic"])],
-                                      "seed": 3, "metrics_path": "/somewhere/metrics.json"})
-    audit.run("identity", "mine", _Fake, measure="mine", value=0.25)
+                                      "seed": 3, "metrics_path": "/somewhere/metrics.json"},
+                  catalogue=[_entry("mine", measure="mine", value=0.25)]).run()
     target = tmp_path / "metrics.json"
     audit.write_metrics(target)
     metrics = json.loads(target.read_text())
-    assert metrics["measures"][0] == {
-        "section": "identity", "label": "mine", "measure": "mine", "value": 0.25, "ci_low": None,
+    measure = metrics["measures"][0]
+    assert measure.pop("seconds") >= 0
+    assert measure == {
+        "family": "identity", "label": "mine", "measure": "mine", "value": 0.25, "ci_low": None,
         "ci_high": None, "ci_method": None, "confidence": 0.95, "baseline": None,
         "threshold": None, "verdict": None, "verdict_rule": None, "higher_is_riskier": True,
         "reading": "mine = 0.25.",
@@ -174,7 +221,7 @@ def test_params_files_are_checked(tmp_path):
 def test_bundled_params_files_describe_a_split_the_data_allows(name):
     from privlib.datasets import load_dataset
 
-    params = read_params(Path(__file__).resolve().parents[1] / "reports" / "params" / f"{name}.yaml")
+    params = read_params(params_file(name))
     rows = len(load_dataset(name))
     assert params["dataset"] == name
     assert params["n_train"] + params["n_holdout"] <= rows

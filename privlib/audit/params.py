@@ -1,0 +1,152 @@
+"""Audit params files (YAML): what to audit, and how the tables of a bundled-dataset audit are made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from privlib.audit.inputs import file_labels
+from privlib.datasets import DATASETS, load_dataset, sample_split
+from privlib.errors import PrivlibError
+from privlib.schema import check_columns
+
+__all__ = ["read_params", "materialise"]
+
+def _text(v):
+    return isinstance(v, str) and v.strip() != ""
+
+
+def _count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _names(v):
+    return _text(v) or (isinstance(v, list) and bool(v) and all(_text(x) for x in v))
+
+
+def _share(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+
+
+def _synthesizers(v):
+    return isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and _text(x.get("method")) and isinstance(x.get("params", {}), (dict, type(None)))
+        for x in v
+    )
+
+
+#: Every field of a params file, with the test its value must pass and what that test asks for.
+_FIELDS = {
+    "title": (_text, "a text"),
+    "dataset": (_text, "the name of a bundled dataset"),
+    "n_train": (lambda v: _count(v) and v > 0, "a whole number > 0"),
+    "n_holdout": (_count, "a whole number >= 0"),
+    "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params`"),
+    "population_size": (lambda v: _count(v) and v > 0, "a whole number > 0"),
+    "keys": (_names, "a column name or a list of them"),
+    "sensitive": (_names, "a column name or a list of them"),
+    "seed": (_count, "a whole number >= 0"),
+    "thresholds": (lambda v: isinstance(v, dict), "a mapping of measure names to numbers"),
+    "attack_share": (_share, "a number strictly between 0 and 1"),
+    "train": (_text, "the path of a CSV file"),
+    "synthetic": (_names, "the path of a CSV file or a list of them"),
+    "holdout": (_text, "the path of a CSV file"),
+}
+
+
+def read_params(path) -> dict:
+    """Read an audit parameters file (YAML) and check its fields.
+
+    The file either names a bundled ``dataset`` with ``n_train``, ``n_holdout`` and a list of
+    ``synthesizers`` (each ``{method: ..., params: {...}}``), from which :func:`materialise`
+    makes the CSV files, or gives ``train``, ``synthetic`` and ``holdout`` paths (relative to the
+    file's folder). See ``reports/params/*.yaml``.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise PrivlibError(f"params file {str(path)!r} does not exist; check `--params`.")
+    try:
+        params = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise PrivlibError(f"params file {str(path)!r} is not valid YAML: {exc}".splitlines()[0]) from None
+    if not isinstance(params, dict):
+        raise PrivlibError(f"params file {str(path)!r} must hold a mapping of names to values.")
+    unknown = sorted(map(str, set(params) - set(_FIELDS)))
+    if unknown:
+        raise PrivlibError(
+            f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are "
+            f"{sorted(_FIELDS)}."
+        )
+    for name, value in params.items():
+        valid, wanted = _FIELDS[name]
+        if value is not None and not valid(value):
+            raise PrivlibError(
+                f"params file {str(path)!r}: `{name}` must be {wanted}, got {type(value).__name__} {value!r}."[:300]
+            )
+    if "dataset" in params:
+        if params["dataset"] not in DATASETS:
+            raise PrivlibError(
+                f"params file {str(path)!r} names unknown dataset {params['dataset']!r}; the "
+                f"bundled datasets are {list(DATASETS)}."
+            )
+        for name in ("n_train", "synthesizers"):
+            if name not in params:
+                raise PrivlibError(f"params file {str(path)!r} needs `{name}` with `dataset`.")
+    else:
+        if "train" not in params or "synthetic" not in params:
+            raise PrivlibError(
+                f"params file {str(path)!r} needs either `dataset` or both `train` and `synthetic`."
+            )
+        for name in ("train", "synthetic", "holdout"):
+            value = params.get(name)
+            if isinstance(value, list):
+                params[name] = [str(path.parent / v) for v in value]
+            elif value is not None:
+                params[name] = str(path.parent / value)
+    return params
+
+
+def materialise(params: dict, folder) -> dict:
+    """Make the tables a bundled-dataset params file describes and write them as CSV files.
+
+    The training and holdout rows are a seeded split of the bundled dataset
+    (:func:`privlib.datasets.sample_split`); each synthetic table is sampled, seeded, from a
+    synthesizer of :mod:`privlib.synth` fitted on the training rows. Returns the audit arguments
+    with file paths (``train``, ``synthetic``, ``holdout``) and the recipe for the provenance.
+    """
+    from privlib import synth
+
+    folder = Path(folder)
+    seed = params.get("seed", 2026)
+    data = load_dataset(params["dataset"])
+    for name in ("keys", "sensitive"):  # checked now, before the synthesizers take their time
+        if params.get(name):
+            check_columns(data, params[name], name, params["dataset"])
+    n_holdout = params.get("n_holdout") or 0
+    train, holdout = sample_split(data, params["n_train"], n_holdout, random_state=seed)
+    paths = {"train": folder / "train.csv", "synthetic": [], "holdout": None}
+    train.to_csv(paths["train"], index=False)
+    if n_holdout:
+        paths["holdout"] = folder / "holdout.csv"
+        holdout.to_csv(paths["holdout"], index=False)
+    specs = params["synthesizers"]
+    if not specs or not isinstance(specs, list) or not all(isinstance(x, dict) and "method" in x for x in specs):
+        raise PrivlibError(
+            "`synthesizers` must be a non-empty list of entries, each with a `method` (a "
+            "privlib.synth name) and optional `params`."
+        )
+    # Each file is named after its synthesizer: the name the report's comparison shows.
+    for spec, label in zip(specs, file_labels([Path(x["method"]) for x in specs])):
+        model = synth.make(spec["method"], **(spec.get("params") or {})).fit(train)
+        target = folder / f"{label}.csv"
+        model.sample(spec.get("n"), random_state=seed).to_csv(target, index=False)
+        paths["synthetic"].append(target)
+    recipe = {k: params[k] for k in ("dataset", "n_train", "n_holdout", "synthesizers") if k in params}
+    recipe["seed"] = seed
+    return {
+        "train": str(paths["train"]),
+        "synthetic": [str(p) for p in paths["synthetic"]],
+        "holdout": str(paths["holdout"]) if paths["holdout"] else None,
+        "recipe": recipe,
+    }
