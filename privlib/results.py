@@ -25,11 +25,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: Legacy two-way verdicts of :func:`verdict_for`, kept only while ``privlib.report`` still uses
-#: them; every measure now gives one of :data:`VERDICTS` through :func:`privlib.thresholds.judge`.
-PASS = "pass"
-FAIL = "fail"
-
 #: The four verdicts of a judged measure.
 RISK = "risk"
 NO_EVIDENCE = "no evidence of risk"
@@ -41,18 +36,6 @@ VERDICTS = (RISK, NO_EVIDENCE, INCONCLUSIVE, NOT_ASSESSABLE)
 def per_record(**kwargs):
     """A dataclass field for per-record arrays: kept on the result, left out of tables and JSON."""
     return field(repr=False, compare=False, metadata={"per_record": True}, **kwargs)
-
-
-def verdict_for(value: float | None, threshold: float | None, higher_is_riskier: bool = True):
-    """``"pass"`` when ``value`` is on the safe side of ``threshold`` (inclusive), else ``"fail"``.
-
-    Returns ``None`` when there is no threshold or the value is undefined (NaN). Legacy: it ignores
-    the interval; use :func:`privlib.thresholds.judge`.
-    """
-    if threshold is None or value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    safe = value <= threshold if higher_is_riskier else value >= threshold
-    return PASS if safe else FAIL
 
 
 def _plain(value: Any):
@@ -150,13 +133,7 @@ class Result:
         parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
-        if self.verdict is None or self.verdict in VERDICTS:
-            return with_verdict(", ".join(parts) + ".", self)
-        # a legacy "pass"/"fail" set outside the registry
-        if self.threshold is not None:
-            parts.append(f"threshold {_fmt(self.threshold)}")
-        parts.append(f"verdict: {self.verdict}")
-        return ", ".join(parts) + "."
+        return with_verdict(", ".join(parts) + ".", self)
 
     def _interval_text(self) -> str:
         """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval or when its

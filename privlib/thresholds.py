@@ -515,9 +515,8 @@ def verdict_sentence(result: Result) -> str:
         return ""
     if result.verdict == NOT_ASSESSABLE:
         return f"Not assessable: {result.verdict_rule}."
-    if result.verdict not in VERDICTS:  # a legacy "pass"/"fail" set outside the registry
-        against = "" if result.threshold is None else f" against the threshold {_number(result.threshold)}"
-        return f"Verdict: {result.verdict}{against}."
+    if result.verdict not in VERDICTS:  # set by hand, outside the registry
+        return f"Verdict: {result.verdict}."
     entry = REGISTRY.get(result.measure)
     risk_words = entry.risk_words if entry else Threshold.risk_words
     words = {
