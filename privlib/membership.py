@@ -54,11 +54,18 @@ from sklearn.preprocessing import OneHotEncoder
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
-from privlib.results import NOT_ASSESSABLE, RISK, INCONCLUSIVE, Result, per_record
+from privlib.results import INCONCLUSIVE, NOT_ASSESSABLE, RISK, Result, per_record
 from privlib.thresholds import cutoff, judge, with_verdict
 from privlib.uncertainty import (
-    BOOTSTRAP, DEFAULT_CONFIDENCE, WILSON, auc_interval, check_confidence, percentile_interval,
-    resampled_means, wilson_interval,
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOTSTRAP,
+    WILSON,
+    auc_interval,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+    wilson_interval,
 )
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
 
@@ -455,8 +462,13 @@ def _hamming_attack(
     top = int(distance[drawn].max())
     at = min(h, top)
     # Per draw and per h, members and non-members called: cumulative counts of their distances.
-    members_called = np.array([np.cumsum(np.bincount(distance[d][is_member[d]], minlength=top + 1)) for d in draws])
-    others_called = np.array([np.cumsum(np.bincount(distance[d][~is_member[d]], minlength=top + 1)) for d in draws])
+    def called_counts(of_members: bool) -> np.ndarray:
+        return np.array([
+            np.cumsum(np.bincount(distance[d][is_member[d] == of_members], minlength=top + 1))
+            for d in draws
+        ])
+
+    members_called, others_called = called_counts(True), called_counts(False)
     n_members = np.array([np.count_nonzero(is_member[d]) for d in draws])
     n_others = len(draws[0]) - n_members
     precision, recall, f1 = _counts_prf(members_called, others_called, n_members[:, None])
@@ -477,8 +489,10 @@ def _hamming_attack(
         intervals are averaged."""
         ends = []
         for r in range(len(draws)):
-            true_hits = resampled_means(np.arange(n_members[r]) < members_called[r, g], rng=rng) * n_members[r]
-            false_hits = resampled_means(np.arange(n_others[r]) < others_called[r, g], rng=rng) * n_others[r]
+            true_hits = rng.binomial(n_members[r], members_called[r, g] / max(n_members[r], 1),
+                                     size=DEFAULT_N_BOOTSTRAP)
+            false_hits = rng.binomial(n_others[r], others_called[r, g] / max(n_others[r], 1),
+                                      size=DEFAULT_N_BOOTSTRAP)
             resampled = _counts_prf(true_hits, false_hits, n_members[r])[2]
             ends.append(percentile_interval(resampled, confidence=confidence))
         return _averaged_interval(ends)
@@ -514,7 +528,8 @@ def _hamming_attack(
 
     if not blind[at]:
         return judged_at(at)
-    candidates = [judged_at(g) for g in dict.fromkeys((h_not_blind, h_rule)) if g is not None and not blind[g]]
+    readable = [g for g in dict.fromkeys((h_not_blind, h_rule)) if g is not None and not blind[g]]
+    candidates = [judged_at(g) for g in readable]
     if candidates:
         return max(candidates, key=_verdict_rank)  # the first (largest h) wins a tie
     return MembershipRisk(
