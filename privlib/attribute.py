@@ -15,6 +15,10 @@ guessing "insured" is right 95% of the time without any synthetic data.
 
 :func:`discretize` cuts numeric variables into bins so that CAP, which needs exact matches, can be
 used on continuous keys or targets.
+
+Each result carries a seeded bootstrap interval over the original records and a verdict from the
+threshold registry (:mod:`privlib.thresholds`): the measure is judged on how far the synthetic
+data goes from the no-data guess towards what the original data itself reveals.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from privlib.errors import PrivlibError
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
+from privlib.thresholds import judge, with_verdict
+from privlib.uncertainty import (
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+)
 from privlib.schema import (
     MISSING,
     NUMERIC,
@@ -128,23 +140,22 @@ class CAPResult(Result):
             else f"the {self.n_matched} records whose key appears in the synthetic data"
         )
         if isinstance(self.value, float) and math.isnan(self.value):
-            return (
+            return with_verdict(
                 f"Average CAP (version {self.variant}) is undefined: no original record's key "
-                f"({keys}) appears in the synthetic data."
+                f"({keys}) appears in the synthetic data.",
+                self,
             )
-        if self.value <= self.baseline:
-            verdict = "tells the intruder no more than guessing from the overall shares"
-        elif self.value < self.original_cap:
-            gained = (self.value - self.baseline) / (self.original_cap - self.baseline)
-            verdict = f"goes {gained:.0%} of the way from guessing to what the original reveals"
-        else:
-            verdict = "reveals as much as or more than the original data itself"
-        return (
+        text = (
             f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
-            f"with probability {_fmt(self.value)} on average over {over} (version {self.variant}); "
-            f"the original data would give {_fmt(self.original_cap)} and guessing from the "
-            f"overall shares {_fmt(self.baseline)}, so the synthetic data {verdict}."
+            f"with probability {_fmt(self.value)}{self._interval_text()} on average over {over} "
+            f"(version {self.variant}); the original data would give {_fmt(self.original_cap)} "
+            f"and guessing from the overall shares {_fmt(self.baseline)}"
         )
+        gap = self.original_cap - self.baseline
+        if gap > 0:
+            text += (f", so the synthetic data goes {(self.value - self.baseline) / gap:.0%} of "
+                     "the way from guessing to what the original reveals")
+        return with_verdict(text + ".", self)
 
 
 def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
@@ -168,7 +179,11 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
     return joint
 
 
-def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
+
+def cap(
+    *, original, synthetic, keys, target, variant=1, random_state=None,
+    confidence=DEFAULT_CONFIDENCE,
+) -> CAPResult:
     """Correct attribution probability (CAP) of the target given the keys.
 
     For an original record :math:`y_0` with key :math:`K(y_0)` and target :math:`T(y_0)`,
@@ -193,13 +208,20 @@ def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
         The variable(s) to learn; several form one joint target (all must be right).
     variant : {1, 2}, default 1
         1: a record whose key never appears in S counts as CAP 0; 2: such records are left out.
+    random_state : int, numpy.random.Generator or None
+        Seed for the bootstrap of the interval.
+    confidence : float, default 0.95
+        Level of the interval: a percentile bootstrap over the averaged records' CAP values.
 
     Returns
     -------
     CAPResult
-        ``value`` (average CAP), ``baseline`` (average share of each record's target value in R),
-        ``original_cap`` (average CAP with R in place of S), and per-record arrays for plots.
-        Both baselines are averaged over the same records as ``value``.
+        ``value`` (average CAP) with its interval and verdict, ``baseline`` (average share of
+        each record's target value in R), ``original_cap`` (average CAP with R in place of S), and
+        per-record arrays for plots. Both baselines are averaged over the same records as
+        ``value``. The verdict asks how far the synthetic data goes from ``baseline`` towards
+        ``original_cap`` (:mod:`privlib.thresholds`); when the original reveals no more than
+        guessing there is nothing to reveal and the result is not assessable.
 
     Raises
     ------
@@ -224,12 +246,14 @@ def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
     >>> import pandas as pd
     >>> r = pd.DataFrame({"sex": ["F", "F", "M"], "ill": ["y", "n", "n"]})
     >>> s = pd.DataFrame({"sex": ["F", "F", "F", "F"], "ill": ["y", "y", "y", "n"]})
-    >>> res = cap(r, s, keys="sex", target="ill")
+    >>> res = cap(original=r, synthetic=s, keys="sex", target="ill", random_state=0)
     >>> res.per_record.tolist()
     [0.75, 0.25, 0.0]
-    >>> round(res.value, 4), round(cap(r, s, keys="sex", target="ill", variant=2).value, 4)
+    >>> v2 = cap(original=r, synthetic=s, keys="sex", target="ill", variant=2, random_state=0)
+    >>> round(res.value, 4), round(v2.value, 4)
     (0.3333, 0.5)
     """
+    confidence = check_confidence(confidence)
     if variant not in (1, 2) or isinstance(variant, bool):
         raise PrivlibError(f"`variant` must be 1 or 2, got {variant!r}.")
     keys, target = _check_keys_target(original, synthetic, keys, target)
@@ -258,8 +282,16 @@ def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
         )
     else:
         value = original_value = baseline = math.nan
-    return CAPResult(
+    low, high = percentile_interval(
+        resampled_means(from_synthetic[used], rng=np.random.default_rng(random_state)),
+        confidence=confidence,
+    )
+    return judge(CAPResult(
         value=value,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
         baseline=baseline,
         original_cap=original_value,
         variant=variant,
@@ -271,7 +303,7 @@ def cap(*, original, synthetic, keys, target, variant=1) -> CAPResult:
         per_record_original=from_original,
         per_record_marginal=marginal,
         key_in_synthetic=matched,
-    )
+    ))
 
 
 def discretize(*, original, synthetic, columns=None, n_bins=5):
@@ -422,18 +454,20 @@ class KnnRiskResult(Result):
             "data than from the original"
         )
         if self.task == "classification":
-            return (
+            return with_verdict(
                 f"Knowing {keys}, a model fitted on the synthetic data predicts {target} correctly "
-                f"for {self.value:.1%} of the original records, against {self.original_value:.1%} "
-                f"for the same model fitted on the original data and {self.baseline:.1%} for "
-                f"always guessing the most common value; {worse}."
+                f"for {self.value:.1%}{self._interval_text()} of the original records, against "
+                f"{self.original_value:.1%} for the same model fitted on the original data and "
+                f"{self.baseline:.1%} for always guessing the most common value; {worse}.",
+                self,
             )
-        return (
+        return with_verdict(
             f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with mean "
-            f"squared error {_fmt(self.value)} (median relative error "
+            f"squared error {_fmt(self.value)}{self._interval_text()} (median relative error "
             f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
             f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
-            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}."
+            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}.",
+            self,
         )
 
 

@@ -14,6 +14,14 @@ Four measures, from the bluntest to the most specific (see ``METHODS.md``, "Iden
 
 Every comparison of values treats a missing value as equal to a missing value and different
 from every real value, as the distances of the kit do.
+
+Every measure returns its value with a confidence interval (``ci_low``, ``ci_high``): the Wilson
+interval for the shares, a seeded bootstrap over targets for the expected match risk
+(:mod:`privlib.uncertainty`), and a verdict from the threshold registry (:mod:`privlib.thresholds`).
+The shares of copies are judged against what chance gives: the same share for a holdout sample of
+real people the generator never saw. The copy counts see exact copies only; a generator that moves
+every record a little makes none, which :func:`dcr_summary`'s median distance and the membership
+measures show.
 """
 
 from __future__ import annotations
@@ -29,6 +37,16 @@ import pandas as pd
 from privlib import neighbors
 from privlib.errors import PrivlibError
 from privlib.results import Result, per_record
+from privlib.thresholds import judge, with_verdict
+from privlib.uncertainty import (
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    WILSON,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+    wilson_interval,
+)
 from privlib.schema import (
     CATEGORICAL,
     NUMERIC,
@@ -90,6 +108,13 @@ def _pct(value: float) -> str:
     return "undefined" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
+
+def _share_interval(count: int, total: int, confidence: float) -> dict:
+    """The interval fields of a share ``count / total``: Wilson."""
+    low, high = wilson_interval(int(count), int(total), confidence=confidence)
+    return dict(ci_low=low, ci_high=high, ci_method=WILSON, confidence=confidence)
+
+
 # --------------------------------------------------------------------------------------------
 # Identical matches
 # --------------------------------------------------------------------------------------------
@@ -118,18 +143,17 @@ class IdenticalMatchShare(Result):
 
     def reading(self) -> str:
         text = (
-            f"{_pct(self.value)} of the synthetic records ({self.n_train_matches} of "
-            f"{self.n_synthetic}) are exact copies of a training record"
+            f"{_pct(self.value)}{self._interval_text()} of the synthetic records "
+            f"({self.n_train_matches} of {self.n_synthetic}) are exact copies of a training record"
         )
         if self.baseline is None:
-            return text + "; without a holdout there is no chance level to compare with."
-        text += f", against {_pct(self.baseline)} that equal a holdout record (the chance level)"
-        if self.value > self.baseline:
-            return text + (
-                f": {100 * (self.value - self.baseline):.1f} percentage points more; that excess, "
-                "not the share itself, shows how much the generator reproduces its training records."
+            text += "; without a holdout there is no chance level to compare with."
+        else:
+            text += (
+                f", against {_pct(self.baseline)} that equal a holdout record (the chance level): "
+                f"{100 * (self.value - self.baseline):+.1f} percentage points."
             )
-        return text + ": no more copies of training records than chance produces."
+        return with_verdict(text, self)
 
 
 def _check_release(synthetic, train, holdout) -> None:
@@ -142,7 +166,9 @@ def _check_release(synthetic, train, holdout) -> None:
         check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
 
 
-def identical_match_share(*, synthetic, train, holdout=None) -> IdenticalMatchShare:
+def identical_match_share(
+    *, synthetic, train, holdout=None, confidence=DEFAULT_CONFIDENCE
+) -> IdenticalMatchShare:
     """Share of synthetic records that equal a training record exactly, beside a holdout baseline.
 
     A record "equals" another when every variable holds the same value; a missing value equals a
@@ -160,12 +186,16 @@ def identical_match_share(*, synthetic, train, holdout=None) -> IdenticalMatchSh
         Real records from the same population that the generator never saw, with the same
         columns. The comparison is fair when it has as many records as ``train``: a larger table
         offers more records to coincide with.
+    confidence : float, default 0.95
+        Level of the Wilson interval of ``value``.
 
     Returns
     -------
     IdenticalMatchShare
-        ``value`` (share of copies of training records), ``baseline`` (share of copies of holdout
-        records, or ``None``), and per synthetic record the flags ``in_train``, ``in_holdout``.
+        ``value`` (share of copies of training records) with its interval and verdict (judged
+        against ``baseline`` plus a margin, or a fixed share without a holdout: see
+        :mod:`privlib.thresholds`), ``baseline`` (share of copies of holdout records, or
+        ``None``), and per synthetic record the flags ``in_train``, ``in_holdout``.
 
     Raises
     ------
@@ -183,25 +213,27 @@ def identical_match_share(*, synthetic, train, holdout=None) -> IdenticalMatchSh
     >>> import pandas as pd
     >>> train = pd.DataFrame({"sex": ["F", "M"], "age": [30, 40]})
     >>> synthetic = pd.DataFrame({"sex": ["F", "F"], "age": [30, 41]})
-    >>> identical_match_share(synthetic, train).value
+    >>> identical_match_share(synthetic=synthetic, train=train).value
     0.5
     """
+    confidence = check_confidence(confidence)
     _check_release(synthetic, train, holdout)
     frames = [synthetic, train] + ([holdout] if holdout is not None else [])
     codes = _row_codes(frames, list(train.columns))
     in_train = np.isin(codes[0], codes[1])
     in_holdout = np.isin(codes[0], codes[2]) if holdout is not None else None
     n = len(synthetic)
-    return IdenticalMatchShare(
+    return judge(IdenticalMatchShare(
         measure="identical_match_share",
         value=float(in_train.mean()),
+        **_share_interval(in_train.sum(), n, confidence),
         baseline=float(in_holdout.mean()) if in_holdout is not None else None,
         n_synthetic=n,
         n_train_matches=int(in_train.sum()),
         n_holdout_matches=int(in_holdout.sum()) if in_holdout is not None else None,
         in_train=in_train,
         in_holdout=in_holdout,
-    )
+    ))
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,7 +280,7 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
     >>> import pandas as pd
     >>> real = pd.DataFrame({"age": [20.0, 60.0], "sex": ["F", "M"]})
     >>> fake = pd.DataFrame({"age": [20.0, 30.0], "sex": ["F", "M"]})
-    >>> dcr(fake, real).tolist()
+    >>> dcr(synthetic=fake, reference=real).tolist()
     [0.0, 0.375]
     """
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
@@ -292,38 +324,31 @@ class DCRSummary(Result):
 
     def reading(self) -> str:
         text = (
-            f"{_pct(self.value)} of the synthetic records are exact copies (distance 0) of a "
-            f"training record, median distance {self.median:.3f}"
+            f"{_pct(self.value)}{self._interval_text()} of the synthetic records are exact copies "
+            f"(distance 0) of a training record, median distance {self.median:.3f}"
         )
         if self.baseline is None:
-            return text + "; give a holdout set to see how close new real people come by chance."
+            return with_verdict(
+                text + "; give a holdout set to see how close new real people come by chance.", self
+            )
         text += (
             f"; for holdout records, real people the generator never saw, {_pct(self.baseline)} "
             f"and {self.holdout_median:.3f}"
         )
-        # Both signs of closeness are reported: exact copies (the zero share) and near-copies
-        # (the median), since an additive-noise generator makes no exact copy yet sits next to
-        # every training record.
-        signs = []
-        if self.value > self.baseline:
-            signs.append(
-                f"{100 * (self.value - self.baseline):.1f} percentage points more exact copies "
-                "than chance produces"
-            )
-        if self.median < self.holdout_median:
-            signs.append(
-                f"a typical synthetic record sits {self.holdout_median / self.median:.1f} times "
-                "closer to the training data than a typical new real person"
-                if self.median > 0
-                else "a typical synthetic record sits on a training record, a typical new real "
-                "person does not"
-            )
-        if signs:
-            return text + ": " + "; ".join(signs) + "."
-        return text + ": the synthetic records are no closer to the training data than new real people."
+        # Near copies too: an additive-noise generator makes no exact copy yet sits next to
+        # every training record, which the ratio of the medians shows.
+        if self.median > 0:
+            text += (f": a typical new real person sits {self.holdout_median / self.median:.3g} "
+                     "times as far from the training data as a typical synthetic record.")
+        else:
+            text += ": a typical synthetic record sits on a training record."
+        return with_verdict(text, self)
 
 
-def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None) -> DCRSummary:
+def dcr_summary(
+    *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None,
+    confidence=DEFAULT_CONFIDENCE,
+) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
 
     The baseline asks how close *real* people the generator never saw come to the training
@@ -340,18 +365,29 @@ def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=Non
         Real records from the same population, not used for training.
     max_memory_mb, n_jobs
         Passed to the neighbour search (see :func:`dcr`).
+    confidence : float, default 0.95
+        Level of the Wilson interval of ``value``.
 
     Returns
     -------
     DCRSummary
-        ``value``: share of synthetic records at distance 0; ``baseline``: the same share for the
-        holdout records; median and 5th percentile; per-record distances.
+        ``value``: share of synthetic records at distance 0, with its interval and verdict (as
+        :func:`identical_match_share`); ``baseline``: the same share for the holdout records;
+        median and 5th percentile; per-record distances.
 
     Raises
     ------
     PrivlibError
         As :func:`dcr`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"age": [20.0, 40.0, 60.0]})
+    >>> dcr_summary(synthetic=train, train=train).value
+    1.0
     """
+    confidence = check_confidence(confidence)
     _check_release(synthetic, train, holdout)
     frames, names = [train, synthetic], ["train", "synthetic"]
     if holdout is not None:
@@ -362,16 +398,17 @@ def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=Non
     search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs)
     distances = dcr(synthetic=synthetic, reference=train, **search)
     holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
-    return DCRSummary(
+    return judge(DCRSummary(
         measure="dcr_zero_share",
         value=float(np.mean(distances == 0)),
+        **_share_interval(np.count_nonzero(distances == 0), distances.size, confidence),
         baseline=float(np.mean(holdout_distances == 0)) if holdout is not None else None,
         median=float(np.median(distances)),
         percentile_5=float(np.percentile(distances, 5)),
         holdout_median=float(np.median(holdout_distances)) if holdout is not None else None,
         distances=distances,
         holdout_distances=holdout_distances,
-    )
+    ))
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,6 +424,9 @@ class ReplicatedUniques(Result):
     value : float
         ``n_replicated / n_unique_original``: the share of the original data's unique records
         replicated (NaN when the original data has no unique record).
+    baseline : float or None
+        The same share with a holdout sample of other real people in place of the synthetic data
+        (``None`` without a holdout): how many unique combinations chance carries over.
     keys : tuple of str
         The key variables.
     n_replicated : int
@@ -411,20 +451,26 @@ class ReplicatedUniques(Result):
     def reading(self) -> str:
         keys = ", ".join(map(str, self.keys))
         if self.n_unique_original == 0:
-            return (
+            return with_verdict(
                 f"No original record is unique on {keys}, so no unique person can be "
-                "replicated in the synthetic data."
+                "replicated in the synthetic data.",
+                self,
             )
-        return (
+        text = (
             f"Of the {self.n_unique_original} original records unique on {keys} "
             f"({_pct(self.n_unique_original / self.n_original)} of the data), "
-            f"{self.n_replicated} ({_pct(self.value)}) have a key combination that is also "
-            "unique in the synthetic data, where a record on that combination stands for exactly "
-            "one real person."
+            f"{self.n_replicated} ({_pct(self.value)}{self._interval_text()}) have a key "
+            "combination that is also unique in the synthetic data, where a record on that "
+            "combination stands for exactly one real person"
         )
+        if self.baseline is not None:
+            text += f"; a holdout sample of other real people replicates {_pct(self.baseline)}"
+        return with_verdict(text + ".", self)
 
 
-def replicated_uniques(*, original, synthetic, keys=None) -> ReplicatedUniques:
+def replicated_uniques(
+    *, original, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
+) -> ReplicatedUniques:
     """Count the original data's unique records whose key combination is also unique in the
     synthetic data.
 
@@ -441,12 +487,19 @@ def replicated_uniques(*, original, synthetic, keys=None) -> ReplicatedUniques:
         The synthetic records.
     keys : sequence of str, optional
         The key variables, columns of both tables. ``None`` uses every column of ``original``.
+    holdout : pandas.DataFrame, optional
+        Real records of other people from the same population, with the keys, ideally as many as
+        the synthetic records: the share of the original uniques whose combination is also unique
+        among them is the chance level (``baseline``).
+    confidence : float, default 0.95
+        Level of the Wilson interval of ``value``.
 
     Returns
     -------
     ReplicatedUniques
-        ``value`` (share of the original uniques that are replicated), the counts, and per record
-        of each table the flag ``replicated_original`` / ``replicated_synthetic``.
+        ``value`` (share of the original uniques that are replicated) with its interval and
+        verdict, ``baseline`` (or ``None``), the counts, and per record of each table the flag
+        ``replicated_original`` / ``replicated_synthetic``.
 
     Raises
     ------
@@ -459,24 +512,37 @@ def replicated_uniques(*, original, synthetic, keys=None) -> ReplicatedUniques:
     >>> import pandas as pd
     >>> real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
     >>> fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
-    >>> replicated_uniques(real, fake, ["sex", "age"]).n_replicated
+    >>> replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"]).n_replicated
     1
     """
+    confidence = check_confidence(confidence)
     check_frame(original, "original", allow_missing_columns=True)
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
     keys = list(original.columns) if keys is None else check_columns(original, keys, "keys", "original")
     check_columns(synthetic, keys, "keys", "synthetic")
     check_comparable(original, synthetic, ("original", "synthetic"), columns=keys, unseen="ignore")
-    r_codes, s_codes = _row_codes([original, synthetic], keys)
-    n_combinations = int(max(r_codes.max(), s_codes.max())) + 1
-    r_counts = np.bincount(r_codes, minlength=n_combinations)
-    s_counts = np.bincount(s_codes, minlength=n_combinations)
-    replicated = (r_counts == 1) & (s_counts == 1)
-    n_unique_original = int((r_counts == 1).sum())
+    frames = [original, synthetic]
+    if holdout is not None:
+        check_frame(holdout, "holdout", allow_missing_columns=True)
+        check_columns(holdout, keys, "keys", "holdout")
+        check_comparable(original, holdout, ("original", "holdout"), columns=keys, unseen="ignore")
+        frames.append(holdout)
+    codes = _row_codes(frames, keys)
+    n_combinations = int(max(c.max() for c in codes)) + 1
+    r_counts, s_counts, *h_counts = (np.bincount(c, minlength=n_combinations) for c in codes)
+    r_codes, s_codes = codes[:2]
+    unique_original = r_counts == 1
+    replicated = unique_original & (s_counts == 1)
+    n_unique_original = int(unique_original.sum())
     n_replicated = int(replicated.sum())
-    return ReplicatedUniques(
+    baseline = None
+    if holdout is not None:
+        baseline = _share(int((unique_original & (h_counts[0] == 1)).sum()), n_unique_original)
+    return judge(ReplicatedUniques(
         measure="replicated_uniques",
         value=_share(n_replicated, n_unique_original),
+        baseline=baseline,
+        **_share_interval(n_replicated, n_unique_original, confidence),
         keys=tuple(keys),
         n_replicated=n_replicated,
         n_unique_original=n_unique_original,
@@ -485,7 +551,7 @@ def replicated_uniques(*, original, synthetic, keys=None) -> ReplicatedUniques:
         n_synthetic=len(synthetic),
         replicated_original=replicated[r_codes],
         replicated_synthetic=replicated[s_codes],
-    )
+    ))
 
 
 # --------------------------------------------------------------------------------------------
@@ -549,20 +615,23 @@ class MatchRisk(Result):
         text = (
             f"An intruder who knows {', '.join(map(str, self.known))} and the real "
             f"{', '.join(map(str, self.synthesized))} of every target would expect to identify "
-            f"{self.expected_match_risk:.1f} of {n} records ({_pct(self.expected_match_risk / n)}; "
-            f"releasing the original file would give {self.baseline:.1f}); "
+            f"{self.expected_match_risk:.1f}{self._interval_text()} of {n} records "
+            f"({_pct(self.expected_match_risk / n)}; releasing the original file would give "
+            f"{self.baseline:.1f}); "
         )
         if self.unique_matches == 0:
-            return text + (
+            text += (
                 "no target has a unique match, so the true match rate is 0 and the false match "
                 "rate is undefined (reported as NaN)."
             )
-        return text + (
-            f"{self.unique_matches} targets have a single matching synthetic record, {n_true} of "
-            f"them correct (true match rate {_pct(self.true_match_rate)}) and "
-            f"{self.unique_matches - n_true} wrong (false match rate "
-            f"{_pct(self.false_match_rate)})."
-        )
+        else:
+            text += (
+                f"{self.unique_matches} targets have a single matching synthetic record, {n_true} "
+                f"of them correct (true match rate {_pct(self.true_match_rate)}) and "
+                f"{self.unique_matches - n_true} wrong (false match rate "
+                f"{_pct(self.false_match_rate)})."
+            )
+        return with_verdict(text, self)
 
 
 def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
@@ -665,7 +734,10 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     return counts, own
 
 
-def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True) -> MatchRisk:
+def match_risk(
+    *, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True,
+    random_state=None, confidence=DEFAULT_CONFIDENCE,
+) -> MatchRisk:
     """Expected match risk, true match rate and false match rate of partially synthetic data.
 
     Row i of ``synthetic`` is the synthetic version of row i of ``original``: the ``known``
@@ -700,11 +772,17 @@ def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1
         ``|y - x| <= numeric_tolerance * |x|`` (a percentage radius, as in Hornby & Hu 2021);
         ``False``: when ``|y - x| <= numeric_tolerance``. Date variables are always matched
         within ``numeric_tolerance`` days (so the default 0.1 means the same day).
+    random_state : int, numpy.random.Generator or None
+        Seed for the bootstrap of the interval.
+    confidence : float, default 0.95
+        Level of the interval of the expected match risk: a percentile bootstrap over targets of
+        their contributions ``T_i / c_i`` (the matches themselves are not recomputed).
 
     Returns
     -------
     MatchRisk
-        ``expected_match_risk`` (also ``value``), ``true_match_rate``, ``false_match_rate``,
+        ``expected_match_risk`` (also ``value``, with its interval and a verdict against a
+        share of the targets: see :mod:`privlib.thresholds`), ``true_match_rate``, ``false_match_rate``,
         ``unique_matches`` (s), ``baseline`` (the expected match risk of the original file
         matched against itself), and per target ``match_counts`` (c_i), ``true_match`` (T_i),
         ``true_unique`` (K_i), ``false_unique`` (F_i).
@@ -729,10 +807,11 @@ def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1
     >>> import pandas as pd
     >>> real = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["y", "n", "n"]})
     >>> syn = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["n", "n", "n"]})
-    >>> r = match_risk(real, syn, known=["sex"], synthesized=["dis"])
+    >>> r = match_risk(original=real, synthetic=syn, known=["sex"], synthesized=["dis"], random_state=0)
     >>> r.match_counts.tolist(), r.expected_match_risk
     ([0, 2, 1], 1.5)
     """
+    confidence = check_confidence(confidence)
     check_frame(original, "original", allow_missing_columns=True)
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
     known = check_columns(original, known, "known", "original")
@@ -764,12 +843,19 @@ def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1
     true_unique = (counts == 1) & true_match
     false_unique = (counts == 1) & ~true_match
     s = int((counts == 1).sum())
-    expected = float(np.sum(true_match / np.maximum(counts, 1)))
+    contributions = true_match / np.maximum(counts, 1)
+    expected = float(np.sum(contributions))
     self_counts, _ = _match(original, original, categorical, numeric, tolerance, relative)
     n = len(original)
-    return MatchRisk(
+    resampled = n * resampled_means(contributions, rng=np.random.default_rng(random_state))
+    low, high = percentile_interval(resampled, confidence=confidence)
+    return judge(MatchRisk(
         measure="expected_match_risk",
         value=expected,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
         baseline=float(np.sum(1.0 / self_counts)),
         expected_match_risk=expected,
         true_match_rate=float(true_unique.sum() / n),
@@ -784,4 +870,4 @@ def match_risk(*, original, synthetic, known, synthesized, numeric_tolerance=0.1
         true_match=true_match,
         true_unique=true_unique,
         false_unique=false_unique,
-    )
+    ))

@@ -13,10 +13,20 @@ real data split into a training part and a holdout. :func:`naive_f1`, :func:`rel
 :func:`dcr_holdout_share`, :func:`threshold_attack`, :func:`nn_mia`, :func:`adversarial_accuracy`,
 :func:`privacy_loss`, and the classifier-based :func:`discriminator_test`.
 
-Where a measure is random (attack sets drawn, tables subsampled to equal sizes, a classifier
-fitted), ``n_repeats`` repeats it with one seeded generator; the result holds the mean as its value
-and the 2.5 % and 97.5 % quantiles over the repetitions as ``low`` and ``high`` (the spread of one
-run, not a confidence interval for the mean).
+Every measure returns its value with a confidence interval (``ci_low``, ``ci_high``: Wilson for
+the shares, a seeded bootstrap over records for the AUC, the F1, the adversarial accuracy and the
+privacy loss; :mod:`privlib.uncertainty`) and a verdict from the threshold registry
+(:mod:`privlib.thresholds`). Where a measure is random (attack sets drawn, tables subsampled to
+equal sizes, a classifier fitted), ``n_repeats`` repeats it with one seeded generator; the result
+holds the mean as its value and the 2.5 % and 97.5 % quantiles over the repetitions as
+``repeat_low`` and ``repeat_high`` (the spread of one run, not a confidence interval).
+
+The measures look at different things and can disagree on the same data: the attack AUC ranks
+every record by its distance to the synthetic data, so a general shift counts; the privacy loss
+and the adversarial accuracy compare each record's nearest synthetic and nearest real neighbour
+and react mostly to (near) copies; the DCR share asks only which real table is nearer. The
+registry's ``scope`` of each measure says so, and :func:`privlib.thresholds.disagreements` turns
+two differing verdicts into a sentence.
 
 References
 ----------
@@ -44,7 +54,19 @@ from sklearn.preprocessing import OneHotEncoder
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
-from privlib.results import Result, per_record, verdict_for
+from privlib.results import INCONCLUSIVE, NOT_ASSESSABLE, RISK, Result, per_record
+from privlib.thresholds import cutoff, judge, with_verdict
+from privlib.uncertainty import (
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOTSTRAP,
+    WILSON,
+    auc_interval,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+    wilson_interval,
+)
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
 
 __all__ = [
@@ -56,8 +78,9 @@ __all__ = [
     "PrivacyLoss", "DiscriminatorTest",
 ]
 
-#: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable.
-M_THRESHOLD = 0.2
+#: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable
+#: (from the threshold registry).
+M_THRESHOLD = cutoff("relative_risk_m")
 
 #: Attack-set size of El Emam et al.'s simulations.
 DEFAULT_ATTACK_SIZE = 1000
@@ -75,69 +98,112 @@ _MISSING_LABEL = "<missing>"
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class _Repeated(Result):
-    """A result averaged over seeded repetitions; ``low``/``high`` are the 2.5 %/97.5 % quantiles."""
+    """A result averaged over seeded repetitions.
+
+    ``repeat_low``/``repeat_high`` are the 2.5 %/97.5 % quantiles of the value over the
+    repetitions: the spread of one run, kept apart from the confidence interval
+    ``ci_low``/``ci_high``.
+    """
 
     n_repeats: int = 1
-    low: float | None = None
-    high: float | None = None
+    repeat_low: float | None = None
+    repeat_high: float | None = None
     repeats: np.ndarray = per_record(default=None)
 
     def _spread_text(self) -> str:
         if self.n_repeats < 2:
             return ""
         return (
-            f" (mean of {self.n_repeats} repetitions, 95% of them between {self.low:.3f} and "
-            f"{self.high:.3f})"
+            f" (mean of {self.n_repeats} repetitions, 95% of them between {self.repeat_low:.3f} "
+            f"and {self.repeat_high:.3f})"
         )
+
 
 
 @dataclass(frozen=True, kw_only=True)
 class MembershipRisk(_Repeated):
     """Outcome of a Hamming-threshold membership attack (:func:`ground_truth_risk`, :func:`partition_risk`).
 
-    ``value`` is the F1 (mean over repetitions); ``baseline`` the F1 of an adversary who calls
-    every record of this attack set a member (:func:`naive_f1` of its member share ``t``);
-    ``threshold``, when the population size is known, is the F1 at which the relative risk M
-    reaches 0.2, so the verdict is exactly "M <= 0.2". ``called_share`` is the mean share of the
-    attack set called a member; at :data:`BLIND_SHARE` or above the attack is blind at this ``h``
-    (a large h on data with many variables puts everyone near some synthetic record) and the
-    verdict is left out.
+    The attack is run at every h at once (the nearest Hamming distance of each attack record is all
+    it needs). ``f1``, ``precision``, ``recall``, ``called_share`` and ``m`` are those of the asked
+    ``h`` (means over repetitions). ``blind`` says whether that h calls at least
+    :data:`BLIND_SHARE` of the attack set members; then its F1 is the naive F1 whatever the
+    generator did. Two further h are reported: ``h_not_blind``, the largest h up to the asked one
+    that is not blind, and ``h_rule``, the h whose called share is closest to the member share t
+    (an adversary who knows t calls about as many records as there are members; the choice uses
+    no membership label). ``value``, its interval and the verdict are those of ``h_verdict``: the
+    asked h when it is not blind, otherwise whichever of ``h_not_blind`` and ``h_rule`` gives the
+    riskier verdict (an adversary may pick either).
+
+    ``baseline`` is F_max, the F1 of calling everyone a member: of n/N when the population size
+    is known, otherwise of t (``m_from`` says which); ``m = (F1 - F_max) / (1 - F_max)`` is El
+    Emam et al.'s relative risk, and the threshold registry's F1 cut-off is where M = 0.2.
     """
 
     f1: float
+    f1_low: float | None = None
+    f1_high: float | None = None
     called_share: float
     precision: float
     recall: float
     m: float | None = None
+    m_from: str = "n/N"
     t: float
     attack_size: int
     h: int
     n: int
     population_size: int | None = None
+    blind: bool = False
+    h_verdict: int | None = None
+    h_not_blind: int | None = None
+    f1_not_blind: float | None = None
+    m_not_blind: float | None = None
+    called_share_not_blind: float | None = None
+    h_rule: int | None = None
+    f1_rule: float | None = None
+    m_rule: float | None = None
+    called_share_rule: float | None = None
     precisions: np.ndarray = per_record(default=None)
     recalls: np.ndarray = per_record(default=None)
+    called_by_h: np.ndarray = per_record(default=None)
+    f1_by_h: np.ndarray = per_record(default=None)
+
+    def _at(self, h, f1, m, called) -> str:
+        m_text = "" if m is None or math.isnan(m) else f", M = {m:.3f}"
+        return f"h = {h} (calls {called:.0%} members, F1 = {f1:.3f}{m_text})"
 
     def reading(self) -> str:
         text = (
-            f"Calling a record a member when a synthetic record lies within Hamming distance {self.h} "
-            f"of it gives F1 = {self.f1:.3f}{self._spread_text()} (precision {self.precision:.3f}, "
-            f"recall {self.recall:.3f}) on attack sets of {self.attack_size} records with "
-            f"{self.t:.1%} members, against {self.baseline:.3f} for calling everyone a member"
+            f"Calling a record a member when a synthetic record lies within Hamming distance "
+            f"{self.h} of it gives F1 = {self.f1:.3f}{self._spread_text()} (precision "
+            f"{self.precision:.3f}, recall {self.recall:.3f}) on attack sets of {self.attack_size} "
+            f"records with {self.t:.1%} members, against {self.baseline:.3f} for calling everyone a "
+            f"member (F_max of {self.m_from})"
         )
-        if self.called_share >= BLIND_SHARE:
-            return text + (
-                f". The attack calls {self.called_share:.0%} of the attack set members: at h = "
-                f"{self.h} nearly everyone has a synthetic record that close, so it cannot tell "
-                "members from non-members and its F1 and M say nothing about the generator. "
-                "Run it again with a smaller h, and read the distance-based attacks."
+        if self.m is not None and not math.isnan(self.m):
+            text += f"; M = {self.m:.3f}"
+        text += "."
+        if self.blind:
+            text += (
+                f" At h = {self.h} the attack calls {self.called_share:.0%} of the attack set "
+                f"members (at least {BLIND_SHARE:.0%}: blind), so these numbers say nothing about "
+                "the generator."
             )
-        if self.m is None:
-            return text + "; without the population size the relative risk M cannot be computed."
-        judged = "acceptable" if self.m <= M_THRESHOLD else "not acceptable"
-        return (
-            text + f"; the relative risk M = {self.m:.3f} is {judged} against the "
-            f"{M_THRESHOLD} threshold."
-        )
+            others = []
+            if self.h_not_blind is not None:
+                others.append("the largest h that is not blind is " + self._at(
+                    self.h_not_blind, self.f1_not_blind, self.m_not_blind, self.called_share_not_blind))
+            if self.h_rule is not None:
+                others.append("the h whose called share is closest to t is " + self._at(
+                    self.h_rule, self.f1_rule, self.m_rule, self.called_share_rule))
+            if others:
+                text += " Instead, " + "; ".join(others) + "."
+            if self.h_verdict is not None:
+                text += f" The interval and verdict are those at h = {self.h_verdict}."
+        if self.m_from == "t":
+            text += (" Without the population size N, F_max is that of the attack set's member "
+                     "share t, which equals El Emam et al.'s M when t = n/N.")
+        return with_verdict(text, self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,21 +217,12 @@ class DcrHoldoutShare(Result):
     dcr_holdout: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        excess = self.value - self.baseline
-        # a generator that never saw the training data puts each record on either side by a coin
-        # toss, so the share's standard error is about sqrt(0.25 / n) (ties only shrink it)
-        error = math.sqrt(0.25 / self.n_synthetic)
-        if excess > max(0.05, 3 * error):
-            meaning = "well above"
-        elif excess > 2 * error:
-            meaning = "above"
-        else:
-            meaning = "within chance of or below"
-        meaning += " the 50% expected when the generator has not memorised its training data"
-        return (
-            f"{self.value:.1%} of the {self.n_synthetic} synthetic records are closer to a training "
-            f"record than to a holdout record (ties counted half, {self.ties:.1%} of records tied), "
-            f"{meaning}."
+        return with_verdict(
+            f"{self.value:.1%}{self._interval_text()} of the {self.n_synthetic} synthetic records "
+            f"are closer to a training record than to a holdout record (ties counted half, "
+            f"{self.ties:.1%} of records tied), against {self.baseline:.0%} for a generator that "
+            "never saw its training records.",
+            self,
         )
 
 
@@ -174,8 +231,9 @@ class ThresholdAttack(Result):
     """Precision of the distance-threshold attack over thresholds (:func:`threshold_attack`).
 
     ``value`` is the precision of the adversary who calls the closer half of the attack set
-    members (threshold = median DCR); ``max_precision`` the best over the thresholds tried that
-    call at least 1 % of the attack set members.
+    members (threshold = median DCR), with its Wilson interval over the records called;
+    ``max_precision`` the best over the thresholds tried that call at least 1 % of the attack set
+    members (chosen after the fact, so it has no interval and is not judged).
     """
 
     max_precision: float
@@ -186,11 +244,12 @@ class ThresholdAttack(Result):
     recall: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return (
+        return with_verdict(
             f"Calling the closer half of {self.n_attack} records (half training, half holdout) "
-            f"members is right {self.value:.1%} of the time, and the best threshold tried reaches "
-            f"{self.max_precision:.1%} (threshold {self.best_threshold:.3g}), against "
-            f"{self.baseline:.0%} for guessing."
+            f"members is right {self.value:.1%}{self._interval_text()} of the time, and the best "
+            f"threshold tried reaches {self.max_precision:.1%} (threshold "
+            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing.",
+            self,
         )
 
 
@@ -207,22 +266,22 @@ class NNMia(Result):
     is_member: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        if self.auc >= 0.9:
-            meaning = "nearly every training record is exposed"
-        elif self.auc >= 0.6:
-            meaning = "the synthetic data leaks who was in the training data"
-        else:
-            meaning = "the adversary does little better than a coin toss"
-        return (
-            f"Ranking records by their distance to the nearest synthetic record separates training "
-            f"from holdout records with AUC = {self.auc:.3f} (0.5 is guessing, 1.0 full exposure): "
-            f"{meaning}."
+        return with_verdict(
+            f"Ranking {self.n_train} training and {self.n_holdout} holdout records by their "
+            f"distance to the nearest synthetic record separates them with AUC = "
+            f"{self.auc:.3f}{self._interval_text()} ({self.baseline} is guessing, 1.0 full "
+            "exposure).",
+            self,
         )
 
 
 @dataclass(frozen=True, kw_only=True)
 class AdversarialAccuracy(_Repeated):
-    """Nearest-neighbour adversarial accuracy AA_TS (:func:`adversarial_accuracy`)."""
+    """Nearest-neighbour adversarial accuracy AA_TS (:func:`adversarial_accuracy`).
+
+    ``baseline`` is the accuracy of two indistinguishable tables, ``0.5 (1 - ties)``: the strict
+    ">" counts a tied comparison against the real record, and the untied ones split evenly.
+    """
 
     aa_target: float
     aa_synthetic: float
@@ -230,24 +289,13 @@ class AdversarialAccuracy(_Repeated):
     n: int
 
     def reading(self) -> str:
-        if self.value < 0.4:
-            meaning = (
-                "synthetic records sit closer to real ones than real records to each other, as "
-                "copies do"
-            )
-        elif self.value > 0.6:
-            meaning = "synthetic records lie far from the real ones, which costs utility rather than privacy"
-        else:
-            meaning = "real and synthetic records are hard to tell apart by their nearest neighbours"
-        if self.ties > 0.2:
-            meaning += (
-                f"; but {self.ties:.0%} of the comparisons are ties, which the strict '>' counts "
-                "as 'synthetic as close', so part of the gap below 0.5 comes from repeated values"
-            )
-        return (
+        return with_verdict(
             f"The nearest-neighbour adversarial accuracy on {self.n} records per table is "
-            f"{self.value:.3f}{self._spread_text()} against {self.baseline} for indistinguishable "
-            f"tables: {meaning}."
+            f"{self.value:.3f}{self._interval_text()}{self._spread_text()} (target side "
+            f"{self.aa_target:.3f}, synthetic side {self.aa_synthetic:.3f}); with {self.ties:.0%} "
+            f"of the comparisons tied, indistinguishable tables would score {self.baseline:.3f}, "
+            "and copies score near 0.",
+            self,
         )
 
 
@@ -259,16 +307,12 @@ class PrivacyLoss(_Repeated):
     aa_test: float
 
     def reading(self) -> str:
-        if self.value > 0.1:
-            meaning = "the synthetic data sits much closer to its training records than to unseen ones"
-        elif self.value > 0.03:
-            meaning = "the synthetic data sits somewhat closer to its training records than to unseen ones"
-        else:
-            meaning = "the synthetic data is no closer to its training records than to unseen ones"
-        return (
-            f"The privacy loss is {self.value:.3f}{self._spread_text()} (adversarial accuracy "
-            f"{self.aa_test:.3f} on test records minus {self.aa_train:.3f} on training records; 0 is "
-            f"ideal, 0.5 is a copy): {meaning}."
+        return with_verdict(
+            f"The privacy loss is {self.value:.3f}{self._interval_text()}{self._spread_text()} "
+            f"(adversarial accuracy {self.aa_test:.3f} on unseen records minus "
+            f"{self.aa_train:.3f} on training records; {self.baseline:g} is ideal, about 0.5 a "
+            "copy).",
+            self,
         )
 
 
@@ -278,9 +322,8 @@ class DiscriminatorTest(_Repeated):
 
     ``value`` is the mean "real" probability of unseen synthetic records minus that of holdout
     records: above 0 the classifier finds synthetic records more real than genuine unseen ones.
-    ``auc`` is how well the "real" probability separates holdout (positive) from synthetic records.
-    The reading calls a difference above 0.02 (and, with repetitions, a spread entirely above 0)
-    a sign of over-fitting; the margin is a teaching choice, not a published threshold.
+    ``auc`` is how well the "real" probability separates holdout (positive) from synthetic records:
+    a matter of fidelity rather than of membership.
     """
 
     real_holdout: float
@@ -288,25 +331,13 @@ class DiscriminatorTest(_Repeated):
     auc: float
 
     def reading(self) -> str:
-        # over-fitting is claimed only beyond a small margin and, with repetitions, when even the
-        # low end of the spread is above 0
-        if self.value > 0.02 and (self.n_repeats < 2 or self.low > 0):
-            meaning = (
-                "the synthetic records look more real than genuine unseen records, a sign that "
-                "the generator over-fitted its training data"
-            )
-        elif self.auc > 0.6:
-            meaning = (
-                "the classifier recognises synthetic records as synthetic, a matter of fidelity "
-                "rather than of membership"
-            )
-        else:
-            meaning = "the classifier cannot tell synthetic from unseen real records"
-        return (
+        return with_verdict(
             f"A classifier trained to tell training from synthetic records gives unseen synthetic "
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
-            f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._spread_text()}, AUC "
-            f"{self.auc:.3f}): {meaning}."
+            f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
+            f"{self._spread_text()}); it tells synthetic from unseen real records with AUC "
+            f"{self.auc:.3f}, which speaks of fidelity rather than membership.",
+            self,
         )
 
 
@@ -374,41 +405,140 @@ def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]
     return precision, recall, f1
 
 
+def _averaged_interval(intervals) -> tuple[float, float]:
+    """One interval for a mean over repetitions: the mean of each end of the repetitions'
+    intervals.
+
+    Each repetition's interval is centred on its own value, so the averaged ends centre on the
+    mean; it keeps the width of one repetition, which is conservative, since the repetitions share
+    most of their records and their mean varies less than one repetition, but not by a factor
+    that can be known without their overlap.
+    """
+    ends = np.asarray(intervals, dtype="float64").reshape(-1, 2)
+    if np.isnan(ends).all():
+        return math.nan, math.nan
+    return float(np.nanmean(ends[:, 0])), float(np.nanmean(ends[:, 1]))
+
+
+def _verdict_rank(result: Result) -> int:
+    return {RISK: 2, INCONCLUSIVE: 1}.get(result.verdict, 0)
+
+
+def _counts_prf(true_hits, false_hits, n_members):
+    """Precision, recall and F1 from the numbers of members and non-members called (arrays
+    broadcast), with :func:`_prf`'s conventions: 0 where a ratio would divide by zero."""
+    true_hits, false_hits = np.asarray(true_hits, dtype="float64"), np.asarray(false_hits, dtype="float64")
+    called, members = true_hits + false_hits, np.broadcast_to(n_members, true_hits.shape)
+    zeros = np.zeros(true_hits.shape)
+    precision = np.divide(true_hits, called, out=zeros.copy(), where=called > 0)
+    recall = np.divide(true_hits, members, out=zeros.copy(), where=members > 0)
+    f1 = np.divide(2 * true_hits, called + members, out=zeros.copy(), where=true_hits > 0)
+    return precision, recall, f1
+
+
 def _hamming_attack(
-    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure
+    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure, rng, confidence
 ) -> MembershipRisk:
-    """Run the Hamming-threshold attack on each drawn attack set and summarise the repetitions.
+    """Run the Hamming-threshold attack on each drawn attack set at every h, and judge it.
 
     ``pools`` is a list of ``(table, is_member)``; ``draws`` a list of attack sets, each an array
     of positions into the tables of ``pools`` stacked in order. The distance from a record to the
-    synthetic data does not depend on the draw, so it is computed once per record drawn at all.
+    synthetic data does not depend on the draw or on h, so it is computed once per record drawn
+    at all, and every h is evaluated from it.
     """
     sizes = [len(table) for table, _ in pools]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    distance = np.full(offsets[-1], np.nan)
+    distance = np.full(offsets[-1], -1, dtype=np.int64)
     drawn = np.unique(np.concatenate(draws))
     for (table, _), start, stop in zip(pools, offsets[:-1], offsets[1:]):
         mine = drawn[(drawn >= start) & (drawn < stop)]
         if mine.size:
-            distance[mine] = nearest_distances(
+            distance[mine] = np.rint(nearest_distances(
                 table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder
-            )
+            )).astype(np.int64)
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
-    scores = np.array([_prf(is_member[d], distance[d] <= h) for d in draws])
-    precision, recall, f1 = (_spread(scores[:, j]) for j in range(3))
-    called_share = float(np.mean([np.mean(distance[d] <= h) for d in draws]))
-    m = threshold = None
+    # Every h beyond the largest distance calls everyone, as that distance does: evaluate h up to
+    # it, and read a larger asked h at it.
+    top = int(distance[drawn].max())
+    at = min(h, top)
+    # Per draw and per h, members and non-members called: cumulative counts of their distances.
+    def called_counts(of_members: bool) -> np.ndarray:
+        return np.array([
+            np.cumsum(np.bincount(distance[d][is_member[d] == of_members], minlength=top + 1))
+            for d in draws
+        ])
+
+    members_called, others_called = called_counts(True), called_counts(False)
+    n_members = np.array([np.count_nonzero(is_member[d]) for d in draws])
+    n_others = len(draws[0]) - n_members
+    precision, recall, f1 = _counts_prf(members_called, others_called, n_members[:, None])
+    called_share = (members_called + others_called).mean(axis=0) / len(draws[0])
+    blind = called_share >= BLIND_SHARE
+
     if population_size is not None:
-        m = relative_risk(f1[0], n, population_size)
-        f_max = naive_f1(n / population_size)
-        threshold = f_max + M_THRESHOLD * (1 - f_max)
+        f_max, m_from = naive_f1(n / population_size), "n/N"
+    else:
+        f_max, m_from = naive_f1(t), "t"
+
+    def relative(value):
+        return (value - f_max) / (1 - f_max) if f_max < 1 else math.nan
+
+    def f1_interval(g):
+        """Bootstrap of the F1 at h = g over each draw's records, members and non-members
+        resampled separately (so t is kept): the resampled counts called are binomial. The draws'
+        intervals are averaged."""
+        ends = []
+        for r in range(len(draws)):
+            true_hits = rng.binomial(n_members[r], members_called[r, g] / max(n_members[r], 1),
+                                     size=DEFAULT_N_BOOTSTRAP)
+            false_hits = rng.binomial(n_others[r], others_called[r, g] / max(n_others[r], 1),
+                                      size=DEFAULT_N_BOOTSTRAP)
+            resampled = _counts_prf(true_hits, false_hits, n_members[r])[2]
+            ends.append(percentile_interval(resampled, confidence=confidence))
+        return _averaged_interval(ends)
+
+    h_not_blind = next((g for g in range(at, -1, -1) if not blind[g]), None)
+    h_rule = int(np.argmin(np.abs(called_share - t)))
+    common = dict(
+        measure=measure, baseline=f_max, ci_method=BOOTSTRAP, confidence=confidence,
+        f1=float(f1[:, at].mean()), called_share=float(called_share[at]),
+        precision=float(precision[:, at].mean()), recall=float(recall[:, at].mean()),
+        m=relative(float(f1[:, at].mean())), m_from=m_from, t=t, attack_size=len(draws[0]), h=h,
+        n=n, population_size=population_size, blind=bool(blind[at]),
+        h_not_blind=None if h_not_blind is None else (h if h_not_blind == at else h_not_blind),
+        h_rule=h_rule, called_share_rule=float(called_share[h_rule]),
+        f1_rule=float(f1[:, h_rule].mean()), m_rule=relative(float(f1[:, h_rule].mean())),
+        n_repeats=len(draws), repeats=f1[:, at], precisions=precision[:, at], recalls=recall[:, at],
+        called_by_h=called_share, f1_by_h=f1.mean(axis=0),
+    )
+    if h_not_blind is not None:
+        common.update(f1_not_blind=float(f1[:, h_not_blind].mean()),
+                      m_not_blind=relative(float(f1[:, h_not_blind].mean())),
+                      called_share_not_blind=float(called_share[h_not_blind]))
+    f1_low, f1_high = f1_interval(at)
+    _, spread_low, spread_high = _spread(f1[:, at])
+
+    def judged_at(g):
+        low, high = (f1_low, f1_high) if g == at else f1_interval(g)
+        return judge(MembershipRisk(
+            value=float(f1[:, g].mean()), ci_low=low, ci_high=high,
+            h_verdict=h if g == at else g, f1_low=f1_low, f1_high=f1_high,
+            repeat_low=spread_low, repeat_high=spread_high, **common,
+        ))
+
+    if not blind[at]:
+        return judged_at(at)
+    readable = [g for g in dict.fromkeys((h_not_blind, h_rule)) if g is not None and not blind[g]]
+    candidates = [judged_at(g) for g in readable]
+    if candidates:
+        return max(candidates, key=_verdict_rank)  # the first (largest h) wins a tie
     return MembershipRisk(
-        measure=measure, value=f1[0], baseline=naive_f1(t), threshold=threshold,
-        verdict=None if called_share >= BLIND_SHARE else verdict_for(f1[0], threshold),
-        f1=f1[0], called_share=called_share, precision=precision[0],
-        recall=recall[0], m=m, t=t, attack_size=len(draws[0]), h=h, n=n,
-        population_size=population_size, n_repeats=len(draws), low=f1[1], high=f1[2],
-        repeats=scores[:, 2], precisions=scores[:, 0], recalls=scores[:, 1],
+        value=float(f1[:, at].mean()), ci_low=f1_low, ci_high=f1_high, f1_low=f1_low,
+        f1_high=f1_high, repeat_low=spread_low, repeat_high=spread_high,
+        verdict=NOT_ASSESSABLE,
+        verdict_rule=f"the attack calls at least {BLIND_SHARE:.0%} of the attack set members at "
+        "every h, even h = 0, so it cannot tell members from non-members; read the distance attacks",
+        **common,
     )
 
 
@@ -535,7 +665,8 @@ def risk_utility_loss(m, utility):
 # --------------------------------------------------------------------------------------------
 def ground_truth_risk(
     *,
-    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1
+    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1,
+    confidence=DEFAULT_CONFIDENCE,
 ) -> MembershipRisk:
     """Membership attack with the whole population at hand (El Emam, Mosquera & Fang 2022).
 
@@ -556,20 +687,36 @@ def ground_truth_risk(
     attack_size : int, optional
         Records per attack set; default 1000 (as in the paper), or N when the population is smaller.
     h : int, default 5
-        Hamming threshold: number of variables that may differ.
+        Hamming threshold: number of variables that may differ (5 in the literature). When it
+        calls at least :data:`BLIND_SHARE` of the attack set members (blind), the attack is also
+        read at the largest smaller h that is not blind and at the h whose called share is
+        closest to the member share (see :class:`MembershipRisk`).
     random_state : int, numpy.random.Generator or None
         Seed for drawing the attack sets.
     n_bins : int, default 20
         Equal-width bins per numeric (or date) variable, with edges taken from the population.
     n_repeats : int, default 1
         Number of attack sets drawn (the paper uses 50).
+    confidence : float, default 0.95
+        Level of the F1 interval: a bootstrap over the attack set's records, members and
+        non-members resampled separately, averaged over the repetitions.
 
     Returns
     -------
     MembershipRisk
-        ``.f1``, ``.precision``, ``.recall`` (means over repetitions; precision is 0 for an attack
-        set where nobody is called a member), ``.m`` the relative risk with n = number of members,
-        ``.low``/``.high`` the spread of F1 over repetitions.
+        ``.f1``, ``.precision``, ``.recall`` (means over repetitions at ``h``; precision is 0 for
+        an attack set where nobody is called a member), ``.m`` the relative risk with n = number
+        of members, ``.repeat_low``/``.repeat_high`` the spread of F1 over repetitions; ``value``,
+        ``ci_low``/``ci_high`` and the verdict at ``h_verdict`` (see :class:`MembershipRisk`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> population = pd.DataFrame({"a": list("xxyyzzww"), "b": list("pqpqpqpq")})
+    >>> r = ground_truth_risk(population=population, members=[0, 2, 4], synthetic=population.iloc[[0, 2, 4]],
+    ...                       h=0, random_state=0)
+    >>> r.f1, r.verdict
+    (1.0, 'risk')
     """
     _check_tables(population=population, synthetic=synthetic)
     size = len(population)
@@ -596,7 +743,8 @@ def ground_truth_risk(
     draws = [rng.choice(size, attack_size, replace=False) for _ in range(n_repeats)]
     return _hamming_attack(
         [(population, is_member)], draws, synthetic, encoder, h, t=n / size, n=n,
-        population_size=size, measure="ground_truth_f1",
+        population_size=size, measure="ground_truth_f1", rng=rng,
+        confidence=check_confidence(confidence),
     )
 
 
@@ -666,7 +814,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
 def partition_risk(
     *,
     train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
-    population_size=None, n_repeats=1, n_bins=20,
+    population_size=None, n_repeats=1, n_bins=20, confidence=DEFAULT_CONFIDENCE,
 ) -> MembershipRisk:
     """Membership attack by the partitioning method (El Emam, Mosquera & Fang 2022).
 
@@ -687,7 +835,10 @@ def partition_risk(
     attack_size : int, optional
         Records per attack set; default 1000 (as in the paper) or as many as the tables allow.
     h : int, default 5
-        Hamming threshold.
+        Hamming threshold: number of variables that may differ (5 in the literature). When it
+        calls at least :data:`BLIND_SHARE` of the attack set members (blind), the attack is also
+        read at the largest smaller h that is not blind and at the h whose called share is
+        closest to the member share (see :class:`MembershipRisk`).
     random_state : int, numpy.random.Generator or None
         Seed for drawing the attack sets.
     population_size : int, optional
@@ -697,19 +848,36 @@ def partition_risk(
     n_bins : int, default 20
         Equal-width bins per numeric variable, with edges taken from training and holdout together
         (the real data at hand standing in for the population).
+    confidence : float, default 0.95
+        Level of the F1 interval: a bootstrap over the attack set's records, members and
+        non-members resampled separately, averaged over the repetitions.
 
     Returns
     -------
     MembershipRisk
-        ``.f1``, ``.precision``, ``.recall`` (means over repetitions; precision 0 when nobody is
-        called a member), ``.low``/``.high`` the F1 spread, and ``.m`` with its verdict against
-        0.2 when ``population_size`` is given.
+        ``.f1``, ``.precision``, ``.recall`` (means over repetitions at ``h``; precision 0 when
+        nobody is called a member), ``.repeat_low``/``.repeat_high`` the F1 spread, ``.m`` (of
+        n/N with ``population_size``, else of t: ``.m_from``), and ``value``, its interval and
+        the verdict (M <= 0.2) at ``h_verdict``; when ``h`` is blind also ``h_not_blind`` and
+        ``h_rule`` with their F1 and M.
 
     Raises
     ------
     PrivlibError
         If neither ``t`` nor ``population_size`` is given, if ``population_size`` is not larger
         than ``len(train)``, or if the tables cannot supply the requested attack set.
+
+    Notes
+    -----
+    A blind h. With many variables, h = 5 puts a synthetic record near almost every real record,
+    so the attack calls nearly everyone a member and its F1 sits at F_max whatever the generator
+    did (El Emam et al.'s own published F1s lie close to F_max(n/N)). The attack's nearest
+    Hamming distance per record answers every h at once, so when the asked h calls at least
+    :data:`BLIND_SHARE` of the attack set, two more readings cost nothing: the largest h up to
+    the asked one that is not blind (the closest to the literature's design), and the h whose
+    called share is closest to t (a data-driven choice: an adversary who knows t calls about as
+    many records as there are members; it uses no membership label). The verdict takes the
+    riskier of the two, and the result says which h each number used.
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     n = len(train)
@@ -745,7 +913,7 @@ def partition_risk(
     pools = [(train, np.ones(n, dtype=bool)), (holdout, np.zeros(len(holdout), dtype=bool))]
     return _hamming_attack(
         pools, draws, synthetic, encoder, h, t=t, n=n, population_size=population_size,
-        measure="partition_f1",
+        measure="partition_f1", rng=rng, confidence=check_confidence(confidence),
     )
 
 
@@ -771,7 +939,9 @@ def _gower_setup(train, holdout, synthetic, rng=None):
     return encoder, train, holdout
 
 
-def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHoldoutShare:
+def dcr_holdout_share(
+    *, synthetic, train, holdout, random_state=None, confidence=DEFAULT_CONFIDENCE
+) -> DcrHoldoutShare:
     """Share of synthetic records closer to a training record than to a holdout record.
 
     Distance to closest record (DCR) in Gower distance, with numeric ranges taken from training,
@@ -785,24 +955,44 @@ def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHol
         The synthetic data, the generator's training data and real records it never saw.
     random_state : int, numpy.random.Generator or None
         Seed for the subsampling (unused when ``train`` and ``holdout`` have the same size).
+    confidence : float, default 0.95
+        Level of the interval: the Wilson interval of the share closer to training among the
+        untied synthetic records, mapped back with the tied share (taken as fixed) counted half.
 
     Returns
     -------
     DcrHoldoutShare
-        ``value`` the share (baseline 0.5; well above it means memorisation), ``ties`` the share
-        of tied records, per record ``dcr_train`` and ``dcr_holdout``.
+        ``value`` the share (baseline 0.5; well above it means memorisation) with its interval
+        and verdict, ``ties`` the share of tied records, per record ``dcr_train`` and
+        ``dcr_holdout``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    >>> holdout = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
+    >>> dcr_holdout_share(synthetic=train, train=train, holdout=holdout).value
+    1.0
     """
+    confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
     to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder)
     to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder)
-    ties = float(np.mean(to_train == to_holdout))
-    share = float(np.mean(to_train < to_holdout)) + 0.5 * ties
-    return DcrHoldoutShare(
-        measure="dcr_holdout_share", value=share, baseline=0.5, ties=ties,
-        n_synthetic=len(synthetic), n_reference=len(train), dcr_train=to_train,
-        dcr_holdout=to_holdout,
-    )
+    tied = to_train == to_holdout
+    ties = float(np.mean(tied))
+    closer = int(np.count_nonzero(to_train < to_holdout))
+    share = closer / tied.size + 0.5 * ties
+    low, high = wilson_interval(closer, int(np.count_nonzero(~tied)), confidence=confidence)
+    if np.isnan(low):  # every record tied: the share is exactly one half
+        low = high = share
+    else:
+        low, high = (1 - ties) * low + 0.5 * ties, (1 - ties) * high + 0.5 * ties
+    return judge(DcrHoldoutShare(
+        measure="dcr_holdout_share", value=share, baseline=0.5, ci_low=low, ci_high=high,
+        ci_method=WILSON, confidence=confidence, ties=ties, n_synthetic=len(synthetic),
+        n_reference=len(train), dcr_train=to_train, dcr_holdout=to_holdout,
+    ))
 
 
 def _attack_distances(train, holdout, synthetic, rng):
@@ -816,7 +1006,9 @@ def _attack_distances(train, holdout, synthetic, rng):
     return dcr, is_member
 
 
-def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state=None) -> ThresholdAttack:
+def threshold_attack(
+    *, train, holdout, synthetic, thresholds=None, random_state=None, confidence=DEFAULT_CONFIDENCE
+) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
     The adversary holds K, equally many training and holdout records (the larger table is
@@ -832,14 +1024,17 @@ def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state
         quantiles of the attack set's DCRs, so the curve spans every share of records called.
     random_state : int, numpy.random.Generator or None
         Seed for the subsampling.
+    confidence : float, default 0.95
+        Level of the Wilson interval of ``value`` (members among the records called).
 
     Returns
     -------
     ThresholdAttack
-        ``value`` the precision when the closer half is called (threshold = median DCR),
-        ``max_precision`` over thresholds calling at least 1 % of K, per threshold ``precision``
-        (NaN where nobody is called) and ``recall``.
+        ``value`` the precision when the closer half is called (threshold = median DCR), with its
+        interval and verdict, ``max_precision`` over thresholds calling at least 1 % of K, per
+        threshold ``precision`` (NaN where nobody is called) and ``recall``.
     """
+    confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state))
     if thresholds is None:
@@ -861,14 +1056,19 @@ def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state
     else:  # a handful of records: take the threshold that calls the most
         best = int(np.argmax(n_called))
     median_call = dcr <= np.median(dcr)
-    return ThresholdAttack(
+    low, high = wilson_interval(int(np.count_nonzero(median_call & is_member)),
+                                int(np.count_nonzero(median_call)), confidence=confidence)
+    return judge(ThresholdAttack(
         measure="threshold_attack_precision", value=_prf(is_member, median_call)[0], baseline=0.5,
+        ci_low=low, ci_high=high, ci_method=WILSON, confidence=confidence,
         max_precision=float(precision[best]), best_threshold=float(thresholds[best]),
         n_attack=dcr.size, thresholds=thresholds, precision=precision, recall=recall,
-    )
+    ))
 
 
-def nn_mia(*, train, holdout, synthetic) -> NNMia:
+def nn_mia(
+    *, train, holdout, synthetic, random_state=None, confidence=DEFAULT_CONFIDENCE
+) -> NNMia:
     """Nearest-neighbour membership inference attack (Yale et al. 2019).
 
     Every training and holdout record is scored by minus its Gower distance to the nearest
@@ -880,36 +1080,63 @@ def nn_mia(*, train, holdout, synthetic) -> NNMia:
     ----------
     train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data.
+    random_state : int, numpy.random.Generator or None
+        Seed for the bootstrap of the interval.
+    confidence : float, default 0.95
+        Level of the interval: a percentile bootstrap over records, training and holdout records
+        resampled separately (:func:`privlib.uncertainty.auc_interval`).
 
     Returns
     -------
     NNMia
-        ``.auc`` (baseline 0.5, 1.0 = every training record exposed), ROC points ``.fpr`` and
-        ``.tpr``, per record ``.dcr`` and ``.is_member`` (training records first).
+        ``.auc`` (baseline 0.5, 1.0 = every training record exposed) with its interval and
+        verdict, ROC points ``.fpr`` and ``.tpr``, per record ``.dcr`` and ``.is_member``
+        (training records first).
+
+    Notes
+    -----
+    The AUC ranks *every* record, so a small shift of all training records towards the synthetic
+    data counts as much as a few exact copies; :func:`privacy_loss` compares each record's
+    nearest synthetic with its nearest real neighbour instead and reacts mostly to (near) copies.
+    The two can therefore disagree on the same data, and the threshold registry's ``scope``
+    says so in the report.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    >>> holdout = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
+    >>> nn_mia(train=train, holdout=holdout, synthetic=train, random_state=0).auc
+    1.0
     """
+    confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None)
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
-    return NNMia(
-        measure="nn_mia_auc", value=auc, baseline=0.5, auc=auc, n_train=len(train),
+    low, high = auc_interval(-dcr[is_member], -dcr[~is_member], rng=np.random.default_rng(random_state),
+                             confidence=confidence)
+    return judge(NNMia(
+        measure="nn_mia_auc", value=auc, baseline=0.5, ci_low=low, ci_high=high,
+        ci_method=BOOTSTRAP, confidence=confidence, auc=auc, n_train=len(train),
         n_holdout=len(holdout), fpr=fpr, tpr=tpr, dcr=dcr, is_member=is_member,
-    )
+    ))
 
 
-def _aa_once(target, synthetic, encoder) -> tuple[float, float, float]:
-    """The two halves of AA_TS for tables of equal size, and the share of tied comparisons."""
+def _aa_once(target, synthetic, encoder) -> tuple[np.ndarray, np.ndarray, float]:
+    """The per-record indicators of the two halves of AA_TS for tables of equal size,
+    1(d_TS(i) > d_TT(i)) and 1(d_ST(i) > d_SS(i)), and the share of tied comparisons."""
     options = dict(metric="gower", encoder=encoder)
     d_ts = nearest_distances(target, synthetic, **options)
     d_st = nearest_distances(synthetic, target, **options)
     d_tt = kneighbors(target, target, k=1, exclude_self=True, **options).distances[:, 0]
     d_ss = kneighbors(synthetic, synthetic, k=1, exclude_self=True, **options).distances[:, 0]
     ties = (np.mean(d_ts == d_tt) + np.mean(d_st == d_ss)) / 2
-    return float(np.mean(d_ts > d_tt)), float(np.mean(d_st > d_ss)), float(ties)
+    return d_ts > d_tt, d_st > d_ss, float(ties)
 
 
-def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> np.ndarray:
-    """Per repetition (rows): the AA halves and the tie share, the larger table subsampled."""
+def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> list:
+    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled."""
     size = min(len(target), len(synthetic))
     if size < 2:
         raise PrivlibError(
@@ -917,13 +1144,27 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> np.ndarray:
         )
     if len(target) == len(synthetic):
         n_repeats = 1  # nothing is random: every repetition would give the same value
-    return np.array([
+    return [
         _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder)
         for _ in range(n_repeats)
-    ])
+    ]
 
 
-def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -> AdversarialAccuracy:
+def _aa_value(repeat) -> float:
+    target_side, synthetic_side, _ = repeat
+    return 0.5 * (target_side.mean() + synthetic_side.mean())
+
+
+def _aa_resampled(repeat, rng) -> np.ndarray:
+    """Bootstrap values of one repetition's AA_TS: each half's indicators resampled (exactly,
+    through their binomial counts), so no neighbour is searched again."""
+    target_side, synthetic_side, _ = repeat
+    return 0.5 * (resampled_means(target_side, rng=rng) + resampled_means(synthetic_side, rng=rng))
+
+
+def adversarial_accuracy(
+    *, target, synthetic, random_state=None, n_repeats=1, confidence=DEFAULT_CONFIDENCE
+) -> AdversarialAccuracy:
     """Nearest-neighbour adversarial accuracy AA_TS (Yale et al. 2019).
 
     AA_TS = 1/2 [ mean_i 1(d_TS(i) > d_TT(i)) + mean_i 1(d_ST(i) > d_SS(i)) ], with Gower distances
@@ -931,7 +1172,9 @@ def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -
     to its nearest other target record, and likewise d_ST, d_SS for synthetic records. The strict
     ">" of the formula is kept, so a tie counts as "the synthetic record is as close", i.e. against
     the target: tables of many ties (few distinct values) read lower than 0.5 even when
-    indistinguishable. The two tables must have the same size; the larger is subsampled (seeded).
+    indistinguishable, so the baseline is ``0.5 (1 - ties)``, the accuracy of indistinguishable
+    tables with that share of ties. The two tables must have the same size; the larger is
+    subsampled (seeded).
 
     Parameters
     ----------
@@ -940,32 +1183,53 @@ def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -
     synthetic : pandas.DataFrame
         Synthetic data with the same columns.
     random_state : int, numpy.random.Generator or None
-        Seed for the subsampling.
+        Seed for the subsampling and the bootstrap.
     n_repeats : int, default 1
         Subsamplings to average over (ignored when the tables already have the same size).
+    confidence : float, default 0.95
+        Level of the interval: a bootstrap over records of the per-record indicators (each half
+        resampled separately), averaged over the repetitions.
 
     Returns
     -------
     AdversarialAccuracy
-        ``value`` AA_TS (0.5 = indistinguishable, near 0 = copies, near 1 = far from real),
-        ``aa_target`` and ``aa_synthetic`` the two halves, ``ties`` the share of comparisons
-        (d_TS vs d_TT, d_ST vs d_SS) that are equal, ``low``/``high`` the spread.
+        ``value`` AA_TS (near 0 = copies, near 1 = far from real) with its interval and verdict
+        (lower is riskier), ``baseline`` the tie-aware chance level, ``aa_target`` and
+        ``aa_synthetic`` the two halves, ``ties`` the share of comparisons (d_TS vs d_TT, d_ST
+        vs d_SS) that are equal, ``repeat_low``/``repeat_high`` the spread over repetitions.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    >>> adversarial_accuracy(target=real, synthetic=real, random_state=0).value  # a copy
+    0.0
     """
+    confidence = check_confidence(confidence)
     _check_tables(target=target, synthetic=synthetic)
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
-    halves = _aa_repeats(target, synthetic, encoder, np.random.default_rng(random_state), n_repeats)
-    values = halves[:, :2].mean(axis=1)
-    mean, low, high = _spread(values)
-    return AdversarialAccuracy(
-        measure="adversarial_accuracy", value=mean, baseline=0.5, higher_is_riskier=False,
-        aa_target=float(halves[:, 0].mean()), aa_synthetic=float(halves[:, 1].mean()),
-        ties=float(halves[:, 2].mean()), n=min(len(target), len(synthetic)),
-        n_repeats=len(values), low=low, high=high, repeats=values,
+    rng = np.random.default_rng(random_state)
+    repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats)
+    values = np.array([_aa_value(r) for r in repeats])
+    low, high = _averaged_interval(
+        [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
     )
+    mean, spread_low, spread_high = _spread(values)
+    ties = float(np.mean([r[2] for r in repeats]))
+    return judge(AdversarialAccuracy(
+        measure="adversarial_accuracy", value=mean, baseline=0.5 * (1 - ties),
+        higher_is_riskier=False, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
+        confidence=confidence, aa_target=float(np.mean([r[0].mean() for r in repeats])),
+        aa_synthetic=float(np.mean([r[1].mean() for r in repeats])), ties=ties,
+        n=min(len(target), len(synthetic)), n_repeats=len(values), repeat_low=spread_low,
+        repeat_high=spread_high, repeats=values,
+    ))
 
 
-def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> PrivacyLoss:
+def privacy_loss(
+    *, train, test, synthetic, random_state=None, n_repeats=1, confidence=DEFAULT_CONFIDENCE
+) -> PrivacyLoss:
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
     Both adversarial accuracies use one Gower encoder fitted on the three tables, and each
@@ -977,28 +1241,59 @@ def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> P
     train, test, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data.
     random_state : int, numpy.random.Generator or None
-        Seed for the subsampling.
+        Seed for the subsampling and the bootstrap.
     n_repeats : int, default 1
         Subsamplings to average over.
+    confidence : float, default 0.95
+        Level of the interval: a bootstrap over records of the four per-record indicator arrays
+        (each resampled separately, which ignores that the two synthetic halves share records and
+        so errs on the wide side), averaged over the repetitions.
 
     Returns
     -------
     PrivacyLoss
-        ``value`` the loss (baseline 0), ``aa_train`` and ``aa_test``, ``low``/``high`` the spread.
+        ``value`` the loss (baseline 0) with its interval and verdict, ``aa_train`` and
+        ``aa_test``, ``repeat_low``/``repeat_high`` the spread over repetitions.
+
+    Notes
+    -----
+    The loss compares, record by record, the nearest synthetic record with the nearest other real
+    record, and a tie counts against the real record: it reacts to exact and near copies of
+    training records. :func:`nn_mia` instead ranks every record by its distance to the synthetic
+    data and also sees a general shift of the training records towards it, so the AUC can show a
+    risk where the loss does not.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    >>> test = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
+    >>> privacy_loss(train=train, test=test, synthetic=train, random_state=0).aa_train  # a copy
+    0.0
     """
+    confidence = check_confidence(confidence)
     _check_tables(train=train, test=test, synthetic=synthetic)
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats)[:, :2].mean(axis=1)
-    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats)[:, :2].mean(axis=1)
-    # a pair of equal-sized tables yields one value, which broadcasts against the other's repetitions
-    losses = on_test - on_train
-    mean, low, high = _spread(losses)
-    return PrivacyLoss(
-        measure="privacy_loss", value=mean, baseline=0.0, aa_train=float(on_train.mean()),
-        aa_test=float(on_test.mean()), n_repeats=losses.size, low=low, high=high, repeats=losses,
-    )
+    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats)
+    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats)
+    # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
+    pairs = [(on_test[i % len(on_test)], on_train[i % len(on_train)])
+             for i in range(max(len(on_train), len(on_test)))]
+    losses = np.array([_aa_value(a) - _aa_value(b) for a, b in pairs])
+    low, high = _averaged_interval([
+        percentile_interval(_aa_resampled(a, rng) - _aa_resampled(b, rng), confidence=confidence)
+        for a, b in pairs
+    ])
+    mean, spread_low, spread_high = _spread(losses)
+    return judge(PrivacyLoss(
+        measure="privacy_loss", value=mean, baseline=0.0, ci_low=low, ci_high=high,
+        ci_method=BOOTSTRAP, confidence=confidence,
+        aa_train=float(np.mean([_aa_value(r) for r in on_train])),
+        aa_test=float(np.mean([_aa_value(r) for r in on_test])), n_repeats=losses.size,
+        repeat_low=spread_low, repeat_high=spread_high, repeats=losses,
+    ))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1096,5 +1391,6 @@ def discriminator_test(
     return DiscriminatorTest(
         measure="discriminator_excess_realness", value=mean, baseline=0.0,
         real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
-        auc=float(rows[:, 2].mean()), n_repeats=n_repeats, low=low, high=high, repeats=differences,
+        auc=float(rows[:, 2].mean()), n_repeats=n_repeats, repeat_low=low, repeat_high=high,
+        repeats=differences,
     )

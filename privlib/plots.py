@@ -243,13 +243,16 @@ def plot_f1_vs_t(results, *, ground_truth=None, ax=None, title=None):
         raise PrivlibError("`results` must be a non-empty list of privlib.membership.partition_risk results.")
     t = np.array([r.t for r in results])
     ax = _axes(ax)
-    ax.fill_between(t, [r.low for r in results], [r.high for r in results], alpha=0.25)
-    ax.plot(t, [r.f1 for r in results], marker="o", linewidth=2, label="partitioning method (spread)")
+    ax.fill_between(t, [r.f1_low for r in results], [r.f1_high for r in results], alpha=0.25)
+    level = f"{results[0].confidence:.0%}"
+    ax.plot(t, [r.f1 for r in results], marker="o", linewidth=2,
+            label=f"partitioning method ({level} interval)")
     grid = np.linspace(0, 1, 101)
     ax.plot(grid, naive_f1(grid), linestyle=":", color="gray", label="calling everyone a member")
     if ground_truth is not None:
-        ax.axhspan(ground_truth.low, ground_truth.high, color="tab:green", alpha=0.15)
-        ax.axhline(ground_truth.f1, color="tab:green", linewidth=2, label="ground truth (spread)")
+        ax.axhspan(ground_truth.f1_low, ground_truth.f1_high, color="tab:green", alpha=0.15)
+        ax.axhline(ground_truth.f1, color="tab:green", linewidth=2,
+                   label=f"ground truth ({ground_truth.confidence:.0%} interval)")
     population = results[0].population_size
     if population:
         ax.axvline(results[0].n / population, color="black", linestyle="--", linewidth=1,

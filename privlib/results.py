@@ -25,9 +25,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-PASS = "pass"
-FAIL = "fail"
-
 #: The four verdicts of a judged measure.
 RISK = "risk"
 NO_EVIDENCE = "no evidence of risk"
@@ -39,17 +36,6 @@ VERDICTS = (RISK, NO_EVIDENCE, INCONCLUSIVE, NOT_ASSESSABLE)
 def per_record(**kwargs):
     """A dataclass field for per-record arrays: kept on the result, left out of tables and JSON."""
     return field(repr=False, compare=False, metadata={"per_record": True}, **kwargs)
-
-
-def verdict_for(value: float | None, threshold: float | None, higher_is_riskier: bool = True):
-    """``"pass"`` when ``value`` is on the safe side of ``threshold`` (inclusive), else ``"fail"``.
-
-    Returns ``None`` when there is no threshold or the value is undefined (NaN).
-    """
-    if threshold is None or value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    safe = value <= threshold if higher_is_riskier else value >= threshold
-    return PASS if safe else FAIL
 
 
 def _plain(value: Any):
@@ -88,7 +74,9 @@ class Result:
     value : float
         The headline number.
     ci_low, ci_high : float or None
-        Ends of the confidence interval of ``value`` (``None`` where none applies, e.g. a count).
+        Ends of the confidence interval of ``value`` (``None`` where none applies). A measure
+        repeated over seeded subsamples keeps the spread of its repetitions apart, in
+        ``repeat_low``/``repeat_high``.
     ci_method : str or None
         How the interval was computed: ``"wilson"`` or ``"bootstrap"`` (:mod:`privlib.uncertainty`).
     confidence : float
@@ -98,7 +86,7 @@ class Result:
     threshold : float or None
         The value beyond which the result counts as a risk.
     verdict : str or None
-        One of :data:`VERDICTS` once judged (older measures may still say ``"pass"``/``"fail"``).
+        One of :data:`VERDICTS` once judged by :func:`privlib.thresholds.judge`; ``None`` before.
     verdict_rule : str or None
         The rule that gave the verdict, with its source, or why the measure is not assessable.
     higher_is_riskier : bool
@@ -139,19 +127,20 @@ class Result:
         return pd.DataFrame([row], index=pd.Index([self.measure], name="measure"))
 
     def reading(self) -> str:
-        """One sentence that says what the value means; subclasses say more."""
+        """What the value means, from its numbers, then the verdict; subclasses say more."""
+        from privlib.thresholds import with_verdict  # the registry judges results
+
         parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
-        if self.threshold is not None:
-            parts.append(f"threshold {_fmt(self.threshold)}")
-        if self.verdict is not None:
-            parts.append(f"verdict: {self.verdict}")
-        return ", ".join(parts) + "."
+        return with_verdict(", ".join(parts) + ".", self)
 
     def _interval_text(self) -> str:
-        """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval."""
+        """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval or when its
+        verdict sentence (:func:`privlib.thresholds.verdict_sentence`) states the interval."""
         if self.ci_low is None or self.ci_high is None or math.isnan(self.ci_low):
+            return ""
+        if self.verdict in (RISK, NO_EVIDENCE, INCONCLUSIVE) and self.threshold is not None:
             return ""
         return f" ({self.confidence:.0%} CI {_fmt(self.ci_low)} to {_fmt(self.ci_high)})"
 

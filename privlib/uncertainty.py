@@ -11,6 +11,12 @@ Two methods cover every measure:
   1993), resampling each group of records (e.g. members and non-members) separately with one
   seeded generator.
 
+Two vectorised forms keep the bootstrap cheap on large tables: :func:`resampled_means` draws the
+means of all resamples of a group at once (a 0/1 indicator's resampled count is binomial, so its
+resamples cost nothing per record), and a statistic of group means (an accuracy, a privacy loss,
+an F1 from its counts) is then one array operation, closed by :func:`percentile_interval`;
+:func:`auc_interval` resamples the ranks of the scores, sorted once.
+
 Both return ``(low, high)``; the level is ``confidence`` (0.95 by default).
 
 References
@@ -31,13 +37,17 @@ from scipy.stats import norm
 from privlib.errors import PrivlibError
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_N_BOOTSTRAP", "WILSON", "BOOTSTRAP", "check_confidence",
-           "wilson_interval", "bootstrap_interval"]
+           "wilson_interval", "bootstrap_interval", "resampled_means", "percentile_interval",
+           "auc_interval"]
 
 #: The level of every interval unless a measure's ``confidence=`` says otherwise.
 DEFAULT_CONFIDENCE = 0.95
 
 #: Bootstrap resamples: enough for the 2.5 % and 97.5 % percentiles to settle to about 0.01.
 DEFAULT_N_BOOTSTRAP = 200
+
+#: Largest (distinct values x resamples) drawn at once as multinomial counts by :func:`resampled_means`.
+_MULTINOMIAL_CELLS = 4_000_000
 
 #: ``Result.ci_method`` of the two methods.
 WILSON = "wilson"
@@ -135,8 +145,7 @@ def bootstrap_interval(
     True
     """
     confidence = check_confidence(confidence)
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, Integral) or n_bootstrap < 1:
-        raise PrivlibError(f"`n_bootstrap` must be a whole number >= 1, got {n_bootstrap!r}.")
+    n_bootstrap = _check_n_bootstrap(n_bootstrap)
     groups = [np.asarray(g) for g in groups]
     if any(len(g) == 0 for g in groups):
         return math.nan, math.nan
@@ -144,9 +153,119 @@ def bootstrap_interval(
     for b in range(n_bootstrap):
         resampled = [g[rng.integers(0, len(g), size=len(g))] for g in groups]
         values[b] = statistic(*resampled)
+    return percentile_interval(values, confidence=confidence)
+
+
+def _check_n_bootstrap(n_bootstrap) -> int:
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, Integral) or n_bootstrap < 1:
+        raise PrivlibError(f"`n_bootstrap` must be a whole number >= 1, got {n_bootstrap!r}.")
+    return int(n_bootstrap)
+
+
+def percentile_interval(values, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of bootstrap values.
+
+    Non-finite values (resamples where the statistic is undefined) are dropped; with none left
+    the interval is ``(nan, nan)``.
+
+    Examples
+    --------
+    >>> [round(end, 6) for end in percentile_interval(np.arange(101.0), confidence=0.9)]
+    [5.0, 95.0]
+    """
+    confidence = check_confidence(confidence)
+    values = np.asarray(values, dtype="float64")
     values = values[np.isfinite(values)]
     if values.size == 0:
         return math.nan, math.nan
     tail = (1 - confidence) / 2
     low, high = np.quantile(values, [tail, 1 - tail])
     return float(low), float(high)
+
+
+def resampled_means(values, *, rng: np.random.Generator,
+                    n_bootstrap: int = DEFAULT_N_BOOTSTRAP) -> np.ndarray:
+    """Means of ``n_bootstrap`` resamples of ``values`` drawn with replacement, as one array.
+
+    A 0/1 (boolean) array is resampled exactly through its count, ``Binomial(n, mean) / n``, which
+    costs nothing per record; other values are resampled record by record.
+
+    Parameters
+    ----------
+    values : array-like of float or bool
+        Per-record values of one group (NaN not allowed); an empty group gives NaN means.
+    rng : numpy.random.Generator
+    n_bootstrap : int, default 200
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_bootstrap,)
+
+    Examples
+    --------
+    >>> means = resampled_means(np.array([True, False] * 50), rng=np.random.default_rng(0))
+    >>> means.shape, bool(0.3 < means.mean() < 0.7)
+    ((200,), True)
+    """
+    n_bootstrap = _check_n_bootstrap(n_bootstrap)
+    values = np.asarray(values)
+    n = values.size
+    if n == 0:
+        return np.full(n_bootstrap, math.nan)
+    if values.dtype == bool or np.isin(values, (0, 1)).all():
+        return rng.binomial(n, float(np.mean(values)), size=n_bootstrap) / n
+    values = values.astype("float64")
+    distinct, counts = np.unique(values, return_counts=True)
+    if distinct.size * n_bootstrap <= _MULTINOMIAL_CELLS:
+        # few distinct values (a CAP takes one value per key group): the resampled counts of the
+        # values are multinomial, drawn for all resamples at once
+        return rng.multinomial(n, counts / n, size=n_bootstrap) @ distinct / n
+    return np.array([values[rng.integers(0, n, size=n)].mean() for _ in range(n_bootstrap)])
+
+
+def auc_interval(member_scores, nonmember_scores, *, rng: np.random.Generator,
+                 n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
+                 confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Percentile bootstrap interval of the AUC, members and non-members resampled separately.
+
+    The AUC is the probability that a member scores above a non-member, ties counted half (the
+    Mann-Whitney form, equal to the area under the ROC curve). The scores are ranked once; each
+    resample then needs two counts per distinct score and a cumulative sum, so no resample sorts.
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : array-like of float
+        Scores of the members (positives) and of the non-members (higher = more likely member).
+    rng : numpy.random.Generator
+    n_bootstrap : int, default 200
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    (float, float)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> low, high = auc_interval(rng.normal(1, 1, 300), rng.normal(0, 1, 300), rng=rng)
+    >>> bool(low < 0.76 < high)  # the true AUC is Phi(1 / sqrt(2)) = 0.760
+    True
+    """
+    positives = np.asarray(member_scores, dtype="float64")
+    negatives = np.asarray(nonmember_scores, dtype="float64")
+    n_pos, n_neg = positives.size, negatives.size
+    if n_pos == 0 or n_neg == 0:
+        return math.nan, math.nan
+    n_bootstrap = _check_n_bootstrap(n_bootstrap)
+    _, codes = np.unique(np.concatenate([positives, negatives]), return_inverse=True)
+    codes = codes.astype(np.intp)
+    pos_codes, neg_codes = codes[:n_pos], codes[n_pos:]
+    n_values = int(codes.max()) + 1
+    values = np.empty(n_bootstrap)
+    for b in range(n_bootstrap):
+        neg_counts = np.bincount(neg_codes[rng.integers(0, n_neg, size=n_neg)], minlength=n_values)
+        # twice the non-members strictly below each distinct score plus those equal to it, in
+        # integers (a float cumulative sum from integers is several times slower)
+        twice_beaten = 2 * np.cumsum(neg_counts) - neg_counts
+        values[b] = twice_beaten[pos_codes[rng.integers(0, n_pos, size=n_pos)]].sum() / (2 * n_pos * n_neg)
+    return percentile_interval(values, confidence=confidence)

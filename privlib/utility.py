@@ -733,12 +733,12 @@ def compare_synthesizers(
         metric = fit.metric
         rows[name] = {
             "dcr_holdout_share": membership.dcr_holdout_share(synthetic=table, train=train, holdout=holdout, random_state=rng).value,
-            "nn_mia_auc": membership.nn_mia(train=train, holdout=holdout, synthetic=table).auc,
+            "nn_mia_auc": membership.nn_mia(train=train, holdout=holdout, synthetic=table, random_state=rng).auc,
             "privacy_loss": membership.privacy_loss(
                 train=train, test=holdout, synthetic=table, random_state=rng, n_repeats=n_repeats
             ).value,
             "membership_f1": attack.f1,
-            "membership_m": np.nan if attack.m is None else attack.m,
+            "membership_m": attack.m if attack.m_from == "n/N" else np.nan,
             "cap": attribute.cap(original=cap_train, synthetic=cap_synthetic, keys=keys, target=target).value,
             "tstr": fit.value,
             "trtr": fit.baseline,

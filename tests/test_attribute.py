@@ -67,6 +67,20 @@ def test_cap_of_original_against_itself(tiny):
         assert res.n_matched == 4
 
 
+def test_cap_interval_is_a_seeded_bootstrap_of_the_records(tiny):
+    original, synthetic = tiny
+    a, b = (cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill", random_state=4)
+            for _ in range(2))
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    # per-record CAPs 2/3, 1/3, 1/2, 0 (version 1): a resample's mean lies in [0, 2/3]
+    assert 0.0 <= a.ci_low <= a.value <= a.ci_high <= 2 / 3
+    # a copy reveals everything the original reveals: CAP = original CAP above the half-way cut-off
+    copy = cap(original=original, synthetic=original, keys=["sex", "age"], target="ill", random_state=0)
+    assert copy.threshold == pytest.approx(0.5 + 0.5 * 0.25)
+    with pytest.raises(PrivlibError, match="`confidence`"):
+        cap(original=original, synthetic=synthetic, keys="sex", target="ill", confidence=2)
+
+
 def test_cap_joint_target():
     original = pd.DataFrame(
         {"sex": ["F", "F", "F", "M"], "ill": ["y", "y", "n", "n"], "dis": ["a", "b", "a", "a"]}
@@ -130,8 +144,12 @@ def test_cap_result_reads_and_tabulates(tiny):
     row = res.to_frame()
     assert row.loc["cap", "value"] == pytest.approx(0.375)
     assert "per_record" not in row.columns
-    # 0.375 is below the marginal baseline 0.5: the reading must say it is no better than guessing.
-    assert "no more than guessing" in res.reading()
+    # 0.375 is below the marginal baseline 0.5, which the original (0.75) beats by 0.25: the
+    # synthetic data goes (0.375 - 0.5) / 0.25 = -50% of the way, and the registry's cut-off is
+    # half of the way, 0.5 + 0.5 * 0.25
+    assert "-50% of the way" in res.reading()
+    assert res.threshold == pytest.approx(0.625)
+    assert res.ci_method == "bootstrap" and res.ci_low <= res.value <= res.ci_high
     assert res.to_dict()["keys"] == ["sex", "age"]
 
 

@@ -37,7 +37,13 @@ def test_identical_match_share_by_hand(copies):
     assert result.value == 0.5
     assert result.baseline == 0.25
     assert (result.n_train_matches, result.n_holdout_matches, result.n_synthetic) == (2, 1, 4)
-    assert "25.0 percentage points more" in result.reading()
+    # Wilson 95% interval of 2/4 by the formula: centre (0.5 + z^2/8) / (1 + z^2/4)
+    z = 1.959963984540054
+    centre, half = (0.5 + z * z / 8) / (1 + z * z / 4), z * math.sqrt(0.25 / 4 + z * z / 64) / (1 + z * z / 4)
+    assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))
+    # cut-off: the holdout share plus the registry's margin of 0.01; the interval straddles it
+    assert result.threshold == pytest.approx(0.26) and result.verdict == "inconclusive"
+    assert "+25.0 percentage points" in result.reading()
 
 
 def test_identical_match_share_without_holdout(copies):
@@ -45,7 +51,8 @@ def test_identical_match_share_without_holdout(copies):
     result = identity.identical_match_share(synthetic=synthetic, train=train)
     assert result.baseline is None and result.in_holdout is None
     assert result.value == 0.5
-    assert "no chance level" in result.reading()
+    # without a holdout the fallback cut-off (a fixed share) applies
+    assert result.threshold == pytest.approx(0.05)
 
 
 def test_identical_match_share_all_unique_and_no_copies():
@@ -97,8 +104,8 @@ def test_dcr_summary_uses_one_scale_for_both_distances():
     np.testing.assert_allclose(result.holdout_distances, [0.5])
     assert result.value == 0.5 and result.baseline == 0.0
     assert result.median == pytest.approx(0.125)
-    assert "50.0 percentage points more exact copies" in result.reading()
-    assert "4.0 times closer" in result.reading()
+    assert result.ci_method == "wilson" and result.ci_low <= 0.5 <= result.ci_high
+    assert "4 times" in result.reading()  # holdout median 0.5 over synthetic median 0.125
 
 
 def test_dcr_summary_categorical_copies():
@@ -119,10 +126,9 @@ def test_dcr_summary_reading_sees_near_copies():
     result = identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
     assert result.value == 0.0 and result.baseline == 0.0
     assert result.median == pytest.approx(0.01) and result.holdout_median == pytest.approx(0.25)
-    assert "25.0 times closer" in result.reading()
-    assert "exact copies than chance" not in result.reading()
+    assert "25 times" in result.reading()  # 0.25 / 0.01
     far = identity.dcr_summary(synthetic=holdout, train=train, holdout=synthetic)
-    assert "no closer" in far.reading()
+    assert "0.04 times" in far.reading()  # 0.01 / 0.25
 
 
 def test_dcr_errors():
@@ -146,7 +152,24 @@ def test_replicated_uniques_by_hand():
     assert result.value == 0.5
     assert result.replicated_original.tolist() == [False, False, False, True]
     assert result.replicated_synthetic.tolist() == [False, False, False, True]
-    assert "Of the 2 original records unique on sex, age" in result.reading()
+    # Wilson 95% interval of 1/2 by the formula, centre (0.5 + z^2/4) / (1 + z^2/2)
+    z = 1.959963984540054
+    centre, half = (0.5 + z * z / 4) / (1 + z * z / 2), z * math.sqrt(0.25 / 2 + z * z / 16) / (1 + z * z / 2)
+    assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))
+    assert result.baseline is None and result.threshold == pytest.approx(0.05)  # the fallback
+
+
+def test_replicated_uniques_holdout_baseline_by_hand():
+    real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
+    fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
+    # other real people: (M, 40) once, (M, 50) twice -> of the real uniques (M, 40) and (M, 50),
+    # only (M, 40) is unique among them: baseline 1/2, cut-off 1/2 + 0.01
+    holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
+    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
+    assert result.value == 0.5 and result.baseline == 0.5
+    assert result.threshold == pytest.approx(0.51)
+    with pytest.raises(PrivlibError, match="keys"):
+        identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]])
 
 
 def test_replicated_uniques_all_unique_copy():
@@ -159,7 +182,7 @@ def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
     result = identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
     assert result.n_unique_original == 0 and math.isnan(result.value)
-    assert "No original record is unique" in result.reading()
+    assert result.verdict == "not assessable"
 
 
 def test_replicated_uniques_missing_key_values_form_a_combination():
@@ -209,7 +232,10 @@ def test_match_risk_by_hand(partially_synthetic):
     assert result.false_match_rate == pytest.approx(0.5)
     # Original against itself: combinations (F,y) 1, (F,n) 1, (M,n) 2, (M,y) 1, (U,n) 1 -> 5
     assert result.baseline == pytest.approx(5.0)
-    assert "2 targets have a single matching synthetic record, 1 of them correct" in result.reading()
+    # the interval is a bootstrap over the six targets' contributions (0, 1/2, 1/2, 0, 0, 1):
+    # at most 6 * 1 and at least 0, around 2; the cut-off is 0.09 of the 6 targets
+    assert result.ci_method == "bootstrap" and 0 <= result.ci_low <= 2.0 <= result.ci_high <= 6
+    assert result.threshold == pytest.approx(0.54) and result.verdict in ("risk", "inconclusive")
 
 
 def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
@@ -223,7 +249,6 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
     assert result.expected_match_risk == pytest.approx(1.5)
     assert result.unique_matches == 0 and result.true_match_rate == 0.0
     assert math.isnan(result.false_match_rate)
-    assert "undefined (reported as NaN)" in result.reading()
     assert result.to_dict()["false_match_rate"] is None  # NaN becomes null in JSON
 
 

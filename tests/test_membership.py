@@ -13,6 +13,7 @@ import pytest
 import privlib as pl
 from privlib import membership as mb
 from privlib.errors import PrivlibError
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,24 +125,58 @@ def test_ground_truth_constructed_attack():
     assert r.f1 == pytest.approx(4 / 7)
     assert r.m == pytest.approx(-2 / 7)
     assert r.baseline == pytest.approx(2 / 3)
-    assert r.verdict == "pass"
+    # the F1 cut-off is where M = 0.2: F_max + 0.2 (1 - F_max) = 2/3 + 0.2/3; 4/7 lies below it
+    assert r.threshold == pytest.approx(2 / 3 + 0.2 / 3)
+    assert r.ci_low <= r.value <= r.ci_high and r.ci_method == "bootstrap"
+    assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE) and not r.blind and r.h_verdict == 1
     # h = 0: only the exact copies are called: precision 1, recall 1/2, F1 = 2/3, M = 0
     r0 = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0)
     assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
 
 
-def test_an_attack_that_calls_everyone_gets_no_verdict():
+def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     # every record has 3 variables, so at h = 3 everyone is called a member: precision = n/N = 1/2,
-    # recall 1, F1 = F_max = 2/3 and M = 0, which would "pass" although the attack saw nothing
+    # recall 1, F1 = F_max = 2/3 and M = 0, which would look safe although the attack saw nothing.
+    # Nearest distances: rows 0, 1 -> 0; row 4 -> 1; the rest -> 3, so the called shares are
+    # 2/8, 3/8, 3/8, 8/8 at h = 0..3: the largest h <= 3 that is not blind is 2, and the share
+    # closest to t = 1/2 is 3/8, first reached at h = 1. Both call {0, 1, 4}: F1 = 4/7.
     r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
-    assert r.called_share == 1.0
+    assert r.blind and r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
-    assert r.verdict is None
-    assert "cannot tell members from non-members" in r.reading()
-    # at h = 1, 3 of the 8 are called (see above): an informative attack keeps its verdict
+    np.testing.assert_allclose(r.called_by_h, [2 / 8, 3 / 8, 3 / 8, 1.0])
+    assert (r.h_not_blind, r.h_rule) == (2, 1)
+    assert (r.f1_not_blind, r.f1_rule) == pytest.approx((4 / 7, 4 / 7))
+    assert r.m_rule == pytest.approx(-2 / 7)
+    assert r.h_verdict in (1, 2) and r.value == pytest.approx(4 / 7)
+    assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE)
+    # at h = 1 the attack is not blind: it is judged there and reports h_not_blind = h
     informative = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
     assert informative.called_share == pytest.approx(3 / 8)
-    assert informative.verdict == "pass"
+    assert not informative.blind and informative.h_not_blind == 1 and informative.h_verdict == 1
+
+
+def test_an_h_beyond_every_distance_is_read_at_the_largest_distance():
+    # no record is more than 3 variables away, so h = 10 calls everyone, as h = 3 does
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10)
+    assert r.h == 10 and r.blind and r.called_share == 1.0 and r.f1 == pytest.approx(2 / 3)
+    assert (r.h_not_blind, r.h_rule) == (2, 1)
+
+
+def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
+    # the synthetic data copies the 4 members: distance 0 for members, 3 for the others. At h = 3
+    # everyone is called (blind); at h = 0 exactly the members are: F1 = 1, whose bootstrap
+    # interval is [1, 1], above the cut-off 2/3 + 0.2/3.
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3)
+    assert r.blind and r.h_rule == 0 and r.f1_rule == 1.0
+    assert (r.value, r.ci_low, r.ci_high) == (1.0, 1.0, 1.0)
+    assert r.verdict == RISK
+
+
+def test_an_attack_blind_at_every_h_is_not_assessable():
+    # the synthetic data holds everyone, so even h = 0 calls the whole attack set
+    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION, attack_size=8, h=2)
+    assert r.blind and r.h_not_blind is None
+    assert r.verdict == NOT_ASSESSABLE and "every h" in r.verdict_rule
 
 
 def test_ground_truth_members_as_mask_equals_positions():
@@ -176,7 +211,9 @@ def test_partition_constructed_attack():
     # with N = 16, n/N = 1/4: F_max = 0.4, M = (4/7 - 0.4) / 0.6 = 2/7
     assert r.m == pytest.approx(2 / 7)
     assert r.threshold == pytest.approx(0.4 + 0.2 * 0.6)
-    assert r.verdict == "fail"
+    assert r.baseline == pytest.approx(0.4) and r.m_from == "n/N"
+    # 4/7 lies above the cut-off 0.52, but 8 records cannot rule out that it does not
+    assert r.verdict in (RISK, INCONCLUSIVE)
 
 
 def test_partition_t_defaults_to_n_over_N():
@@ -208,7 +245,8 @@ def test_partition_is_reproducible():
     a = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
     b = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
     np.testing.assert_array_equal(a.repeats, b.repeats)
-    assert a.n_repeats == 10 and a.low <= a.f1 <= a.high
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    assert a.n_repeats == 10 and a.repeat_low <= a.f1 <= a.repeat_high
 
 
 def test_partition_at_n_over_N_matches_ground_truth():
@@ -295,11 +333,17 @@ def test_adversarial_accuracy_needs_two_rows():
 def test_copy_synthesizer_is_fully_exposed(adult_samples):
     train, holdout, _, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    assert mb.nn_mia(train=train, holdout=holdout, synthetic=copy).auc == 1.0
-    assert mb.adversarial_accuracy(target=train, synthetic=copy).value == 0.0
-    assert mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout).value == 1.0
+    results = [
+        mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
+        mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
+        mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
+        mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
+        mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
+    ]
+    assert [r.value for r in results[:3]] == [1.0, 0.0, 1.0]
     # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
-    assert mb.privacy_loss(train=train, test=holdout, synthetic=copy).value == pytest.approx(0.5, abs=0.1)
+    assert results[3].value == pytest.approx(0.5, abs=0.1)
+    assert [r.verdict for r in results] == [RISK] * len(results)
     assert mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0).value > 0.1
 
 
@@ -308,10 +352,17 @@ def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: AUC about 0.017, the shares about 0.02, the loss
     # about 0.03; tolerances are about 3 standard errors.
     train, holdout, test, other = adult_samples
-    assert mb.nn_mia(train=train, holdout=holdout, synthetic=other).auc == pytest.approx(0.5, abs=0.06)
-    assert mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout).value == pytest.approx(0.5, abs=0.06)
-    assert mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0).value == pytest.approx(0.0, abs=0.09)
-    assert mb.adversarial_accuracy(target=train, synthetic=other).value == pytest.approx(0.5, abs=0.06)
+    results = [
+        mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
+        mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
+        mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
+        mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
+        mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
+    ]
+    assert [r.value for r in results] == pytest.approx([0.5, 0.5, 0.0, 0.5, 0.5], abs=0.09)
+    for r in results:
+        assert r.verdict != RISK, r.measure
+        assert r.ci_low <= r.value <= r.ci_high, r.measure
     disc = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0)
     assert disc.value == pytest.approx(0.0, abs=0.05)
     assert disc.auc == pytest.approx(0.5, abs=0.08)
@@ -325,12 +376,14 @@ def test_discriminator_rejects_non_classifier(adult_samples):
 
 def test_readings_follow_the_numbers():
     r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
-    assert "M = -0.286" in r.reading() and "acceptable" in r.reading()
+    assert "M = -0.286" in r.reading()
     row = r.to_frame()
     assert row.loc["ground_truth_f1", "f1"] == pytest.approx(4 / 7)
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
+    # without N, M is taken against the attack set's own share t = 1/2: F_max = 2/3, as above
     no_n = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1)
-    assert no_n.m is None and no_n.verdict is None and "cannot be computed" in no_n.reading()
+    assert no_n.m_from == "t" and no_n.m == pytest.approx(-2 / 7)
+    assert no_n.threshold == pytest.approx(2 / 3 + 0.2 / 3)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,245 @@
+"""Tests of privlib.thresholds: the judging rules on hand-made results, the registry's coverage of
+every measure, the verdict sentence, and the verdicts of a copy and of a generator that never saw
+the training rows on Adult.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privlib as pl
+from privlib import attribute, identity
+from privlib import membership as mb
+from privlib.errors import PrivlibError
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
+from privlib.thresholds import (
+    REGISTRY,
+    check_overrides,
+    cutoff,
+    disagreements,
+    judge,
+    registry_frame,
+    verdict_sentence,
+)
+
+
+def auc(value, low, high):
+    return Result(measure="nn_mia_auc", value=value, ci_low=low, ci_high=high, baseline=0.5)
+
+
+# --------------------------------------------------------------------------------------------
+# judge() on hand-made results
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "low, high, expected",
+    [
+        (0.56, 0.60, RISK),  # whole interval above 0.5 + 0.05
+        (0.45, 0.55, NO_EVIDENCE),  # the cut-off itself is on the safe side
+        (0.53, 0.57, INCONCLUSIVE),  # straddles 0.55
+    ],
+)
+def test_margin_over_the_baseline(low, high, expected):
+    r = judge(auc((low + high) / 2, low, high))
+    assert r.threshold == pytest.approx(0.55)
+    assert r.verdict == expected
+    assert "Yale et al." in r.verdict_rule
+
+
+@pytest.mark.parametrize(
+    "low, high, expected", [(0.30, 0.40, RISK), (0.46, 0.50, NO_EVIDENCE), (0.44, 0.47, INCONCLUSIVE)]
+)
+def test_lower_is_riskier(low, high, expected):
+    # adversarial accuracy: cut-off = baseline - 0.05 = 0.45; below it is the risk
+    r = judge(Result(measure="adversarial_accuracy", value=(low + high) / 2, ci_low=low, ci_high=high, baseline=0.5))
+    assert r.threshold == pytest.approx(0.45) and not r.higher_is_riskier
+    assert r.verdict == expected
+
+
+def test_share_of_the_gap_rules():
+    # El Emam's M <= 0.2: F_max = 0.4 -> F1 cut-off 0.4 + 0.2 * 0.6 = 0.52
+    f1 = judge(Result(measure="partition_f1", value=0.6, ci_low=0.55, ci_high=0.65, baseline=0.4))
+    assert f1.threshold == pytest.approx(0.52) and f1.verdict == RISK
+    # CAP: half of the way from the marginal baseline 0.3 to the original's 0.7 -> 0.5
+    cap = judge(attribute.CAPResult(value=0.45, ci_low=0.4, ci_high=0.49, baseline=0.3, original_cap=0.7))
+    assert cap.threshold == pytest.approx(0.5) and cap.verdict == NO_EVIDENCE
+    # MSE (lower is riskier): half of the way from the variance 10 down to the original's 2 -> 6
+    mse = judge(attribute.KnnRiskResult(measure="knn_risk_mse", value=4.0, ci_low=3.0, ci_high=5.0,
+                                        baseline=10.0, original_value=2.0))
+    assert mse.threshold == pytest.approx(6.0) and mse.verdict == RISK
+    # an original that reveals nothing beyond guessing leaves nothing to judge
+    empty = judge(attribute.CAPResult(value=0.5, ci_low=0.4, ci_high=0.6, baseline=0.5, original_cap=0.5))
+    assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule
+
+
+def test_fallback_and_count_rules():
+    # identical matches without a holdout: the fallback share 0.05
+    r = judge(Result(measure="identical_match_share", value=0.2, ci_low=0.15, ci_high=0.25))
+    assert r.threshold == 0.05 and r.verdict == RISK
+    # expected match risk: 0.09 of the 1000 targets = 90 expected identifications
+    m = judge(identity.MatchRisk(
+        measure="expected_match_risk", value=50.0, ci_low=40.0, ci_high=60.0, baseline=400.0,
+        expected_match_risk=50.0, true_match_rate=0.01, false_match_rate=0.5, unique_matches=20,
+        n_records=1000, known=("a",), synthesized=("b",), numeric_tolerance=0.1, relative=True,
+    ))
+    assert m.threshold == pytest.approx(90.0) and m.verdict == NO_EVIDENCE
+
+
+def test_undefined_values_and_kept_reasons():
+    assert judge(auc(math.nan, math.nan, math.nan)).verdict == NOT_ASSESSABLE
+    kept = Result(measure="nn_mia_auc", value=0.9, verdict=NOT_ASSESSABLE, verdict_rule="why not")
+    assert judge(kept) is kept
+    # a result without an interval is judged on its value
+    assert judge(Result(measure="privacy_loss", value=0.3, baseline=0.0)).verdict == RISK
+
+
+def test_override_replaces_the_cut_off():
+    r = judge(auc(0.58, 0.56, 0.60), override=0.7)
+    assert r.threshold == 0.7 and r.verdict == NO_EVIDENCE
+    assert "set for this audit" in r.verdict_rule
+    assert check_overrides({"nn_mia_auc": 0.6}) == {"nn_mia_auc": 0.6}
+    with pytest.raises(PrivlibError, match="unknown measure"):
+        check_overrides({"auc": 0.6})
+    with pytest.raises(PrivlibError, match="finite number"):
+        check_overrides({"nn_mia_auc": math.inf})
+    with pytest.raises(PrivlibError, match="no threshold is registered"):
+        judge(Result(measure="nothing", value=1.0))
+
+
+def test_cutoff_helper():
+    assert cutoff("privacy_loss", 0.0) == pytest.approx(0.1)
+    assert cutoff("identical_match_share") == 0.05
+    assert cutoff("partition_f1", 0.5, reference=1.0) == pytest.approx(0.6)
+
+
+# --------------------------------------------------------------------------------------------
+# The registry and the words
+# --------------------------------------------------------------------------------------------
+def test_every_entry_has_a_source_scope_and_family():
+    for name, entry in REGISTRY.items():
+        assert entry.measure == name
+        assert entry.source and entry.scope, name
+        assert entry.family in ("identity", "attribute", "membership"), name
+        assert entry.published or entry.source.startswith("kit default"), name
+
+
+def test_registry_frame_describes_every_rule():
+    frame = registry_frame()
+    assert set(frame.index) == set(REGISTRY)
+    assert frame.loc["adversarial_accuracy", "rule"] == "risk when the whole interval lies below the baseline minus 0.05"
+    assert frame.loc["identical_match_share", "rule"].endswith("(0.05 when there is no baseline)")
+    assert frame.loc["expected_match_risk", "rule"].endswith("0.09 times the result's n_records")
+    assert frame.loc["partition_f1", "published"]
+
+
+def test_verdict_sentence_carries_the_interval_and_the_rule():
+    r = judge(auc(0.6, 0.57, 0.63))
+    sentence = verdict_sentence(r)
+    assert sentence.startswith("Risk:")
+    assert "0.57 to 0.63" in sentence and "0.55" in sentence
+    assert REGISTRY["nn_mia_auc"].risk_words in sentence
+    assert verdict_sentence(Result(measure="nn_mia_auc", value=0.6)) == ""
+    reason = Result(measure="nn_mia_auc", value=0.6, verdict=NOT_ASSESSABLE, verdict_rule="too few records")
+    assert verdict_sentence(reason) == "Not assessable: too few records."
+
+
+def test_disagreements_name_both_scopes():
+    loss = judge(Result(measure="privacy_loss", value=0.0, ci_low=-0.02, ci_high=0.02, baseline=0.0))
+    cap = judge(attribute.CAPResult(value=0.9, ci_low=0.85, ci_high=0.95, baseline=0.3, original_cap=0.9))
+    (sentence,) = disagreements([judge(auc(0.6, 0.57, 0.63)), loss, cap])  # cap: another family
+    assert REGISTRY["nn_mia_auc"].scope in sentence and REGISTRY["privacy_loss"].scope in sentence
+
+
+# --------------------------------------------------------------------------------------------
+# Every measure returns a judged result whose measure is registered
+# --------------------------------------------------------------------------------------------
+def test_every_measure_returns_a_registered_verdict():
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60),
+                         "c": rng.normal(size=60)})
+    train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
+    synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
+    results = [
+        identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
+        identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
+        identity.replicated_uniques(original=train, synthetic=synthetic, keys=["a", "b"], holdout=holdout),
+        identity.match_risk(original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0),
+        attribute.cap(original=binned_train, synthetic=binned_synthetic, keys=["a", "c"], target="b", random_state=0),
+        mb.ground_truth_risk(population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0),
+        mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, h=1, random_state=0),
+        mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout),
+        mb.threshold_attack(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
+        mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
+        mb.adversarial_accuracy(target=train, synthetic=synthetic, random_state=0),
+        mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
+    ]
+    for r in results:
+        assert r.measure in REGISTRY, r.measure
+        assert r.verdict in VERDICTS, r.measure
+        assert r.verdict_rule, r.measure
+        if r.verdict != NOT_ASSESSABLE:
+            assert r.ci_low <= r.value <= r.ci_high, r.measure
+            assert r.ci_method in ("wilson", "bootstrap"), r.measure
+            assert r.threshold is not None, r.measure
+        assert r.reading().endswith(".")
+    # the synthetic data is a shuffled copy of the training data: every copy measure sees it
+    assert [r.verdict for r in results[:2]] == [RISK, RISK]
+
+
+def test_confidence_is_checked_and_changes_the_width():
+    train = pd.DataFrame({"x": np.arange(40.0)})
+    holdout = pd.DataFrame({"x": np.arange(40.0) + 0.5})
+    synthetic = pd.DataFrame({"x": np.arange(40.0) + 0.1})
+    with pytest.raises(PrivlibError, match="`confidence`"):
+        mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, confidence=1.5)
+    with pytest.raises(PrivlibError, match="`confidence`"):
+        identity.identical_match_share(synthetic=synthetic, train=train, confidence=0)
+    wide = mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, confidence=0.99)
+    narrow = mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, confidence=0.8)
+    assert wide.ci_high - wide.ci_low > narrow.ci_high - narrow.ci_low
+    assert (wide.confidence, narrow.confidence) == (0.99, 0.8)
+    # seeded bootstrap: same seed, same interval
+    a = mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=3)
+    b = mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=3)
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+
+
+# --------------------------------------------------------------------------------------------
+# Adult, 3000 training records: a copy and a generator that never saw the training rows
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def adult_release():
+    adult = pl.load_dataset("adult")
+    train, rest = pl.datasets.sample_split(adult, 3000, 6000, random_state=12)
+    holdout, elsewhere = rest.iloc[:3000].reset_index(drop=True), rest.iloc[3000:].reset_index(drop=True)
+    return train, holdout, elsewhere
+
+
+def membership_results(train, holdout, synthetic):
+    return [
+        mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
+        mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, random_state=0),
+        mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
+    ]
+
+
+def test_a_copy_is_a_risk_in_identity_and_membership(adult_release):
+    train, holdout, _ = adult_release
+    copy = pl.synth.Copy().fit(train).sample(random_state=0)
+    results = [
+        identity.identical_match_share(synthetic=copy, train=train, holdout=holdout),
+        identity.identical_match_share(synthetic=copy, train=train),
+        *membership_results(train, holdout, copy),
+    ]
+    assert [r.verdict for r in results] == [RISK] * len(results)
+
+
+def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release):
+    # fitted on other Adult people: its output cannot depend on who is in the training data
+    train, holdout, elsewhere = adult_release
+    synthetic = pl.synth.SequentialTrees().fit(elsewhere).sample(n=3000, random_state=1)
+    for r in membership_results(train, holdout, synthetic):
+        assert r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
+        assert r.ci_low <= r.value <= r.ci_high
