@@ -156,7 +156,8 @@ def _release(context: Context) -> dict:
 
 def _cap_arguments(context: Context) -> dict:
     original, synthetic = context.binned(context.keys + [context.target])
-    return {"original": original, "synthetic": synthetic, "keys": context.keys, "target": context.target}
+    return {"original": original, "synthetic": synthetic, "keys": context.keys, "target": context.target,
+            "random_state": context.settings["seed"]}
 
 
 def _partition_arguments(context: Context) -> dict:
@@ -188,7 +189,8 @@ CATALOGUE: tuple[Measure, ...] = (
     ),
     Measure(
         "replicated_uniques", "identity", identity.replicated_uniques,
-        lambda c: {"original": c.train, "synthetic": c.synthetic, "keys": c.keys}, needs=("keys",),
+        lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
+        needs=("keys",),
         at_risk=lambda r: (r.n_replicated, "training records unique on the keys are unique, with "
                            "the same keys, in the synthetic data"),
     ),
@@ -220,7 +222,7 @@ CATALOGUE: tuple[Measure, ...] = (
         plot=lambda r, ax: plots.plot_threshold_precision(r, ax=ax, title="Distance-threshold attack"),
     ),
     Measure(
-        "nn_mia", "membership", membership.nn_mia, _release, needs=("holdout",),
+        "nn_mia", "membership", membership.nn_mia, _with(_release, random_state="seed"), needs=("holdout",),
         plot=lambda r, ax: plots.plot_roc(r.fpr, r.tpr, auc=r.auc, ax=ax,
                                           title="Nearest-neighbour membership attack"),
         at_risk=lambda r: (int(((r.dcr == 0) & r.is_member.astype(bool)).sum()),
