@@ -254,7 +254,7 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
     --------
     >>> import pandas as pd
     >>> real = pd.DataFrame({"x": ["a", "b"] * 20, "y": ["yes", "no"] * 20})
-    >>> tstr(real, real, real, "y").value
+    >>> tstr(train=real, synthetic=real, holdout=real, target="y").value
     1.0
     """
     tables = {"train": train, "synthetic": synthetic, "holdout": holdout}
@@ -449,7 +449,7 @@ def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutatio
     --------
     >>> import pandas as pd
     >>> real = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
-    >>> round(pmse(real, real).value, 12)
+    >>> round(pmse(original=real, synthetic=real).value, 12)
     0.0
     """
     kinds = _check_pair(original, synthetic, n_permutations, "n_permutations")
@@ -586,7 +586,7 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
     >>> import pandas as pd
     >>> a = pd.DataFrame({"g": ["x", "x", "y", "y"]})
     >>> b = pd.DataFrame({"g": ["x", "x", "x", "y"]})
-    >>> marginal_fidelity(a, b).value
+    >>> marginal_fidelity(original=a, synthetic=b).value
     0.25
     """
     kinds = _check_pair(original, synthetic, n_bins, "n_bins")
