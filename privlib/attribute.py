@@ -382,10 +382,13 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
 def _bin_labels(inner: np.ndarray, is_date: bool) -> list[str]:
     """Readable labels for the bins cut at ``inner`` (open-ended outer bins)."""
     if is_date:
-        shown = [pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(e)) for e in inner]
-        shown = [t.strftime("%Y-%m-%d") for t in shown]
+        stamps = [pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(e)) for e in inner]
+        formats = [lambda t: t.strftime("%Y-%m-%d"), lambda t: t.strftime("%Y-%m-%d %H:%M"), lambda t: t.isoformat()]
+        candidates = ([f(t) for t in stamps] for f in formats)
     else:
-        shown = [f"{e:,.0f}" if abs(e) >= 100 else f"{e:.3g}" for e in inner]
+        # As few digits as keep the edges apart (150.1 and 150.2 must not both read "150").
+        candidates = ([f"{e:,.{d}f}" if abs(e) >= 100 else f"{e:.{d + 3}g}" for e in inner] for d in range(15))
+    shown = next((c for c in candidates if len(set(c)) == len(c)), [repr(float(e)) for e in inner])
     if not shown:
         return ["all values"]
     labels = [f"< {shown[0]}"]

@@ -389,3 +389,11 @@ def test_cap_scatter_groups_records_by_what_they_reveal(tiny):
     with pytest.raises(PrivlibError, match="numeric target"):
         plot_relative_errors(knn_risk(original=original, synthetic=synthetic, keys="sex", target="ill", k=1))
     matplotlib.pyplot.close("all")
+
+
+def test_bins_whose_rounded_edges_collide_get_distinct_labels():
+    # Edges 150.1, 150.2, 150.3 would all read "150" at the default precision.
+    table = pd.DataFrame({"x": np.repeat([150.05, 150.15, 150.25, 150.35], 10)})
+    binned, _ = discretize(original=table, synthetic=table, n_bins=4)
+    assert binned["x"].cat.categories.tolist() == ["< 150.1", "150.1 to < 150.2", "150.2 to < 150.3", ">= 150.3"]
+    assert binned["x"].value_counts().tolist() == [10, 10, 10, 10]
