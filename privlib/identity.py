@@ -785,3 +785,5 @@ def match_risk(original, synthetic, known, synthesized, *, numeric_tolerance=0.1
         true_unique=true_unique,
         false_unique=false_unique,
     )
+
+from privlib.criteria import linkability, singling_out  # noqa: E402  (re-exported; issue 14)

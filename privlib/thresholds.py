@@ -100,6 +100,20 @@ REGISTRY: dict[str, Threshold] = dict(
             source="kit default: synthetic records judged 2 points more 'real' than genuine "
             "unseen records",
         ),
+        # Issue 14: the three criteria of Opinion 05/2014 (privlib.criteria). The baseline of each
+        # risk is 0 (the training records attacked no more easily than the control records).
+        *(
+            _entry(
+                measure, 0.05, from_baseline=True,
+                source=f"kit default: a {what} risk more than 0.05 above 0, that is the attack "
+                "succeeding on more than 5% of the targets that the same attack on unseen control "
+                "records misses; Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off, and 0.05 "
+                "is about the interval half-width that 500 attacks resolve",
+            )
+            for measure, what in (("singling_out_risk", "singling-out"),
+                                  ("linkability_risk", "linkability"),
+                                  ("inference_risk", "inference"))
+        ),
     ]
 )
 
