@@ -706,27 +706,36 @@ def singling_out(
     )
 
 
-def _nearest_synthetic(queries, synthetic, columns, k, rng, encoder) -> list[np.ndarray]:
+#: Gower weight of the random tie-breaking variable of :func:`_nearest_synthetic`: small enough
+#: to reorder only distances equal to within about ``1e-10``, large enough to be resolved in
+#: float64 beside distances of order 1.
+_TIE_WEIGHT = 1e-9
+
+
+def _nearest_synthetic(queries, synthetic, columns, train, control, k, rng) -> list[np.ndarray]:
     """Row positions of the ``k`` synthetic records nearest (Gower, on ``columns``) to each record
     of each table in ``queries``; one search for all of them.
 
-    The search runs on a randomly reordered copy of the synthetic data, so that among equally
-    near records the one taken is a random one rather than always the first (the engine breaks
-    ties by the lower row number); the positions are mapped back to the original order.
+    Ties are broken at random, independently for each query record: every query and every
+    synthetic record gets a uniform random number, added to the distance as a variable of
+    weight ``_TIE_WEIGHT``, so among equally near synthetic records the query takes the one
+    whose number is closest to its own (each of them with the same chance, over the draws). The
+    engine alone would take the lowest row number, the same record for every query, which in
+    linkability links two halves whose tied sets merely overlap. Numeric ranges of the real
+    columns come from the synthetic, training and control tables together, so the attack on
+    training records and the control attack measure distances alike.
     """
-    order = rng.permutation(len(synthetic))
+    tie = "__privlib_tie__"
+    while tie in columns:
+        tie += "_"
+    framed = [synthetic[columns].assign(**{tie: rng.random(len(synthetic))}),
+              train[columns].assign(**{tie: 0.0}), control[columns].assign(**{tie: 1.0})]
+    encoder = TableEncoder(columns=[*columns, tie], weights={tie: _TIE_WEIGHT}).fit(
+        *framed, names=["synthetic", "train", "control"])
     pooled = pd.concat([q[columns] for q in queries], ignore_index=True)
-    found = order[neighbors.kneighbors(pooled, synthetic.iloc[order][columns], k=k,
-                                       encoder=encoder).indices]
+    pooled[tie] = rng.random(len(pooled))
+    found = neighbors.kneighbors(pooled, framed[0], k=k, encoder=encoder).indices
     return np.split(found, np.cumsum([len(q) for q in queries])[:-1])
-
-
-def _fitted_encoder(columns, synthetic, train, control) -> TableEncoder:
-    """One Gower encoder on ``columns`` of the three tables: the attack on training records and
-    the control attack measure distances alike."""
-    return TableEncoder(columns=list(columns)).fit(
-        synthetic[columns], train[columns], control[columns], names=["synthetic", "train", "control"]
-    )
 
 
 def _targets(n_attacks, train, control, rng):
@@ -809,8 +818,9 @@ def linkability(
     (4, 4)
     """
     _check_tables(synthetic, train, control)
-    if (isinstance(aux_columns, (str, bytes)) or not isinstance(aux_columns, (tuple, list))
-            or len(aux_columns) != 2):
+    if (not isinstance(aux_columns, (tuple, list)) or len(aux_columns) != 2
+            or any(isinstance(half, str) or not isinstance(half, (tuple, list, pd.Index))
+                   for half in aux_columns)):
         raise PrivlibError(
             "`aux_columns` must be two lists of columns, the attacker's two datasets, e.g. "
             "(['age', 'sex'], ['zip'])."
@@ -824,8 +834,7 @@ def linkability(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     queries = [train.iloc[targets], control.iloc[control_targets]]
     (attack_a, control_a), (attack_b, control_b) = (
-        _nearest_synthetic(queries, synthetic, cols, n_neighbors, rng,
-                           _fitted_encoder(cols, synthetic, train, control))
+        _nearest_synthetic(queries, synthetic, cols, train, control, n_neighbors, rng)
         for cols in halves
     )
     links = {"attack": (attack_a, attack_b), "control": (control_a, control_b),
@@ -950,8 +959,7 @@ def inference(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     secrets_of = synthetic[secret].reset_index(drop=True)
     queries = [train.iloc[targets], control.iloc[control_targets]]
-    nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng,
-                                 _fitted_encoder(aux_columns, synthetic, train, control))
+    nearest = _nearest_synthetic(queries, synthetic, aux_columns, train, control, 1, rng)
     right = {name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, tolerance)
              for name, found, query in zip(("attack", "control"), nearest, queries)}
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))
