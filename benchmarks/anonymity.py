@@ -70,6 +70,16 @@ def _tables(args):
             json.loads(args.setting))
 
 
+def _kit_tables(args):
+    """The CSV files as privlib reads them (``read_table``: labels become categories, with the
+    training file's categories for the other two)."""
+    from privlib.datasets import read_table
+
+    train = read_table(args.train, "train")
+    return (read_table(args.synthetic, "synthetic", like=train), train,
+            read_table(args.control, "control", like=train), json.loads(args.setting))
+
+
 def _record(result_or_figures, risk, ci, rates) -> dict:
     return {**result_or_figures, "risk": risk, "ci": list(ci),
             **{f"{name}_rate": list(rate) for name, rate in rates.items()}}
@@ -78,7 +88,7 @@ def _record(result_or_figures, risk, ci, rates) -> dict:
 def worker_kit(args) -> dict:
     import privlib as pl
 
-    synthetic, train, control, setting = _tables(args)
+    synthetic, train, control, setting = _kit_tables(args)
     tables = dict(synthetic=synthetic, train=train, control=control, random_state=SEED)
     calls = {
         "singling out, univariate": lambda n: pl.identity.singling_out(

@@ -712,7 +712,7 @@ def singling_out(
 _TIE_WEIGHT = 1e-9
 
 
-def _nearest_synthetic(queries, synthetic, columns, train, control, k, rng) -> list[np.ndarray]:
+def _nearest_synthetic(queries, synthetic, columns, k, rng) -> list[np.ndarray]:
     """Row positions of the ``k`` synthetic records nearest (Gower, on ``columns``) to each record
     of each table in ``queries``; one search for all of them.
 
@@ -721,20 +721,19 @@ def _nearest_synthetic(queries, synthetic, columns, train, control, k, rng) -> l
     weight ``_TIE_WEIGHT``, so among equally near synthetic records the query takes the one
     whose number is closest to its own (each of them with the same chance, over the draws). The
     engine alone would take the lowest row number, the same record for every query, which in
-    linkability links two halves whose tied sets merely overlap. Numeric ranges of the real
-    columns come from the synthetic, training and control tables together, so the attack on
+    linkability links two halves whose tied sets merely overlap. Numeric ranges come from the
+    synthetic records and the attacked records together, as in anonymeter, so the attack on
     training records and the control attack measure distances alike.
     """
     tie = "__privlib_tie__"
     while tie in columns:
         tie += "_"
-    framed = [synthetic[columns].assign(**{tie: rng.random(len(synthetic))}),
-              train[columns].assign(**{tie: 0.0}), control[columns].assign(**{tie: 1.0})]
-    encoder = TableEncoder(columns=[*columns, tie], weights={tie: _TIE_WEIGHT}).fit(
-        *framed, names=["synthetic", "train", "control"])
+    reference = synthetic[columns].assign(**{tie: rng.random(len(synthetic))})
     pooled = pd.concat([q[columns] for q in queries], ignore_index=True)
     pooled[tie] = rng.random(len(pooled))
-    found = neighbors.kneighbors(pooled, framed[0], k=k, encoder=encoder).indices
+    encoder = TableEncoder(columns=[*columns, tie], weights={tie: _TIE_WEIGHT}).fit(
+        reference, pooled, names=["synthetic", "targets"])
+    found = neighbors.kneighbors(pooled, reference, k=k, encoder=encoder).indices
     return np.split(found, np.cumsum([len(q) for q in queries])[:-1])
 
 
@@ -794,8 +793,8 @@ def linkability(
 
     Notes
     -----
-    Distances are the kit's Gower distance, with numeric ranges taken from the three tables
-    together; among equally near synthetic records each half takes one at random, independently
+    Distances are the kit's Gower distance, with numeric ranges taken from the synthetic and
+    the attacked records together; among equally near synthetic records each half takes one at random, independently
     of the other half (the engine alone would take the first of them in both halves, which links
     halves whose tied sets merely overlap).
 
@@ -834,7 +833,7 @@ def linkability(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     queries = [train.iloc[targets], control.iloc[control_targets]]
     (attack_a, control_a), (attack_b, control_b) = (
-        _nearest_synthetic(queries, synthetic, cols, train, control, n_neighbors, rng)
+        _nearest_synthetic(queries, synthetic, cols, n_neighbors, rng)
         for cols in halves
     )
     links = {"attack": (attack_a, attack_b), "control": (control_a, control_b),
@@ -959,7 +958,7 @@ def inference(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     secrets_of = synthetic[secret].reset_index(drop=True)
     queries = [train.iloc[targets], control.iloc[control_targets]]
-    nearest = _nearest_synthetic(queries, synthetic, aux_columns, train, control, 1, rng)
+    nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
     right = {name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, tolerance)
              for name, found, query in zip(("attack", "control"), nearest, queries)}
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))

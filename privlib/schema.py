@@ -520,8 +520,15 @@ class TableEncoder:
                     coded = np.clip(coded, 0, self.n_bins - 1)
             else:
                 mapping = self.categories_[column]
-                codes = pd.Categorical(series.astype(object), categories=list(mapping)).codes
+                if isinstance(series.dtype, pd.CategoricalDtype):
+                    # look up the column's few categories rather than hashing every value again
+                    known = pd.Categorical(series.cat.categories.astype(object),
+                                           categories=list(mapping)).codes
+                    codes = np.append(known, -1)[series.cat.codes.to_numpy()]  # -1: missing
+                else:
+                    codes = pd.Categorical(series.astype(object), categories=list(mapping)).codes
                 # -1 marks a label never seen in fit: give it a code of its own, unlike any known one
+                # (a missing value, also -1 here, becomes MISSING below)
                 coded = np.where(codes < 0, len(mapping), codes).astype("float64")
             coded = np.where(series.isna().to_numpy(), MISSING, coded)
             out[:, j] = coded
