@@ -1,7 +1,7 @@
 """Singling out, linkability and inference: the three criteria of Opinion 05/2014, as attacks.
 
 European data protection authorities ask three questions of an anonymised release (Article 29
-Working Party, Opinion 05/2014 on Anonymisation Techniques, Section 2.2.2): can an attacker still
+Working Party, Opinion 05/2014 on Anonymisation Techniques): can an attacker still
 **single out** a person, **link** two records about the same person, or **infer** one of their
 attributes? Giomi et al. (2023) turn each question into an attack that uses only the synthetic
 data, and read its success against two references:
@@ -47,7 +47,7 @@ anonymeter where the docstrings say so:
 References
 ----------
 Article 29 Data Protection Working Party. Opinion 05/2014 on Anonymisation Techniques
-(WP216), 10 April 2014, Section 2.2.2 and Annex.
+(WP216), 10 April 2014.
 
 Giomi M, Boenisch F, Wehmeyer C, Tasnádi B. A unified framework for quantifying privacy risk in
 synthetic data. Proceedings on Privacy Enhancing Technologies 2023(2):312-328.
@@ -291,7 +291,7 @@ def _risk(attack, control) -> tuple[float, float, float]:
 
     ``attack`` and ``control`` are ``(rate, low, high)``. First-order error propagation: the
     risk's half-width is ``sqrt((e_a / (1 - c))^2 + (e_c (a - 1) / (1 - c)^2)^2)`` with ``e_a``,
-    ``e_c`` half the width of each rate's interval (Giomi et al. 2023, Sec. 3; anonymeter). The
+    ``e_c`` half the width of each rate's interval (as anonymeter does). The
     upper end is capped at 1, the largest possible risk.
     """
     a, a_low, a_high = attack
@@ -328,7 +328,7 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
             result,
             f"the attack succeeds on {_pct(result.attack_rate)} of its targets, no more than the "
             f"{_pct(result.baseline_rate)} of random guesses, so its success says nothing about "
-            "the synthetic data (Giomi et al. 2023, Sec. 3: the attack must beat the baseline)",
+            "the synthetic data (Giomi et al. 2023: the attack must beat the baseline)",
         )
     if math.isnan(value):
         return _not_assessable(result, "every control attack succeeds, so no excess can be measured")
@@ -456,7 +456,7 @@ def _singles_out(predicates: _Predicates, table: np.ndarray, rows=None) -> np.nd
 
 
 def _univariate_predicates(synthetic: np.ndarray, numeric, n: int, rng) -> _Predicates:
-    """Predicates on one column that single out one synthetic record (Giomi et al. 2023, Sec. 4.1).
+    """Predicates on one column that single out one synthetic record (Giomi et al. 2023).
 
     The candidates are what makes a record stand out on one variable: a value held by exactly
     one synthetic record (``== v``), the smallest and largest value of a numeric column when one
@@ -490,7 +490,7 @@ def _univariate_predicates(synthetic: np.ndarray, numeric, n: int, rng) -> _Pred
 def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -> _Predicates:
     """Conjunctions over ``n_cols`` columns of a synthetic record that single it out.
 
-    Following Giomi et al. (2023, Sec. 4.1): draw a synthetic record and ``n_cols`` of its columns
+    Following Giomi et al. (2023): draw a synthetic record and ``n_cols`` of its columns
     at random; a categorical value gives ``== v``, a numeric value ``>= v`` when it lies above the
     column's median and ``<= v`` otherwise (the side where fewer records are), a missing value
     "is missing". Keep the predicate when it matches exactly that one synthetic record and was
@@ -533,15 +533,14 @@ def _random_predicates(synthetic, numeric, n, n_cols, rng) -> _Predicates:
     Each term takes a value seen in that synthetic column (missing counts as one value) and an
     operator drawn among those that apply: ``==``, ``!=`` for a category; ``==``, ``!=``, ``<``,
     ``>``, ``<=``, ``>=`` for a number; "is missing", "is not missing" for a missing value
-    (Giomi et al. 2023, Sec. 4.1).
+    (Giomi et al. 2023).
     """
     p = synthetic.shape[1]
     cols = np.sort(np.argsort(rng.random((n, p)), axis=1)[:, :n_cols], axis=1)
     values = np.empty(cols.shape)
     for j in range(p):
         here = cols == j
-        distinct = np.unique(synthetic[:, j])  # NaNs sort last
-        distinct = distinct[: np.searchsorted(distinct, np.nan) + 1] if np.isnan(distinct[-1]) else distinct
+        distinct = np.unique(synthetic[:, j])  # missing counts once (numpy merges NaNs)
         values[here] = distinct[rng.integers(0, len(distinct), size=int(here.sum()))]
     draw = rng.integers(0, 6, size=cols.shape)
     ops = np.where(np.asarray(numeric)[cols], draw, draw % 2)  # EQ, NE for categories
@@ -618,7 +617,7 @@ def singling_out(
     of a table satisfies it (Opinion 05/2014; Cohen & Nissim 2020). The attacker builds
     predicates that single out one synthetic record and checks them against the training
     records; the control attack checks the same predicates against the control records, and the
-    baseline tries random predicates (Giomi et al. 2023, Sec. 4.1).
+    baseline tries random predicates (Giomi et al. 2023).
 
     Parameters
     ----------
@@ -767,7 +766,7 @@ def linkability(
 
     The attacker holds two datasets about some people, one with the columns ``aux_columns[0]``,
     the other with ``aux_columns[1]``, and wants to know which record of one belongs with which of
-    the other (Opinion 05/2014). Giomi et al. (2023, Sec. 4.2) split each target record in two
+    the other (Opinion 05/2014). Giomi et al. (2023) split each target record in two
     that way and look up each half's nearest synthetic records (Gower distance on that half's
     columns): the two halves are linked when they share one of their ``n_neighbors`` nearest
     synthetic records. The control attack does the same for control records; the baseline picks
@@ -890,7 +889,7 @@ def inference(
 
     The attacker knows some columns of a target person (``aux_columns``) and guesses another one
     (``secret``) as the value of the nearest synthetic record on the known columns (Gower
-    distance; Giomi et al. 2023, Sec. 4.3). The control attack guesses the secrets of control
+    distance; Giomi et al. 2023). The control attack guesses the secrets of control
     records the same way; the baseline guesses the secret of a random synthetic record.
 
     Parameters
