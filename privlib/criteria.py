@@ -214,7 +214,21 @@ class SinglingOutRisk(CriterionRisk):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LinkabilityRisk(CriterionRisk):
+class _TargetedRisk(CriterionRisk):
+    """A risk whose attacks aim at chosen records: which training and control rows they were.
+
+    Attributes
+    ----------
+    targets, control_targets : numpy.ndarray of int
+        Row positions of the attacked training and control records.
+    """
+
+    targets: np.ndarray = per_record(default=None)
+    control_targets: np.ndarray = per_record(default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkabilityRisk(_TargetedRisk):
     """:func:`linkability`'s result.
 
     Attributes
@@ -229,8 +243,6 @@ class LinkabilityRisk(CriterionRisk):
 
     aux_columns: tuple
     n_neighbors: int
-    targets: np.ndarray = per_record(default=None)
-    control_targets: np.ndarray = per_record(default=None)
 
     @property
     def _attack_text(self):
@@ -240,7 +252,7 @@ class LinkabilityRisk(CriterionRisk):
 
 
 @dataclass(frozen=True, kw_only=True)
-class InferenceRisk(CriterionRisk):
+class InferenceRisk(_TargetedRisk):
     """:func:`inference`'s result.
 
     Attributes
@@ -259,8 +271,6 @@ class InferenceRisk(CriterionRisk):
     secret: str
     aux_columns: tuple
     tolerance: float | None
-    targets: np.ndarray = per_record(default=None)
-    control_targets: np.ndarray = per_record(default=None)
 
     @property
     def _attack_text(self):
