@@ -568,7 +568,7 @@ def singling_out_probability(n: int, w_low: float, w_high: float) -> float:
 
     Examples
     --------
-    >>> round(singling_out_probability(1, 0.0, 1.0), 6)  # integral of 1 over [0, 1] ... times 1/2
+    >>> round(singling_out_probability(1, 0.0, 1.0), 6)  # one record: the integral of w over [0, 1]
     0.5
     """
     return ((n * w_low + 1) * (1 - w_low) ** n - (n * w_high + 1) * (1 - w_high) ** n) / (n + 1)

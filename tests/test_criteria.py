@@ -104,6 +104,16 @@ def test_multivariate_predicates_are_unique_and_single_out_their_record():
     assert result.attack_successes == result.control_successes == 1
 
 
+def test_no_predicate_is_not_assessable_and_says_why():
+    # every value is held by two synthetic records: nothing singles one out on one column
+    synthetic = pd.DataFrame({"sex": list("FFMM"), "town": list("abab")})
+    result = pl.identity.singling_out(synthetic=synthetic, train=synthetic, control=synthetic,
+                                      random_state=0)
+    assert result.n_attacks == 0 and math.isnan(result.value)
+    assert result.verdict == NOT_ASSESSABLE
+    assert "no univariate predicate singles out one synthetic record" in result.reading()
+
+
 def test_predicate_evaluation_matches_a_brute_force_loop():
     rng = np.random.default_rng(3)
     table = rng.integers(0, 4, size=(60, 3)).astype(float)
@@ -314,6 +324,8 @@ def test_bad_arguments(trio):
         pl.identity.singling_out(**tables, mode="bivariate")
     with pytest.raises(PrivlibError, match="n_cols"):
         pl.identity.singling_out(**tables, mode="multivariate", n_cols=3)
+    with pytest.raises(PrivlibError, match="max_attempts"):
+        pl.identity.singling_out(**tables, mode="multivariate", n_cols=2, max_attempts=0)
     with pytest.raises(PrivlibError, match="aux_columns"):
         pl.identity.linkability(**tables, aux_columns=["age", "ill"])
     with pytest.raises(PrivlibError, match=r"aux_columns\[1\]"):
