@@ -521,10 +521,10 @@ class TableEncoder:
             else:
                 mapping = self.categories_[column]
                 if isinstance(series.dtype, pd.CategoricalDtype):
-                    # look up the column's few categories rather than hashing every value again
-                    known = pd.Categorical(series.cat.categories.astype(object),
-                                           categories=list(mapping)).codes
-                    codes = np.append(known, -1)[series.cat.codes.to_numpy()]  # -1: missing
+                    # look up the column's few categories rather than every value (code -1,
+                    # a missing value, picks the -1 appended at the end)
+                    known = [mapping.get(label, -1) for label in series.cat.categories]
+                    codes = np.array(known + [-1], dtype=np.int64)[series.cat.codes.to_numpy()]
                 else:
                     codes = pd.Categorical(series.astype(object), categories=list(mapping)).codes
                 # -1 marks a label never seen in fit: give it a code of its own, unlike any known one
