@@ -196,8 +196,9 @@ def _ensure_venv() -> Path:
     return python
 
 
-def _run(python, kind, **options) -> dict:
-    command = [str(python), str(Path(__file__).resolve()), "--worker", kind]
+def _run(python, kind, *, script=__file__, **options) -> dict:
+    """Run ``script --worker kind`` with ``python`` and return the JSON of its last line."""
+    command = [str(python), str(Path(script).resolve()), "--worker", kind]
     for key, value in options.items():
         if value is True:
             command.append(f"--{key.replace('_', '-')}")

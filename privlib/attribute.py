@@ -54,7 +54,7 @@ from privlib.schema import (
     numeric_values,
 )
 
-__all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "knn_risk"]
+__all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -686,3 +686,5 @@ def knn_risk(
         per_record_original=right_original.astype(float),
         **common,
     )
+
+from privlib.criteria import inference  # noqa: E402  (re-exported; issue 14)

@@ -871,3 +871,6 @@ def match_risk(
         true_unique=true_unique,
         false_unique=false_unique,
     ))
+
+
+from privlib.criteria import linkability, singling_out  # noqa: E402  (re-exported; issue 14)

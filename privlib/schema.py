@@ -543,7 +543,13 @@ class TableEncoder:
                     coded = np.clip(np.floor((values - low) / span * self.n_bins), 0, self.n_bins - 1)
             else:
                 mapping = self.categories_[column]
-                codes = pd.Index(list(mapping), dtype=object).get_indexer(series.astype(object))
+                if isinstance(series.dtype, pd.CategoricalDtype):
+                    # look up the column's few categories rather than every value (code -1,
+                    # a missing value, picks the -1 appended at the end)
+                    known = [mapping.get(label, -1) for label in series.cat.categories]
+                    codes = np.array(known + [-1], dtype=np.int64)[series.cat.codes.to_numpy()]
+                else:
+                    codes = pd.Index(list(mapping), dtype=object).get_indexer(series.astype(object))
                 coded = codes.astype("float64")
                 unseen = (codes < 0) & series.notna().to_numpy()
                 if unseen.any():

@@ -335,6 +335,33 @@ REGISTRY: dict[str, Threshold] = dict(
             safe_words="real and synthetic records are no easier to tell apart by their nearest "
             "neighbours than two samples of one distribution, within the margin",
         ),
+        # The three criteria of Opinion 05/2014 (privlib.criteria). The baseline of each risk is 0
+        # (the training records attacked no more easily than the control records).
+        *(
+            _entry(
+                measure, 0.05, from_baseline=True, family=family,
+                source=f"kit default: a {what} risk more than 0.05 above 0, that is the attack "
+                "succeeding on more than 5% of the targets that the same attack on unseen control "
+                "records misses; Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off, and 0.05 "
+                "is about the interval half-width that 500 attacks resolve",
+                scope=scope,
+                risk_words=f"the {what} attack succeeds on training records more often than on "
+                "records the generator never saw",
+                safe_words=f"the {what} attack does no better on training records than on unseen "
+                "ones, within the margin",
+            )
+            for measure, what, family, scope in (
+                ("singling_out_risk", "singling-out", "identity",
+                 "asks whether predicates read off the synthetic data isolate exactly one training "
+                 "record more often than one control record; it targets rare values and outliers"),
+                ("linkability_risk", "linkability", "identity",
+                 "asks whether the synthetic data joins two halves of a person's columns more often "
+                 "for training than for control records"),
+                ("inference_risk", "inference", "attribute",
+                 "asks whether nearest synthetic records reveal a secret column more often for "
+                 "training than for control records"),
+            )
+        ),
     ]
 )
 

@@ -37,7 +37,14 @@ FAMILIES = {
             "record (DCR, Gower distance, 0 = identical) shows how near synthetic records come to "
             "training records; a spike at 0 means copies. Replicated uniques are people unique on "
             "the key variables in the training data whose key combination is also unique in the "
-            "synthetic data (synthpop's replicated.uniques).",
+            "synthetic data (synthpop's replicated.uniques). Singling out and linkability are two "
+            "of the three criteria by which European data protection authorities judge "
+            "anonymisation (Article 29 Working Party, Opinion 05/2014): can an attacker isolate one "
+            "person, or join two sets of records about them? Following Giomi et al. (2023, "
+            "anonymeter), predicates read off the synthetic data (singling out) and nearest "
+            "synthetic records linking two halves of a person's columns (linkability) are tried on "
+            "training records and on holdout records the generator never saw; the risk is the "
+            "attack's excess success on training records, (attack - control) / (1 - control).",
         ),
         Family(
             "attribute", "Attribute disclosure",
@@ -47,7 +54,10 @@ FAMILIES = {
             "value (0 when no synthetic record has the keys); numeric variables are cut into "
             "quantile bins first. It is read against what the original data itself would reveal. "
             "The k-nearest-neighbour attack fits a model on the synthetic data and predicts each "
-            "real person's sensitive value from their keys (Choi et al. 2017).",
+            "real person's sensitive value from their keys (Choi et al. 2017). Inference, the third "
+            "criterion of Opinion 05/2014, is measured as in Giomi et al. (2023): the sensitive "
+            "value of a person's nearest synthetic record on the keys is guessed for training and "
+            "for holdout records, and the risk is the excess success on training records.",
         ),
         Family(
             "membership", "Membership disclosure",
@@ -195,6 +205,26 @@ CATALOGUE: tuple[Measure, ...] = (
                            "the same keys, in the synthetic data"),
     ),
     Measure(
+        "singling_out", "identity", identity.singling_out,
+        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
+                         "mode": "univariate", "n_attacks": 2000}, random_state="seed"),
+        needs=("holdout",),
+        at_risk=lambda r: (r.attack_successes, "predicates read off the synthetic data single out exactly one training record"),
+    ),
+    Measure(
+        "singling_out_multivariate", "identity", identity.singling_out,
+        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
+                         "mode": "multivariate", "n_cols": 3, "n_attacks": 2000}, random_state="seed"),
+        needs=("holdout",),
+    ),
+    Measure(
+        "linkability", "identity", identity.linkability,
+        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
+                         "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
+                         "n_attacks": 2000}, random_state="seed"),
+        needs=("holdout", "keys"),
+    ),
+    Measure(
         "match_risk", "identity", None,
         not_applicable="it applies to partially synthetic data, where synthetic record i stands "
         "for training record i; the audit treats the synthetic data as fully synthetic",
@@ -211,6 +241,13 @@ CATALOGUE: tuple[Measure, ...] = (
         lambda c: {"original": c.train, "synthetic": c.synthetic, "keys": c.keys,
                    "target": c.target, "random_state": c.settings["seed"]},
         needs=("keys", "sensitive"), per_target=True,
+    ),
+    Measure(
+        "inference", "attribute", attribute.inference,
+        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
+                         "secret": c.target, "aux_columns": list(c.keys), "n_attacks": 2000},
+              random_state="seed"),
+        needs=("holdout", "keys", "sensitive"), per_target=True,
     ),
     Measure(
         "dcr_holdout_share", "membership", membership.dcr_holdout_share,
