@@ -99,6 +99,10 @@ def check_holdout(train: pd.DataFrame, holdout: pd.DataFrame, *, same_file: bool
         )
 
 
+def _percent(share: float) -> str:
+    return "under 0.1%" if 0 < share < 0.001 else f"{share:.1%}"
+
+
 def _normalised(values) -> set:
     return {str(v).strip().casefold() for v in values}
 
@@ -138,7 +142,7 @@ def new_categories(
             )
         notes.append(
             f"column {column!r} of {label}: {len(new)} categor{'y' if len(new) == 1 else 'ies'} "
-            f"the training data lacks, in {rows} row(s) ({rows / len(frame):.1%})."
+            f"the training data lacks, in {rows} row(s) ({_percent(rows / len(frame))})."
         )
     return notes
 

@@ -258,7 +258,7 @@ class Audit:
             judged = [r for r in self.recorded if r.family == key and r.result.verdict in _SEVERITY]
             if not judged:
                 continue
-            worst = max(judged, key=lambda r: _SEVERITY[r.result.verdict])
+            worst = max(judged, key=lambda r: (_SEVERITY[r.result.verdict], _excess(r.result)))
             counts = {v: sum(r.result.verdict == v for r in judged) for v in _SEVERITY}
             at_risk = [(label, *counter(result)) for label, result, counter in self._at_risk(key)]
             findings.append({
@@ -400,6 +400,15 @@ class Audit:
 
 #: Verdicts in order of severity, for the conclusion (not assessable has nothing to show).
 _SEVERITY = {"no evidence of risk": 0, "inconclusive": 1, "risk": 2}
+
+
+def _excess(result: Result) -> float:
+    """How far a result lies beyond its threshold, in its own units (for ranking one family's
+    findings of equal severity)."""
+    if result.threshold is None or result.value is None or math.isnan(result.value):
+        return -math.inf
+    beyond = result.value - result.threshold
+    return beyond if result.higher_is_riskier else -beyond
 
 
 def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -> str:
