@@ -53,6 +53,9 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
+from privlib.validation import (
+    CONFIDENCE, Instance, Integer, Names, Options, RandomState, Table, validate_params,
+)
 
 __all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
 
@@ -180,6 +183,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
 
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()], "variant": [Options(1, 2)], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
 def cap(
     *, original, synthetic, keys, target, variant=1, random_state=None,
     confidence=DEFAULT_CONFIDENCE,
@@ -306,6 +310,7 @@ def cap(
     ))
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "columns": [Names(), Instance(list, tuple, description="an empty list"), None], "n_bins": [Integer(low=2)]})
 def discretize(*, original, synthetic, columns=None, n_bins=5):
     """Cut numeric columns of both tables into the same quantile bins of the original data.
 

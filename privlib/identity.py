@@ -57,6 +57,7 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
+from privlib.validation import CONFIDENCE, Boolean, Names, RandomState, Table, validate_params
 
 #: Candidate (target, synthetic record) pairs examined at once by :func:`match_risk` when more
 #: than one numeric variable is matched with a tolerance; bounds its working memory.
@@ -166,6 +167,7 @@ def _check_release(synthetic, train, holdout) -> None:
         check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
 
 
+@validate_params({"synthetic": [Table()], "train": [Table()], "holdout": [Table(), None], "confidence": [CONFIDENCE]})
 def identical_match_share(
     *, synthetic, train, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> IdenticalMatchShare:
@@ -468,6 +470,7 @@ class ReplicatedUniques(Result):
         return with_verdict(text + ".", self)
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names(), None], "holdout": [Table(), None], "confidence": [CONFIDENCE]})
 def replicated_uniques(
     *, original, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> ReplicatedUniques:
@@ -734,6 +737,7 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     return counts, own
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "known": [Names()], "synthesized": [Names()], "relative": [Boolean()], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
 def match_risk(
     *, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True,
     random_state=None, confidence=DEFAULT_CONFIDENCE,

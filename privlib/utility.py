@@ -51,6 +51,9 @@ from privlib import attribute, membership
 from privlib.errors import PrivlibError
 from privlib.results import Result, _fmt, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.validation import (
+    HasMethods, Instance, Integer, Names, RandomState, Table, validate_params,
+)
 
 #: Label given to a missing categorical value before encoding, so "missing" is a level of its own.
 MISSING_LABEL = "<missing>"
@@ -207,6 +210,7 @@ def _default_metric(task: str) -> str:
     return {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[task]
 
 
+@validate_params({"train": [Table()], "synthetic": [Table()], "holdout": [Table()], "target": [Names()], "estimator": [HasMethods("fit", "predict"), None], "metric": [Instance(str, description="a scikit-learn scoring name"), None]})
 def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> TSTRResult:
     """Train on synthetic, test on real (TSTR) against train on real, test on real (TRTR).
 
@@ -386,6 +390,7 @@ def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[f
     return float(np.mean((propensity - share) ** 2)), propensity
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()], "n_permutations": [Integer(low=0)]})
 def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
     """Propensity-score mean squared error and its ratio to the null expectation.
 
@@ -546,6 +551,7 @@ def _bin_labels(values: np.ndarray, low: float, span: float, n_bins: int) -> pd.
     return pd.Series(np.where(np.isnan(values), -1, bins))  # -1: the missing values' own bin
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "n_bins": [Integer(low=1)]})
 def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResult:
     """Per-variable total variation distance and, for numeric variables, the KS statistic.
 
@@ -638,6 +644,7 @@ COMPARISON_COLUMNS = {
 }
 
 
+@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Instance(dict, description="a dict of labels to DataFrames")], "keys": [Names()], "target": [Names()], "population_size": [Integer(low=1), None], "random_state": [RandomState()], "h": [Integer(low=0)], "attack_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)], "estimator": [HasMethods("fit", "predict_proba"), None]})
 def compare_synthesizers(
     *,
     train, holdout, synthetic, keys, target, population_size=None, random_state=None,

@@ -5,7 +5,7 @@ value it accepts, and :func:`validate_params` checks them before the body runs. 
 none raises :class:`~privlib.errors.PrivlibError` with one message that names the parameter, says
 what it must be and what it got:
 
->>> @validate_params({"n": [Integer(low=1)], "share": [Real(low=0, high=1), None]})
+>>> @validate_params({"n": [Integer(low=1)], "share": [Number(low=0, high=1), None]})
 ... def f(*, n, share=None):
 ...     return n
 >>> f(n=True)
@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from numbers import Integral, Real as _Real
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -30,8 +30,8 @@ import pandas as pd
 from privlib.errors import PrivlibError
 
 __all__ = [
-    "validate_params", "Table", "Integer", "Real", "Options", "Names", "RandomState", "Boolean",
-    "HasMethods", "Instance",
+    "validate_params", "Table", "Integer", "Number", "Options", "Names", "RandomState", "Boolean",
+    "HasMethods", "Instance", "CONFIDENCE",
 ]
 
 
@@ -88,7 +88,7 @@ class Integer(_Constraint):
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
-class Real(_Constraint):
+class Number(_Constraint):
     """A finite real number (not a bool) within the interval given by ``low``, ``high`` and
     ``closed`` (``"both"``, ``"left"``, ``"right"`` or ``"neither"``)."""
 
@@ -100,7 +100,7 @@ class Real(_Constraint):
         self.description = "a number" + (" " + " and ".join(b for b in bounds if b) if any(bounds) else "")
 
     def problem(self, value, name):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_Real, np.floating, np.integer)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
             return f"`{name}` must be {self.description}, got {_short(value)}."
         value = float(value)
         ok = math.isfinite(value)
@@ -218,3 +218,7 @@ def validate_params(constraints: dict):
         return checked
 
     return decorate
+
+
+#: The level of a confidence interval: strictly between 0 and 1.
+CONFIDENCE = Number(low=0, high=1, closed="neither")

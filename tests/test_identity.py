@@ -323,7 +323,7 @@ def test_match_risk_errors(partially_synthetic):
         identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["sex", "dis"])
     with pytest.raises(PrivlibError, match="`synthesized` names \\['age'\\]"):
         identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["age"])
-    with pytest.raises(PrivlibError, match="`known` is empty"):
+    with pytest.raises(PrivlibError, match="`known` must be a column name or a list of column names, got \\[\\]"):
         identity.match_risk(original=original, synthetic=synthetic, known=[], synthesized=["dis"])
     numbers = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
     with pytest.raises(PrivlibError, match="`numeric_tolerance` must be a non-negative number"):

@@ -296,7 +296,7 @@ def test_compare_synthesizers_without_population_has_no_m():
 
 def test_compare_synthesizers_bad_input():
     train = _people(20, 0.0, 5)
-    with pytest.raises(PrivlibError, match="non-empty dict"):
+    with pytest.raises(PrivlibError, match="`synthetic` must be a dict of labels to DataFrames, got a list"):
         compare_synthesizers(train=train, holdout=train, synthetic=[train], keys="sex", target="ill")
     with pytest.raises(PrivlibError, match="one column"):
         compare_synthesizers(train=train, holdout=train, synthetic={"s": train}, keys="sex", target=["ill", "sex"])
