@@ -121,6 +121,11 @@ def fetch_assets(directory, *, npm="npm") -> Path:
     PrivlibError
         When npm is missing or fails, or ``jupyter-server-mathjax`` is not installed (install the
         ``course`` extra).
+
+    Examples
+    --------
+    >>> fetch_assets("build/slides-assets")  # doctest: +SKIP
+    PosixPath('build/slides-assets')
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
