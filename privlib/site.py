@@ -48,7 +48,7 @@ sphinx:
     - sphinx.ext.napoleon
   config:
     html_extra_path: ["slides"]
-    mathjax_path: "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+    mathjax_path: "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
     html_static_path: ["_static"]
     napoleon_numpy_docstring: true
     autodoc_member_order: bysource

@@ -233,7 +233,7 @@ def render_slides(notebook, target, *, assets=None, fetch=True) -> Path:
         reveal_scroll=True,
         require_js_url=f"{relative}/require.js",
         jquery_url=f"{relative}/jquery.min.js",
-        mathjax_url=f"{relative}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+        mathjax_url=f"{relative}/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe",
         mermaid_js_url=f"./{relative}/mermaid-stub.mjs",
         exclude_input_prompt=True,
         exclude_output_prompt=True,

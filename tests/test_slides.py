@@ -58,6 +58,9 @@ def test_slides_open_without_network(assets, tmp_path):
     for url in local:
         assert (target.parent / url).resolve().exists(), f"{url} is missing beside the slides"
     assert "reveal.js/dist/reveal.js" in html and "mathjax/MathJax.js" in html
+    mathjax = next(url for url in referenced if "MathJax.js?config=" in url)
+    for config in mathjax.split("config=")[1].split(","):  # each named configuration is served too
+        assert (target.parent / mathjax.split("MathJax.js")[0] / "config" / f"{config}.js").exists(), config
 
 
 def test_tags_decide_what_the_slides_show(assets, tmp_path):
