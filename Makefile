@@ -64,3 +64,18 @@ benchmark: $(STAMP)
 
 clean:
 	rm -rf .venv .pytest_cache build dist *.egg-info
+
+# The course (issue 16): lesson slides, the course site and its build test. Output is git-ignored.
+COURSE_OUT ?= build/course-site
+
+.PHONY: course-slides course-site site-test
+
+course-slides: $(STAMP)
+	MPLBACKEND=Agg $(PY) -c "from pathlib import Path; from privlib.slides import render_slides; \
+		[print(render_slides(nb, Path('build/slides') / (nb.stem + '.html'))) for nb in sorted(Path('notebooks').glob('[0-9][0-9]_*.ipynb'))]"
+
+course-site: $(STAMP)
+	MPLBACKEND=Agg $(PY) -c "from privlib.site import build_site; print(build_site('.', '$(COURSE_OUT)'))"
+
+site-test: $(STAMP)
+	PRIVLIB_SITE_FULL=1 MPLBACKEND=Agg $(PY) -m pytest tests/test_site.py -q -p no:cacheprovider
