@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
     course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
+    course.add_argument("--slides", action="store_true",
+                        help="also write reveal.js slides per lesson (open without network access)")
     course.add_argument("--out", required=True, help="output folder")
 
     every = commands.add_parser(
@@ -147,6 +149,7 @@ def _course(args) -> None:
         seed=args.seed,
         quick=not args.full,
         lessons=args.lessons,
+        slides=args.slides,
         progress=not args.quiet,
     )
     print(f"privlib: course written to {args.out}/index.html", file=sys.stderr)

@@ -381,6 +381,7 @@ def run_course(
     quick: bool = True,
     notebooks=None,
     lessons=None,
+    slides: bool = False,
     progress: bool = True,
 ) -> Path:
     """Run the teaching notebooks on one dataset and render each to HTML and PDF with an index.
@@ -403,6 +404,9 @@ def run_course(
         Folder of the notebooks (default: the kit's own).
     lessons : list of str, optional
         Only the lessons whose file names start with these (e.g. ``["00", "04"]``).
+    slides : bool, default False
+        Also write each lesson's reveal.js slides (``<lesson>.slides.html``, with an ``assets/``
+        folder so that they open without network access; :mod:`privlib.slides`).
     """
     from privlib import __version__
 
@@ -422,12 +426,18 @@ def run_course(
             stem = notebook.stem
             render_html(executed, course / f"{stem}.html", show_code=True, math=True)
             render_pdf(course / f"{stem}.html", course / f"{stem}.pdf")
-            entries.append({"stem": stem, "title": _notebook_title(executed) or stem, "slides": False})
+            if slides:
+                from privlib.slides import render_slides
+
+                render_slides(executed, course / f"{stem}.slides.html", assets=course / "assets")
+            entries.append({"stem": stem, "title": _notebook_title(executed) or stem, "slides": slides})
         page = render_page("course_index.html.j2", title=f"Course: {dataset_title}",
                            dataset_title=dataset_title, seed=seed, quick=quick, version=__version__,
                            lessons=entries)
         (course / "index.html").write_text(page, encoding="utf-8")
-        own = {"index.html"} | {f"{e['stem']}{ext}" for e in entries for ext in (".ipynb", ".html", ".pdf")}
+        own = {"index.html", "assets"} | {
+            f"{e['stem']}{ext}" for e in entries for ext in (".ipynb", ".html", ".pdf", ".slides.html")
+        }
         _publish(course, out, own)
     return out
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import nbformat
 
 from privlib.errors import PrivlibError
-from privlib.slides import REMOVE_CELL_TAGS, fetch_assets, render_slides
+from privlib.render.notebook import REMOVE_CELL_TAGS, without_nbval_markers
+from privlib.slides import fetch_assets, render_slides
 
 __all__ = ["REFERENCE_MODULES", "build_site", "stage_site"]
 
@@ -69,7 +70,7 @@ def _hide_for_the_site(notebook):
         if set(tags) & set(REMOVE_CELL_TAGS) and "remove-cell" not in tags:
             tags.append("remove-cell")
         if cell.cell_type == "code":
-            cell.source = "\n".join(line for line in cell.source.splitlines() if not line.strip().startswith("# NBVAL_"))
+            cell.source = without_nbval_markers(cell.source)
     return notebook
 
 

@@ -37,17 +37,12 @@ from pathlib import Path
 import nbformat
 
 from privlib.errors import PrivlibError
+from privlib.render.notebook import HIDE_INPUT_TAGS, REMOVE_CELL_TAGS, without_nbval_markers
 
-__all__ = ["ASSET_PACKAGES", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "fetch_assets", "render_slides", "slide_types"]
+__all__ = ["ASSET_PACKAGES", "fetch_assets", "render_slides", "slide_types"]
 
 #: npm packages unpacked into ``assets/`` (version pinned to the one nbconvert's template targets)
 ASSET_PACKAGES = {"reveal.js": "4.0.2", "requirejs": "2.3.6", "jquery": "2.2.4"}
-#: cells with one of these tags are left out of slides, handouts and the site
-REMOVE_CELL_TAGS = ("remove-cell", "parameters", "injected-parameters", "claims")
-#: code cells with one of these tags show their output only
-HIDE_INPUT_TAGS = ("hide-input", "remove-input")
-
-_NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*\n?", re.M)
 _MERMAID_STUB = "export default { initialize() {} };\n"
 # what each package contributes: (path inside the package, path inside assets/)
 _PICKS = {
@@ -170,7 +165,7 @@ def _prepared(notebook):
             continue
         cell = nbformat.from_dict(cell)
         if cell.cell_type == "code":
-            cell.source = _NBVAL_LINE.sub("", cell.source)
+            cell.source = without_nbval_markers(cell.source)
         kept.append(cell)
     copy = nbformat.from_dict(notebook)
     copy.cells = kept

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from privlib.render.math import typeset_math
 from privlib.render.pages import stylesheet
 
-__all__ = ["render_html", "HIDDEN_IN_HANDOUTS"]
+__all__ = ["render_html", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS", "without_nbval_markers"]
 
-#: Cell tags whose source or whole cell a rendered page leaves out (handouts and reports).
-HIDDEN_IN_HANDOUTS = {"remove_cell": ("parameters", "injected-parameters", "remove-cell"),
-                      "remove_input": ("hide-input",), "remove_all_outputs": ("hide-output",)}
+# Cell tags every rendering honours (handouts, reports, slides, the course site; see
+# notebooks/CONVENTIONS.md).
+#: The whole cell is left out.
+REMOVE_CELL_TAGS = ("remove-cell", "parameters", "injected-parameters", "claims")
+#: A code cell shows its output only.
+HIDE_INPUT_TAGS = ("hide-input", "remove-input")
+#: A code cell shows its source only (progress lines of the audit).
+HIDE_OUTPUT_TAGS = ("hide-output",)
+
+_NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*(\n|$)", re.M)
+
+
+def without_nbval_markers(source: str) -> str:
+    """``source`` without nbval's ``# NBVAL_...`` marker lines."""
+    return _NBVAL_LINE.sub("", source)
 
 
 def render_html(
@@ -45,9 +58,7 @@ def render_html(
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
-            cell.source = "\n".join(
-                line for line in cell.source.splitlines() if not line.lstrip().startswith("# NBVAL_")
-            )
+            cell.source = without_nbval_markers(cell.source)
         elif cell.cell_type == "markdown" and math:
             cell.source = typeset_math(cell.source)
     if title:
@@ -59,8 +70,9 @@ def render_html(
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
-    hidden = {f"{what}_tags": set(tags) for what, tags in HIDDEN_IN_HANDOUTS.items()}
-    exporter.register_preprocessor(TagRemovePreprocessor(**hidden), enabled=True)
+    hidden = TagRemovePreprocessor(remove_cell_tags=set(REMOVE_CELL_TAGS), remove_input_tags=set(HIDE_INPUT_TAGS),
+                                   remove_all_outputs_tags=set(HIDE_OUTPUT_TAGS))
+    exporter.register_preprocessor(hidden, enabled=True)
     body, _ = exporter.from_notebook_node(nb, resources={"privlib_css": stylesheet()})
     target = Path(target)
     target.write_text(body, encoding="utf-8")
