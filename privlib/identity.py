@@ -59,6 +59,12 @@ from privlib.schema import (
 )
 from privlib.validation import CONFIDENCE, Boolean, Names, RandomState, Table, validate_params
 
+__all__ = [
+    "identical_match_share", "dcr", "dcr_summary", "replicated_uniques", "match_risk",
+    "singling_out", "linkability",
+    "IdenticalMatchShare", "DCRSummary", "ReplicatedUniques", "MatchRisk",
+]
+
 #: Candidate (target, synthetic record) pairs examined at once by :func:`match_risk` when more
 #: than one numeric variable is matched with a tolerance; bounds its working memory.
 MATCH_CHUNK_PAIRS = 2_000_000

@@ -55,6 +55,9 @@ from privlib.validation import (
     HasMethods, Instance, Integer, Names, RandomState, Table, validate_params,
 )
 
+__all__ = ["tstr", "pmse", "marginal_fidelity", "compare_synthesizers", "TSTRResult", "PMSEResult",
+           "MarginalFidelityResult"]
+
 #: Label given to a missing categorical value before encoding, so "missing" is a level of its own.
 MISSING_LABEL = "<missing>"
 
