@@ -35,17 +35,20 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
-from privlib.results import Result, per_record, verdict_for
+from privlib.results import RISK, Result, per_record, verdict_for
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.thresholds import judge
+from privlib.uncertainty import BOOTSTRAP, DEFAULT_CONFIDENCE, bootstrap_interval, check_confidence
 
 __all__ = [
     "M_THRESHOLD", "DEFAULT_ATTACK_SIZE",
@@ -278,35 +281,43 @@ class DiscriminatorTest(_Repeated):
 
     ``value`` is the mean "real" probability of unseen synthetic records minus that of holdout
     records: above 0 the classifier finds synthetic records more real than genuine unseen ones.
-    ``auc`` is how well the "real" probability separates holdout (positive) from synthetic records.
-    The reading calls a difference above 0.02 (and, with repetitions, a spread entirely above 0)
-    a sign of over-fitting; the margin is a teaching choice, not a published threshold.
+    ``ci_low``/``ci_high`` is its bootstrap interval over records; the verdict comes from the
+    registry (:mod:`privlib.thresholds`). ``auc`` is how well the "real" probability separates
+    holdout (positive) from synthetic records, with the Hanley-McNeil interval ``auc_low``,
+    ``auc_high``; ``model`` names the classifier.
     """
 
     real_holdout: float
     real_synthetic: float
     auc: float
+    auc_low: float | None = None
+    auc_high: float | None = None
+    model: str = ""
 
     def reading(self) -> str:
-        # over-fitting is claimed only beyond a small margin and, with repetitions, when even the
-        # low end of the spread is above 0
-        if self.value > 0.02 and (self.n_repeats < 2 or self.low > 0):
+        if self.verdict == RISK:
             meaning = (
                 "the synthetic records look more real than genuine unseen records, a sign that "
                 "the generator over-fitted its training data"
             )
-        elif self.auc > 0.6:
+        elif self.auc_low is not None and self.auc_low > 0.6:
             meaning = (
                 "the classifier recognises synthetic records as synthetic, a matter of fidelity "
                 "rather than of membership"
             )
+        elif self.auc_low is not None and self.auc_low > 0.5:
+            meaning = "the classifier tells synthetic from unseen real records a little"
         else:
             meaning = "the classifier cannot tell synthetic from unseen real records"
+        auc_interval = (
+            "" if self.auc_low is None
+            else f", {self.confidence:.0%} CI {self.auc_low:.3f} to {self.auc_high:.3f}"
+        )
         return (
             f"A classifier trained to tell training from synthetic records gives unseen synthetic "
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
-            f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._spread_text()}, AUC "
-            f"{self.auc:.3f}): {meaning}."
+            f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
+            f"{self._spread_text()}, AUC {self.auc:.3f}{auc_interval}): {meaning}."
         )
 
 
@@ -1004,6 +1015,11 @@ def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> P
 # --------------------------------------------------------------------------------------------
 # Discriminator test
 # --------------------------------------------------------------------------------------------
+#: Most categories a variable may have to be given to the default model as categorical: the
+#: histogram gradient boosting's limit (``max_bins``, 255) on category codes.
+_MAX_NATIVE_CATEGORIES = 255
+
+
 def _classifier_frame(table: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     """Numbers as float (dates in days, NaN kept) and categories as text, ready for one-hot encoding."""
     out = {}
@@ -1016,9 +1032,46 @@ def _classifier_frame(table: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _coded_features(tables, kinds: dict) -> tuple[list[np.ndarray], np.ndarray]:
+    """The tables as float arrays for the default model, and which columns are categorical.
+
+    Numbers as float (dates in days) and categories as one integer code per value, shared by the
+    tables; missing values stay NaN, which the model sends down its own branch. A variable with
+    more than :data:`_MAX_NATIVE_CATEGORIES` categories is given as its codes in order of
+    frequency, an ordered number, because the model cannot split it as a category.
+    """
+    sizes = np.cumsum([0] + [len(t) for t in tables])
+    columns, categorical = [], []
+    for column, kind in kinds.items():
+        joint = pd.concat([t[column] for t in tables], ignore_index=True)
+        if kind == NUMERIC:
+            columns.append(numeric_values(joint))
+            categorical.append(False)
+            continue
+        codes, uniques = pd.factorize(joint)  # missing -> -1
+        if len(uniques) > _MAX_NATIVE_CATEGORIES:
+            frequency_rank = np.argsort(np.argsort(-np.bincount(codes[codes >= 0]), kind="stable"))
+            codes = np.where(codes >= 0, frequency_rank[np.maximum(codes, 0)], -1)
+        columns.append(np.where(codes >= 0, codes, np.nan))
+        categorical.append(len(uniques) <= _MAX_NATIVE_CATEGORIES)
+    matrix = np.column_stack(columns)
+    return [matrix[a:b] for a, b in zip(sizes[:-1], sizes[1:])], np.array(categorical)
+
+
+def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confidence: float):
+    """Normal interval of an AUC with the standard error of Hanley & McNeil (1982, eq. 2)."""
+    q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
+    variance = (
+        auc * (1 - auc) + (n_positive - 1) * (q1 - auc**2) + (n_negative - 1) * (q2 - auc**2)
+    ) / (n_positive * n_negative)
+    half = float(norm.ppf(0.5 + confidence / 2)) * math.sqrt(max(variance, 0.0))
+    return max(0.0, auc - half), min(1.0, auc + half)
+
+
 def discriminator_test(
     *,
-    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1
+    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1,
+    confidence=DEFAULT_CONFIDENCE, progress=False,
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 
@@ -1033,68 +1086,148 @@ def discriminator_test(
     train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data (at least 2 rows).
     estimator : scikit-learn classifier, optional
-        The final step of the model; it receives categorical variables one-hot encoded and
-        numeric ones as floats (dates in days, missing values as NaN). Default: a random forest
-        of 100 trees with balanced class weights. Its ``random_state`` is set from ``random_state``
-        when it has one.
+        Replaces the default model; it receives categorical variables one-hot encoded and numeric
+        ones as floats (dates in days, missing values as NaN). Its ``random_state`` is set from
+        ``random_state`` when it has one. Default: histogram gradient boosting
+        (``HistGradientBoostingClassifier`` with balanced class weights, on every core), which
+        splits categorical variables natively and takes missing values as they are.
     random_state : int, numpy.random.Generator or None
-        Seed for the split of the synthetic data and for the classifier.
+        Seed for the split of the synthetic data, the classifier and the bootstrap.
     n_repeats : int, default 1
         Splits and fits to average over.
+    confidence : float, default 0.95
+        Level of the intervals of ``value`` and ``auc``.
+    progress : bool, default False
+        Show a tqdm progress bar over the repetitions.
 
     Returns
     -------
     DiscriminatorTest
         ``value`` = mean "real" probability of unseen synthetic records minus that of holdout
-        records (baseline 0; above 0 signals over-fitting), ``real_synthetic``, ``real_holdout``,
-        ``auc`` of the "real" probability separating holdout from synthetic records.
+        records (baseline 0; above 0 signals over-fitting) with its bootstrap interval over
+        records, ``real_synthetic``, ``real_holdout``, ``auc`` of the "real" probability
+        separating holdout from synthetic records with its interval ``auc_low``, ``auc_high``,
+        and the verdict from :mod:`privlib.thresholds`.
+
+    Notes
+    -----
+    The tables are encoded once; each repetition draws a split, fits one model and scores the
+    holdout and the unseen half. The interval of ``value`` resamples holdout records and
+    synthetic records (each with its "real" probabilities summed over the repetitions that
+    scored it), so ``value`` is a difference of a mean and a ratio of sums, recomputed on each
+    resample. The AUC interval is the normal interval with the standard error of Hanley and
+    McNeil (1982), Radiology 143(1), equation 2, for the mean AUC.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> def table(n):
+    ...     return pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+    >>> res = discriminator_test(train=table(200), holdout=table(200), synthetic=table(200),
+    ...                          random_state=0)
+    >>> res.ci_low <= res.value <= res.ci_high
+    True
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     if len(synthetic) < 2:
         raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     n_repeats = _check_integer(n_repeats, "n_repeats")
-    if estimator is None:
-        estimator = RandomForestClassifier(n_estimators=100, class_weight="balanced", n_jobs=1)
-    elif not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
+    confidence = check_confidence(confidence)
+    if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
         raise PrivlibError(
             "`estimator` must be a scikit-learn classifier with fit and predict_proba, "
             f"got {type(estimator).__name__}."
         )
     kinds = infer_kinds(train, name="train")
-    frames = {name: _classifier_frame(table, kinds) for name, table in
-              (("train", train), ("holdout", holdout), ("synthetic", synthetic))}
-    categorical = [c for c, k in kinds.items() if k != NUMERIC]
-    rng = np.random.default_rng(random_state)
-    rows = []
-    for _ in range(n_repeats):
+    tables = (train, holdout, synthetic)
+    if estimator is None:
+        (x_train, x_holdout, x_synthetic), categorical = _coded_features(tables, kinds)
+        model = HistGradientBoostingClassifier(
+            categorical_features=categorical, class_weight="balanced"
+        )
+        model_step = "random_state"
+    else:
+        x_train, x_holdout, x_synthetic = (_classifier_frame(t, kinds) for t in tables)
+        names = [c for c, k in kinds.items() if k != NUMERIC]
         model = Pipeline([
             ("encode", ColumnTransformer(
-                [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categorical)],
+                [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
                 remainder="passthrough",
             )),
             ("classify", clone(estimator)),
         ])
-        if "classify__random_state" in model.get_params():
-            model.set_params(classify__random_state=int(rng.integers(2**31 - 1)))
+        model_step = "classify__random_state"
+    rng = np.random.default_rng(random_state)
+    n_fit = len(synthetic) // 2
+    n_scored = len(synthetic) - n_fit
+    labels = np.repeat([1, 0], [len(train), n_fit])
+    holdout_sum = np.zeros(len(holdout))
+    synthetic_sum, synthetic_count = np.zeros(len(synthetic)), np.zeros(len(synthetic))
+    rows = []
+    for _ in _repetitions(n_repeats, progress):
+        fitted = clone(model)
+        if model_step in fitted.get_params():
+            fitted.set_params(**{model_step: int(rng.integers(2**31 - 1))})
         order = rng.permutation(len(synthetic))
-        fit_part, score_part = order[: len(order) // 2], order[len(order) // 2 :]
-        features = pd.concat([frames["train"], frames["synthetic"].iloc[fit_part]], ignore_index=True)
-        labels = np.repeat([1, 0], [len(train), fit_part.size])
+        fit_part, score_part = order[:n_fit], order[n_fit:]
+        features = _stack(x_train, _take(x_synthetic, fit_part))
         try:
-            model.fit(features, labels)
+            fitted.fit(features, labels)
         except ValueError as exc:  # e.g. an estimator that cannot take missing values
             raise PrivlibError(f"the discriminator `estimator` could not be fitted: {exc}") from None
-        real = list(model.classes_).index(1)
-        p_holdout = model.predict_proba(frames["holdout"])[:, real]
-        p_synthetic = model.predict_proba(frames["synthetic"].iloc[score_part])[:, real]
+        real = list(fitted.classes_).index(1)
+        p_holdout = fitted.predict_proba(x_holdout)[:, real]
+        p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]
+        holdout_sum += p_holdout
+        synthetic_sum[score_part] += p_synthetic
+        synthetic_count[score_part] += 1
         auc = roc_auc_score(np.repeat([1, 0], [p_holdout.size, p_synthetic.size]),
                             np.concatenate([p_holdout, p_synthetic]))
         rows.append((p_holdout.mean(), p_synthetic.mean(), auc))
     rows = np.array(rows)
     differences = rows[:, 1] - rows[:, 0]
     mean, low, high = _spread(differences)
-    return DiscriminatorTest(
-        measure="discriminator_excess_realness", value=mean, baseline=0.0,
-        real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
-        auc=float(rows[:, 2].mean()), n_repeats=n_repeats, low=low, high=high, repeats=differences,
+
+    def excess_realness(holdout_mean, synthetic_sums):
+        return synthetic_sums[:, 0].sum() / synthetic_sums[:, 1].sum() - holdout_mean.mean()
+
+    scored = synthetic_count > 0
+    ci_low, ci_high = bootstrap_interval(
+        excess_realness,
+        [holdout_sum / n_repeats, np.column_stack([synthetic_sum[scored], synthetic_count[scored]])],
+        rng=rng, confidence=confidence,
     )
+    auc = float(rows[:, 2].mean())
+    auc_low, auc_high = _hanley_mcneil_interval(auc, len(holdout), n_scored, confidence)
+    result = DiscriminatorTest(
+        measure="discriminator_excess_realness", value=mean, baseline=0.0,
+        ci_low=ci_low, ci_high=ci_high, ci_method=BOOTSTRAP, confidence=confidence,
+        real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
+        auc=auc, auc_low=auc_low, auc_high=auc_high, model=_model_name(model),
+        n_repeats=n_repeats, low=low, high=high, repeats=differences,
+    )
+    return judge(result)
+
+
+def _repetitions(n_repeats: int, progress: bool):
+    if not progress:
+        return range(n_repeats)
+    from tqdm.auto import tqdm
+
+    return tqdm(range(n_repeats), desc="discriminator", unit="fit")
+
+
+def _take(features, rows: np.ndarray):
+    return features.iloc[rows] if isinstance(features, pd.DataFrame) else features[rows]
+
+
+def _stack(first, second):
+    if isinstance(first, pd.DataFrame):
+        return pd.concat([first, second], ignore_index=True)
+    return np.concatenate([first, second])
+
+
+def _model_name(model) -> str:
+    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
+    return type(final).__name__
