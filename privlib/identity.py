@@ -207,7 +207,7 @@ def identical_match_share(*, synthetic, train, holdout=None) -> IdenticalMatchSh
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
-def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False):
+def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
 
@@ -231,6 +231,9 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
         Threads for the neighbour search (``None``: all cores).
     progress : bool, default False
         Show a progress bar.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -262,6 +265,7 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
         max_memory_mb=max_memory_mb,
         n_jobs=n_jobs,
         progress=progress,
+        client=client,
     )
 
 
@@ -323,7 +327,7 @@ class DCRSummary(Result):
         return text + ": the synthetic records are no closer to the training data than new real people."
 
 
-def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None) -> DCRSummary:
+def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None, client=None) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
 
     The baseline asks how close *real* people the generator never saw come to the training
@@ -338,7 +342,7 @@ def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=Non
         The synthetic records and the real records the generator was trained on.
     holdout : pandas.DataFrame, optional
         Real records from the same population, not used for training.
-    max_memory_mb, n_jobs
+    max_memory_mb, n_jobs, client
         Passed to the neighbour search (see :func:`dcr`).
 
     Returns
@@ -359,7 +363,7 @@ def dcr_summary(*, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=Non
         names.append("holdout")
     columns = list(train.columns)
     encoder = TableEncoder(metric="gower", columns=columns).fit(*frames, names=names)
-    search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs)
+    search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs, client=client)
     distances = dcr(synthetic=synthetic, reference=train, **search)
     holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
     return DCRSummary(

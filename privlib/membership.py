@@ -386,7 +386,7 @@ def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]
 
 
 def _hamming_attack(
-    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure
+    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure, client=None
 ) -> MembershipRisk:
     """Run the Hamming-threshold attack on each drawn attack set and summarise the repetitions.
 
@@ -402,7 +402,8 @@ def _hamming_attack(
         mine = drawn[(drawn >= start) & (drawn < stop)]
         if mine.size:
             distance[mine] = nearest_distances(
-                table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder
+                table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder,
+                client=client,
             )
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
     scores = np.array([_prf(is_member[d], distance[d] <= h) for d in draws])
@@ -546,7 +547,8 @@ def risk_utility_loss(m, utility):
 # --------------------------------------------------------------------------------------------
 def ground_truth_risk(
     *,
-    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1
+    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1,
+    client=None,
 ) -> MembershipRisk:
     """Membership attack with the whole population at hand (El Emam, Mosquera & Fang 2022).
 
@@ -574,6 +576,9 @@ def ground_truth_risk(
         Equal-width bins per numeric (or date) variable, with edges taken from the population.
     n_repeats : int, default 1
         Number of attack sets drawn (the paper uses 50).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -607,7 +612,7 @@ def ground_truth_risk(
     draws = [rng.choice(size, attack_size, replace=False) for _ in range(n_repeats)]
     return _hamming_attack(
         [(population, is_member)], draws, synthetic, encoder, h, t=n / size, n=n,
-        population_size=size, measure="ground_truth_f1",
+        population_size=size, measure="ground_truth_f1", client=client,
     )
 
 
@@ -677,7 +682,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
 def partition_risk(
     *,
     train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
-    population_size=None, n_repeats=1, n_bins=20,
+    population_size=None, n_repeats=1, n_bins=20, client=None,
 ) -> MembershipRisk:
     """Membership attack by the partitioning method (El Emam, Mosquera & Fang 2022).
 
@@ -708,6 +713,9 @@ def partition_risk(
     n_bins : int, default 20
         Equal-width bins per numeric variable, with edges taken from training and holdout together
         (the real data at hand standing in for the population).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -756,7 +764,7 @@ def partition_risk(
     pools = [(train, np.ones(n, dtype=bool)), (holdout, np.zeros(len(holdout), dtype=bool))]
     return _hamming_attack(
         pools, draws, synthetic, encoder, h, t=t, n=n, population_size=population_size,
-        measure="partition_f1",
+        measure="partition_f1", client=client,
     )
 
 
@@ -782,7 +790,7 @@ def _gower_setup(train, holdout, synthetic, rng=None):
     return encoder, train, holdout
 
 
-def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHoldoutShare:
+def dcr_holdout_share(*, synthetic, train, holdout, random_state=None, client=None) -> DcrHoldoutShare:
     """Share of synthetic records closer to a training record than to a holdout record.
 
     Distance to closest record (DCR) in Gower distance, with numeric ranges taken from training,
@@ -796,6 +804,9 @@ def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHol
         The synthetic data, the generator's training data and real records it never saw.
     random_state : int, numpy.random.Generator or None
         Seed for the subsampling (unused when ``train`` and ``holdout`` have the same size).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -805,8 +816,8 @@ def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHol
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
-    to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder)
-    to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder)
+    to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder, client=client)
+    to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder, client=client)
     ties = float(np.mean(to_train == to_holdout))
     share = float(np.mean(to_train < to_holdout)) + 0.5 * ties
     return DcrHoldoutShare(
@@ -816,18 +827,18 @@ def dcr_holdout_share(*, synthetic, train, holdout, random_state=None) -> DcrHol
     )
 
 
-def _attack_distances(train, holdout, synthetic, rng):
+def _attack_distances(train, holdout, synthetic, rng, client=None):
     """DCR to the synthetic data of each training and holdout record, and who is a member."""
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
     dcr = np.concatenate([
-        nearest_distances(train, synthetic, metric="gower", encoder=encoder),
-        nearest_distances(holdout, synthetic, metric="gower", encoder=encoder),
+        nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
+        nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
     ])
     is_member = np.repeat([True, False], [len(train), len(holdout)])
     return dcr, is_member
 
 
-def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state=None) -> ThresholdAttack:
+def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state=None, client=None) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
     The adversary holds K, equally many training and holdout records (the larger table is
@@ -843,6 +854,9 @@ def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state
         quantiles of the attack set's DCRs, so the curve spans every share of records called.
     random_state : int, numpy.random.Generator or None
         Seed for the subsampling.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -852,7 +866,7 @@ def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state
         (NaN where nobody is called) and ``recall``.
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state))
+    dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state), client)
     if thresholds is None:
         thresholds = np.unique(np.concatenate([[0.0], np.quantile(dcr, np.linspace(0.02, 1, 50))]))
     else:
@@ -879,7 +893,7 @@ def threshold_attack(*, train, holdout, synthetic, thresholds=None, random_state
     )
 
 
-def nn_mia(*, train, holdout, synthetic) -> NNMia:
+def nn_mia(*, train, holdout, synthetic, client=None) -> NNMia:
     """Nearest-neighbour membership inference attack (Yale et al. 2019).
 
     Every training and holdout record is scored by minus its Gower distance to the nearest
@@ -891,6 +905,9 @@ def nn_mia(*, train, holdout, synthetic) -> NNMia:
     ----------
     train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -899,7 +916,7 @@ def nn_mia(*, train, holdout, synthetic) -> NNMia:
         ``.tpr``, per record ``.dcr`` and ``.is_member`` (training records first).
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None)
+    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
     return NNMia(
@@ -908,9 +925,9 @@ def nn_mia(*, train, holdout, synthetic) -> NNMia:
     )
 
 
-def _aa_once(target, synthetic, encoder) -> tuple[float, float, float]:
+def _aa_once(target, synthetic, encoder, client=None) -> tuple[float, float, float]:
     """The two halves of AA_TS for tables of equal size, and the share of tied comparisons."""
-    options = dict(metric="gower", encoder=encoder)
+    options = dict(metric="gower", encoder=encoder, client=client)
     d_ts = nearest_distances(target, synthetic, **options)
     d_st = nearest_distances(synthetic, target, **options)
     d_tt = kneighbors(target, target, k=1, exclude_self=True, **options).distances[:, 0]
@@ -919,7 +936,7 @@ def _aa_once(target, synthetic, encoder) -> tuple[float, float, float]:
     return float(np.mean(d_ts > d_tt)), float(np.mean(d_st > d_ss)), float(ties)
 
 
-def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> np.ndarray:
+def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> np.ndarray:
     """Per repetition (rows): the AA halves and the tie share, the larger table subsampled."""
     size = min(len(target), len(synthetic))
     if size < 2:
@@ -929,12 +946,12 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> np.ndarray:
     if len(target) == len(synthetic):
         n_repeats = 1  # nothing is random: every repetition would give the same value
     return np.array([
-        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder)
+        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder, client)
         for _ in range(n_repeats)
     ])
 
 
-def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -> AdversarialAccuracy:
+def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1, client=None) -> AdversarialAccuracy:
     """Nearest-neighbour adversarial accuracy AA_TS (Yale et al. 2019).
 
     AA_TS = 1/2 [ mean_i 1(d_TS(i) > d_TT(i)) + mean_i 1(d_ST(i) > d_SS(i)) ], with Gower distances
@@ -954,6 +971,9 @@ def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -
         Seed for the subsampling.
     n_repeats : int, default 1
         Subsamplings to average over (ignored when the tables already have the same size).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -965,7 +985,7 @@ def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -
     _check_tables(target=target, synthetic=synthetic)
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
-    halves = _aa_repeats(target, synthetic, encoder, np.random.default_rng(random_state), n_repeats)
+    halves = _aa_repeats(target, synthetic, encoder, np.random.default_rng(random_state), n_repeats, client)
     values = halves[:, :2].mean(axis=1)
     mean, low, high = _spread(values)
     return AdversarialAccuracy(
@@ -976,7 +996,7 @@ def adversarial_accuracy(*, target, synthetic, random_state=None, n_repeats=1) -
     )
 
 
-def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> PrivacyLoss:
+def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1, client=None) -> PrivacyLoss:
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
     Both adversarial accuracies use one Gower encoder fitted on the three tables, and each
@@ -991,6 +1011,9 @@ def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> P
         Seed for the subsampling.
     n_repeats : int, default 1
         Subsamplings to average over.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -1001,8 +1024,8 @@ def privacy_loss(*, train, test, synthetic, random_state=None, n_repeats=1) -> P
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats)[:, :2].mean(axis=1)
-    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats)[:, :2].mean(axis=1)
+    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)[:, :2].mean(axis=1)
+    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats, client)[:, :2].mean(axis=1)
     # a pair of equal-sized tables yields one value, which broadcasts against the other's repetitions
     losses = on_test - on_train
     mean, low, high = _spread(losses)
