@@ -42,6 +42,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
+from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
@@ -1094,7 +1095,7 @@ def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confid
 def discriminator_test(
     *,
     train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1,
-    confidence=DEFAULT_CONFIDENCE, progress=False,
+    confidence=DEFAULT_CONFIDENCE, n_jobs=None, progress=False,
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 
@@ -1120,6 +1121,11 @@ def discriminator_test(
         Splits and fits to average over.
     confidence : float, default 0.95
         Level of the intervals of ``value`` and ``auc``.
+    n_jobs : int, optional
+        OpenMP threads of the model (``None`` or -1: every core). On a machine shared with other
+        jobs, 1 can be much faster: OpenMP threads wait for each other actively, and a thread
+        that is not scheduled holds the others up; setting the environment variable
+        ``OMP_WAIT_POLICY=passive`` before Python starts avoids that too.
     progress : bool, default False
         Show a tqdm progress bar over the repetitions.
 
@@ -1188,6 +1194,7 @@ def discriminator_test(
     holdout_sum = np.zeros(len(holdout))
     synthetic_sum, synthetic_count = np.zeros(len(synthetic)), np.zeros(len(synthetic))
     rows = []
+    threads = _check_threads(n_jobs)
     for _ in _repetitions(n_repeats, progress):
         fitted = clone(model)
         if model_step in fitted.get_params():
@@ -1195,13 +1202,16 @@ def discriminator_test(
         order = rng.permutation(len(synthetic))
         fit_part, score_part = order[:n_fit], order[n_fit:]
         features = _stack(x_train, _take(x_synthetic, fit_part))
-        try:
-            fitted.fit(features, labels)
-        except ValueError as exc:  # e.g. an estimator that cannot take missing values
-            raise PrivlibError(f"the discriminator `estimator` could not be fitted: {exc}") from None
-        real = list(fitted.classes_).index(1)
-        p_holdout = fitted.predict_proba(x_holdout)[:, real]
-        p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]
+        with threadpool_limits(limits=threads, user_api="openmp"):
+            try:
+                fitted.fit(features, labels)
+            except ValueError as exc:  # e.g. an estimator that cannot take missing values
+                raise PrivlibError(
+                    f"the discriminator `estimator` could not be fitted: {exc}"
+                ) from None
+            real = list(fitted.classes_).index(1)
+            p_holdout = fitted.predict_proba(x_holdout)[:, real]
+            p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]
         holdout_sum += p_holdout
         synthetic_sum[score_part] += p_synthetic
         synthetic_count[score_part] += 1
@@ -1231,6 +1241,13 @@ def discriminator_test(
         n_repeats=n_repeats, low=low, high=high, repeats=differences,
     )
     return judge(result)
+
+
+def _check_threads(n_jobs) -> int | None:
+    """``n_jobs`` as a thread limit for threadpoolctl (``None``: no limit, every core)."""
+    if n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1):
+        return None
+    return _check_integer(n_jobs, "n_jobs")
 
 
 def _repetitions(n_repeats: int, progress: bool):
