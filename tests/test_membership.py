@@ -300,7 +300,6 @@ def test_copy_synthesizer_is_fully_exposed(adult_samples):
     assert mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout).value == 1.0
     # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
     assert mb.privacy_loss(train=train, test=holdout, synthetic=copy).value == pytest.approx(0.5, abs=0.1)
-    assert mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0).value > 0.1
 
 
 def test_independent_sample_gives_null_values(adult_samples):
@@ -312,15 +311,6 @@ def test_independent_sample_gives_null_values(adult_samples):
     assert mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout).value == pytest.approx(0.5, abs=0.06)
     assert mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0).value == pytest.approx(0.0, abs=0.09)
     assert mb.adversarial_accuracy(target=train, synthetic=other).value == pytest.approx(0.5, abs=0.06)
-    disc = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0)
-    assert disc.value == pytest.approx(0.0, abs=0.05)
-    assert disc.auc == pytest.approx(0.5, abs=0.08)
-
-
-def test_discriminator_rejects_non_classifier(adult_samples):
-    train, holdout, _, other = adult_samples
-    with pytest.raises(PrivlibError, match="`estimator`"):
-        mb.discriminator_test(train=train, holdout=holdout, synthetic=other, estimator=object())
 
 
 def test_readings_follow_the_numbers():
