@@ -266,9 +266,10 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
     --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"age": [30, 41], "sex": ["F", "M"]}).to_csv(folder / "t.csv", index=False)
-    >>> read_table(folder / "t.csv").dtypes.astype(str).tolist()
-    ['int64', 'category']
+    >>> table = pd.DataFrame({"code": [1, 2], "income": [30.5, 41.0], "sex": ["F", "M"]})
+    >>> table.to_csv(folder / "t.csv", index=False)
+    >>> read_table(folder / "t.csv").dtypes.astype(str).tolist()  # two integer codes: categorical
+    ['category', 'float64', 'category']
     """
     path = Path(path)
     label = name or path.name
