@@ -22,11 +22,12 @@ What is timed, each in a fresh process:
    (papermill run of ``reports/privacy_audit.ipynb``, then HTML and PDF): wall seconds, CPU
    seconds of the process tree and its peak resident memory (the sum over the process and its
    children, polled every 0.2 s);
-   All processes run with ``OMP_WAIT_POLICY=passive`` (see :data:`ENV`).
 2. every measure of the audit called directly with the audit's arguments (as the report
    notebook calls them, seed 2026, 5 repetitions), after the inputs are read with
    ``privlib.report.load_audit_inputs``: wall and CPU seconds of the call and the process's
    peak resident memory (which includes the inputs).
+
+Every timed process runs with ``OMP_WAIT_POLICY=passive`` (see ``ENV``).
 
 ``--dask`` times ``privlib.neighbors.kneighbors`` (Gower, k = 1) on Adult-like tables locally and
 on a ``LocalCluster(n_workers=2, threads_per_worker=1)``, checks the two results are identical,
@@ -202,8 +203,10 @@ def _rss(process) -> int:
 
 
 def run_size(size: int, measures, skip_cli: bool) -> dict:
+    """Time the measures and the whole audit at ``size``; the record is saved after each step."""
     data = make_data(size)
     record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
+    path = WORK / f"results_{size}.json"
     for name in measures:
         log = data / f"measure_{name}.log"
         outcome = run_watched(
@@ -214,6 +217,7 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         row["load"] = os.getloadavg()[0]
         print(json.dumps(row), flush=True)
         record["measures"].append(row)
+        path.write_text(json.dumps(record, indent=1))
     if not skip_cli:
         out = data / "audit"
         command = [
@@ -225,7 +229,7 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
     record["load_end"] = os.getloadavg()[0]
-    (WORK / f"results_{size}.json").write_text(json.dumps(record, indent=1))
+    path.write_text(json.dumps(record, indent=1))
     return record
 
 
