@@ -20,6 +20,13 @@ Both table-based metrics go through :class:`privlib.schema.TableEncoder`, which 
 one formula ``sum_k w_k * min(|a_k - b_k|, cap) / scale``; L1 is the same formula with no cap.
 The search never holds the ``n_query x n_reference`` distance matrix: it walks the tables in
 blocks sized from ``max_memory_mb``.
+
+Beyond one machine, ``kneighbors(..., client=client)`` runs the same search on a Dask cluster
+(``dask.distributed``, the optional ``dask`` extra): the reference is encoded, sorted and tiled
+once here and scattered to every worker, blocks of encoded queries are mapped to the workers,
+and the results are gathered in query order. Each worker runs the same kernel, and ties go to
+the lower reference row whatever the order of the visits, so the result is the local one, bit
+for bit.
 """
 
 from __future__ import annotations
@@ -562,7 +569,9 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
         raise PrivlibError(
             f"`client` must be a dask.distributed.Client, got {type(client).__name__}."
         )
-    workers = None if n_jobs is None or n_jobs == -1 else _check_jobs(n_jobs)
+    _check_jobs(n_jobs)
+    # threads per task: the worker's own count unless n_jobs says otherwise (each worker caps it)
+    workers = None if n_jobs is None or n_jobs == -1 else int(n_jobs)
     n_query, n_reference = tables.n_query, tables.n_reference
     query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
     settings = None
