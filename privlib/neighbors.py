@@ -142,9 +142,11 @@ def kneighbors(
     The search is brute force with exact pruning: the reference is sorted and cut into tiles
     of consecutive records, each with a bounding box, and a tile whose lower bound is above a
     query's current k-th distance is skipped, the idea of the bounds of k-d trees (Friedman,
-    Bentley and Finkel 1977, ACM Trans. Math. Software 3(3)). On tables with shared
-    categories, such as Adult, most tiles are skipped; on structureless continuous data
-    little is, and the search costs about what a plain scan does.
+    Bentley and Finkel 1977, ACM Trans. Math. Software 3(3)). So is a tile whose bound equals
+    the k-th distance when all its records have higher row numbers than the k-th neighbour
+    (they would lose the tie), which keeps the search fast on tables where many records share
+    every value. On tables with shared categories, such as Adult, most tiles are skipped; on
+    structureless continuous data little is, and the search costs about what a plain scan does.
 
     Examples
     --------
@@ -444,7 +446,8 @@ def _prepare_reference(block: np.ndarray, keys: np.ndarray):
     starts = np.arange(0, len(block), _REFERENCE_TILE)
     low = np.ascontiguousarray(np.minimum.reduceat(sorted_t, starts, axis=1).T)
     high = np.ascontiguousarray(np.maximum.reduceat(sorted_t, starts, axis=1).T)
-    return sorted_t, order, low, high
+    first = np.minimum.reduceat(order, starts)  # each tile's lowest row number
+    return sorted_t, order, low, high, first
 
 
 def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices):
@@ -455,10 +458,10 @@ def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices)
     """
     xq = np.ascontiguousarray(xq)
     query_order = _sort_order(xq, settings.keys)
-    for ref_offset, (yt, ref_order, low, high) in prepared_blocks:
+    for ref_offset, (yt, ref_order, low, high, first) in prepared_blocks:
         with numba.parallel_chunksize(_CHUNK):
             _knn_kernel(
-                xq, query_order, yt, ref_order, low, high, ref_offset, self_offset,
+                xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset,
                 settings.weights, settings.codes, settings.cap, settings.squared, distances,
                 indices,
             )
@@ -656,15 +659,15 @@ def _insert(best_d, best_i, d, index):
 
 @njit(parallel=True, cache=True, nogil=True)
 def _knn_kernel(
-    xq, query_order, yt, ref_order, low, high, ref_offset, self_offset, weights, codes, cap,
-    squared, best_d, best_i,
+    xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset, weights, codes,
+    cap, squared, best_d, best_i,
 ):
     """Merge the neighbours of ``xq`` in one reference block into the running top-k, in place.
 
     ``xq`` is the query block ``(n, p)``, visited in ``query_order``. ``yt`` is the reference
     block sorted by ``ref_order`` and stored feature-major ``(p, m)``: its column ``j`` is
     reference record ``ref_offset + ref_order[j]``; ``low`` and ``high`` bound each tile of
-    ``_REFERENCE_TILE`` columns. Query row ``i`` is reference record ``self_offset + i`` when
+    ``_REFERENCE_TILE`` columns, and ``first`` holds each tile's lowest ``ref_order``. Query row ``i`` is reference record ``self_offset + i`` when
     ``self_offset >= 0`` (leave-one-out) and skips it. Features with ``codes[f]`` hold
     whole-number codes and add ``weights[f]`` when they differ. ``best_d`` holds sums before
     the final ``sqrt`` / ``scale``, which preserve the order.
@@ -695,7 +698,14 @@ def _knn_kernel(
             width = min(_REFERENCE_TILE, m - r0)
             for r in range(rows.shape[0]):
                 i = rows[r]
-                if bounds[t, r] > best_d[i, k - 1]:
+                # Skip a tile that cannot improve the top-k: its bound is above the k-th distance,
+                # or equal to it while all its records come after the k-th neighbour (a tie goes
+                # to the lower row). With many exact ties (records sharing every key) the second
+                # test skips most of the tiles at distance 0.
+                worst_d = best_d[i, k - 1]
+                if bounds[t, r] > worst_d or (
+                    bounds[t, r] == worst_d and ref_offset + first[t] > best_i[i, k - 1]
+                ):
                     continue
                 acc[:width] = 0.0
                 # one pass per feature over contiguous reference values: the loop vectorises
