@@ -284,7 +284,7 @@ def table_markdown() -> str:
     for size in SIZES:
         path = WORK / f"results_{size}.json"
         if not path.exists():
-            lines += ["", f"### n = {size:,}", "", "Not run on this machine (see the note below)."]
+            lines += ["", f"### n = {size:,}", "", "Not run yet."]
             continue
         record = json.loads(path.read_text())
         lines += [
@@ -292,17 +292,18 @@ def table_markdown() -> str:
             "| measure | wall (s) | CPU (s) | peak RSS (GB, with the inputs) | load average |",
             "|---|---:|---:|---:|---:|",
         ]
-        total = 0.0
+        total = total_cpu = 0.0
         for row in record["measures"]:
             if row.get("failed"):
                 lines.append(f"| {row['measure']} | failed | | | {row['load']:.1f} |")
                 continue
             total += row["wall"]
+            total_cpu += row["cpu"]
             lines.append(
                 f"| {row['measure']} | {row['wall']:.1f} | {row['cpu']:.1f} | "
                 f"{_gb(row['peak_mb'])} | {row['load']:.1f} |"
             )
-        lines.append(f"| **sum of the measures** | **{total:.1f}** | | | |")
+        lines.append(f"| **sum of the measures** | **{total:.1f}** | **{total_cpu:.1f}** | | |")
         audit = record.get("audit")
         if audit:
             state = "" if audit["status"] == 0 else f" (exit status {audit['status']})"
@@ -311,6 +312,15 @@ def table_markdown() -> str:
                 f"{audit['cpu']:.1f} | {_gb(audit['peak_mb'])} (process tree) | "
                 f"{audit['load']:.1f} |"
             )
+        cpu = audit["cpu"] if audit else total_cpu
+        what = "the whole audit" if audit else "these measures"
+        lines += ["", (
+            f"The machine was shared (load average about {record['load_start']:.0f} on 2 cores), "
+            f"so each process got a fraction of a core and the wall times are mostly waiting. "
+            f"*Estimate, not a measurement:* {what} used {cpu:.0f} CPU seconds, so on an idle "
+            f"machine with these 2 cores it would take between {cpu / 2:.0f} s (both cores busy) "
+            f"and {cpu:.0f} s (one core busy)."
+        )]
     return "\n".join(lines)
 
 
