@@ -33,15 +33,19 @@ from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from privlib.errors import PrivlibError
+from privlib.neighbors import kneighbors
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
 from privlib.thresholds import judge, with_verdict
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
+    WILSON,
+    bootstrap_interval,
     check_confidence,
     percentile_interval,
     resampled_means,
+    wilson_interval,
 )
 from privlib.schema import (
     MISSING,
@@ -58,6 +62,9 @@ from privlib.validation import (
 )
 
 __all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
+
+#: Distances of knn_risk's default model (see :func:`knn_risk`).
+KNN_METRICS = ("gower", "l1", "l2")
 
 
 # --------------------------------------------------------------------------------------------
@@ -428,7 +435,8 @@ class KnnRiskResult(Result):
     task : {"classification", "regression"}
         Read from the target's kind (:func:`privlib.schema.infer_kinds`).
     model : str
-        The estimator used, e.g. ``"KNeighborsClassifier(n_neighbors=3, metric='manhattan')"``.
+        The model used: the kit's k-NN (``"k-nearest neighbours (k=3, metric='gower', ...)"``)
+        or the ``repr`` of the estimator passed in.
     median_relative_error, median_relative_error_original : float or None
         Continuous target only: median over records of the relative absolute error
         ``|y_hat - y| / |y|`` from S and from R (records with ``y = 0`` left out).
@@ -497,7 +505,8 @@ def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
             if (values == MISSING).any():
                 raise PrivlibError(
                     f"key column {column!r} has missing values; a numeric key must be complete "
-                    "for the classifier: fill them in or drop those rows."
+                    "for this model: fill them in, drop those rows, or use the default "
+                    "metric='gower', which handles missing values."
                 )
             blocks.append(values[:, None])
         else:
@@ -524,9 +533,82 @@ def _check_k(k, estimator, n_original, n_synthetic):
         )
 
 
+def _majority_vote(votes: np.ndarray) -> np.ndarray:
+    """Per row of ``votes`` (n, k) of class codes: the most frequent code, the smallest on a tie.
+
+    The smallest code wins a tied vote, as in scikit-learn's ``KNeighborsClassifier`` with
+    uniform weights, so the two agree whenever they find the same neighbours.
+    """
+    n_classes = int(votes.max()) + 1
+    counts = np.zeros(votes.shape, dtype=np.int64)
+    for j in range(votes.shape[1]):  # k is small: n x k memory, k passes
+        counts += votes == votes[:, [j]]
+    # more votes first, then the smaller code: one integer per neighbour to maximise
+    score = counts * n_classes + (n_classes - 1 - votes)
+    return votes[np.arange(len(votes)), score.argmax(axis=1)]
+
+
+def _engine_predictions(original, synthetic, keys, y_r, y_s, k, metric, regression, client, progress):
+    """Predictions of the k-NN model for R from S, and from R leaving each record out.
+
+    The neighbours come from :func:`privlib.neighbors.kneighbors` (exact, ties to the lower
+    row number); the prediction is the neighbours' mean (regression) or majority vote.
+    """
+    if metric == "gower":
+        names = ["original", "synthetic"]
+        query, reference = original[keys], synthetic[keys]
+        encoder = TableEncoder(metric="gower").fit(query, reference, names=names)
+        options = dict(metric="gower", encoder=encoder)
+    else:
+        query, reference = _key_features(original, synthetic, keys)
+        options = dict(metric=metric)
+    options |= dict(k=k, client=client, progress=progress)
+    from_synthetic = kneighbors(query, reference, **options).indices
+    from_original = kneighbors(query, query, exclude_self=True, **options).indices
+    if regression:
+        return y_s[from_synthetic].mean(axis=1), y_r[from_original].mean(axis=1)
+    return _majority_vote(y_s[from_synthetic]), _majority_vote(y_r[from_original])
+
+
+def _estimator_predictions(original, synthetic, keys, y_r, y_s, estimator, cv, rng):
+    """Predictions of any scikit-learn estimator for R from S, and for R by cross-validation."""
+    x_r, x_s = _key_features(original, synthetic, keys)
+    predicted = clone(estimator).fit(x_s, y_s).predict(x_r)
+    if isinstance(estimator, (KNeighborsClassifier, KNeighborsRegressor)):
+        # predict(None) predicts each training record from its neighbours other than itself.
+        return predicted, clone(estimator).fit(x_r, y_r).predict(None)
+    folds = KFold(n_splits=cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+    return predicted, cross_val_predict(clone(estimator), x_r, y_r, cv=folds)
+
+
+def _check_estimator(estimator, regression, target, cv, n):
+    """A clone of ``estimator`` checked for kind, and ``cv`` checked when it will be used."""
+    if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
+        raise PrivlibError(
+            "`estimator` must be a scikit-learn estimator with fit and predict, got "
+            f"{type(estimator).__name__}."
+        )
+    if regression != is_regressor(estimator) or regression == is_classifier(estimator):
+        kind, wanted = ("numeric", "regressor") if regression else ("categorical", "classifier")
+        raise PrivlibError(
+            f"`target` {target!r} is {kind}, so `estimator` must be a scikit-learn {wanted}; "
+            f"got {type(estimator).__name__}."
+        )
+    leave_one_out = isinstance(estimator, (KNeighborsClassifier, KNeighborsRegressor))
+    if not leave_one_out and (
+        isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n
+    ):
+        raise PrivlibError(
+            f"`cv` must be an integer between 2 and the number of original records ({n}), "
+            f"got {cv!r}."
+        )
+    return clone(estimator)
+
+
 def knn_risk(
     *,
-    original, synthetic, keys, target, k=3, estimator=None, cv=10, random_state=None
+    original, synthetic, keys, target, k=3, metric="gower", estimator=None, cv=10,
+    random_state=None, confidence=DEFAULT_CONFIDENCE, client=None, progress=False,
 ) -> KnnRiskResult:
     """Classification-based attribute risk: predict R's target from a model fitted on S.
 
@@ -547,38 +629,59 @@ def knn_risk(
         classification; numeric: regression.
     k : int, default 3
         Neighbours of the default k-nearest-neighbours model (ignored with ``estimator``).
+    metric : {"gower", "l1", "l2"}, default "gower"
+        Distance of the default model. ``"gower"``: Gower distance on the keys, ranges and
+        categories from R and S together (missing values allowed: missing equals missing).
+        ``"l1"``, ``"l2"``: Manhattan or Euclidean distance on the encoded keys (numeric keys
+        min-max scaled, categorical keys one-hot with entries 1/2; numeric keys must be
+        complete). ``"l1"`` ranks neighbours exactly as ``"gower"`` does (it is p times the
+        Gower distance) and was the default before the kit's engine ran this measure.
     estimator : scikit-learn classifier or regressor, optional
         Any unfitted scikit-learn estimator of the right kind (classifier for a categorical
-        target, regressor for a numeric one); it is cloned before fitting. Default:
-        ``KNeighborsClassifier`` or ``KNeighborsRegressor`` with ``n_neighbors=k`` and the
-        Manhattan metric.
+        target, regressor for a numeric one), fitted on the encoded keys of the ``"l1"`` option;
+        it is cloned before fitting. Replaces the default k-NN model.
     cv : int, default 10
         Folds of the cross-validation that gives R's own out-of-sample predictions when
         ``estimator`` is not a k-NN model.
     random_state : None, int or numpy.random.Generator
-        Seeds the cross-validation folds and, when the estimator has a ``random_state``
-        parameter left at ``None``, the estimator.
+        Seeds the bootstrap interval of a numeric target, the cross-validation folds and, when
+        the estimator has a ``random_state`` parameter left at ``None``, the estimator.
+    confidence : float, default 0.95
+        Level of the interval (``ci_low``, ``ci_high``).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches of the default model on this Dask cluster (see
+        :func:`privlib.neighbors.kneighbors`); the result is identical.
+    progress : bool, default False
+        Show tqdm progress bars over the neighbour searches.
 
     Returns
     -------
     KnnRiskResult
-        ``value`` (accuracy, or MSE for a numeric target), ``baseline`` (no-data guess),
-        ``original_value`` (the model fitted on R), ``share_worse`` and per-record arrays.
+        ``value`` (accuracy, or MSE for a numeric target) with its interval (Wilson for the
+        accuracy, a share of records; percentile bootstrap over records for the MSE),
+        ``baseline`` (no-data guess), ``original_value`` (the model fitted on R),
+        ``share_worse``, the verdict from :mod:`privlib.thresholds`, and per-record arrays.
 
     Raises
     ------
     PrivlibError
-        For bad tables or columns (as :func:`cap`), more than one target, a missing value in a
-        numeric key or target, a ``k`` that is not a positive integer or is larger than the
-        synthetic data (or than the original data minus one), an estimator of the wrong kind,
-        or ``cv`` smaller than 2 or larger than the original data.
+        For bad tables or columns (as :func:`cap`), more than one target, a missing value in the
+        numeric target (or in a numeric key with ``"l1"``, ``"l2"`` or an ``estimator``), a
+        ``k`` that is not a positive integer or is larger than the synthetic data (or than the
+        original data minus one), an unknown ``metric``, an estimator of the wrong kind, or
+        ``cv`` smaller than 2 or larger than the original data.
 
     Notes
     -----
-    * Key encoding: numeric keys are min-max scaled to [0, 1] and categorical keys one-hot
-      encoded with entries 1/2 (a missing value is a category of its own), ranges and categories
-      from R and S together. With the Manhattan metric the k-NN then ranks neighbours by Gower
-      distance. Ties between equally distant neighbours are broken by scikit-learn.
+    * The default model is a k-nearest-neighbours model on the kit's exact engine
+      (:func:`privlib.neighbors.kneighbors`): it predicts the mean of the k neighbours' targets
+      (numeric target) or their most frequent value, the value that comes first in the
+      table's coding (:func:`pandas.factorize` order over R then S) when two values have as
+      many votes. Among records at the same distance as the k-th neighbour, the ones with the
+      lower row number are taken. scikit-learn's ``KNeighborsClassifier`` (Manhattan metric on
+      the same encoding) makes the same vote but may take other records among those tied
+      ones; the two give identical predictions wherever the k-th and the (k+1)-th neighbours
+      are at different distances.
     * Fair comparison with R: a model fitted on R and applied to R would see each record in its
       own training data. The k-NN model therefore predicts each record of R from its k nearest
       *other* records of R (leave-one-out; a duplicate of the record still counts); any other
@@ -593,7 +696,7 @@ def knn_risk(
     >>> import pandas as pd
     >>> r = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "ill": ["y", "y", "n", "n"]})
     >>> s = pd.DataFrame({"age": [21.0, 49.0], "ill": ["y", "n"]})
-    >>> knn_risk(r, s, keys="age", target="ill", k=1).value
+    >>> knn_risk(original=r, synthetic=s, keys="age", target="ill", k=1).value
     1.0
     """
     keys, targets = _check_keys_target(original, synthetic, keys, target)
@@ -604,37 +707,18 @@ def knn_risk(
         )
     target = targets[0]
     n = len(original)
+    confidence = check_confidence(confidence)
     _check_k(k, estimator, n, len(synthetic))
+    if metric not in KNN_METRICS:
+        raise PrivlibError(f"`metric` must be one of {list(KNN_METRICS)}, got {metric!r}.")
     regression = infer_kinds(original[[target]], name="original")[target] == NUMERIC
-    if estimator is None:
-        model = KNeighborsRegressor if regression else KNeighborsClassifier
-        estimator = model(n_neighbors=k, metric="manhattan")
-    elif not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-        raise PrivlibError(
-            "`estimator` must be a scikit-learn estimator with fit and predict, got "
-            f"{type(estimator).__name__}."
-        )
-    elif regression != is_regressor(estimator) or regression == is_classifier(estimator):
-        kind, wanted = ("numeric", "regressor") if regression else ("categorical", "classifier")
-        raise PrivlibError(
-            f"`target` {target!r} is {kind}, so `estimator` must be a scikit-learn {wanted}; "
-            f"got {type(estimator).__name__}."
-        )
-
-    leave_one_out = isinstance(estimator, (KNeighborsClassifier, KNeighborsRegressor))
-    if not leave_one_out and (
-        isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n
-    ):
-        raise PrivlibError(
-            f"`cv` must be an integer between 2 and the number of original records ({n}), "
-            f"got {cv!r}."
-        )
     rng = np.random.default_rng(random_state)
-    estimator = clone(estimator)
-    if "random_state" in estimator.get_params() and estimator.get_params()["random_state"] is None:
-        estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
+    if estimator is not None:
+        estimator = _check_estimator(estimator, regression, target, cv, n)
+        params = estimator.get_params()
+        if "random_state" in params and params["random_state"] is None:
+            estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
 
-    x_r, x_s = _key_features(original, synthetic, keys)
     if regression:
         y_r, y_s = numeric_values(original[target]), numeric_values(synthetic[target])
         if np.isnan(y_r).any() or np.isnan(y_s).any():
@@ -647,17 +731,19 @@ def knn_risk(
         labels = _value_codes(original, synthetic, [target])
         y_r, y_s = labels[:n], labels[n:]
 
-    predicted = clone(estimator).fit(x_s, y_s).predict(x_r)
-    if leave_one_out:
-        # predict(None) predicts each training record from its neighbours other than itself.
-        predicted_original = clone(estimator).fit(x_r, y_r).predict(None)
+    if estimator is None:
+        predicted, predicted_original = _engine_predictions(
+            original, synthetic, keys, y_r, y_s, k, metric, regression, client, progress
+        )
+        model_name = f"k-nearest neighbours (k={k}, metric={metric!r}, privlib.neighbors)"
     else:
-        folds = KFold(n_splits=cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        predicted_original = cross_val_predict(clone(estimator), x_r, y_r, cv=folds)
+        predicted, predicted_original = _estimator_predictions(
+            original, synthetic, keys, y_r, y_s, estimator, cv, rng
+        )
+        model_name = repr(estimator)
 
-    model_name = repr(estimator)
     common = dict(task="regression" if regression else "classification", model=model_name,
-                  keys=tuple(keys), target=(target,), n_records=n)
+                  keys=tuple(keys), target=(target,), n_records=n, confidence=confidence)
     if regression:
         error, error_original = np.abs(predicted - y_r), np.abs(predicted_original - y_r)
         scale = np.where(y_r == 0, np.nan, np.abs(y_r))
@@ -667,9 +753,12 @@ def knn_risk(
         def median_or_nan(values):
             return float(np.median(values[defined])) if defined.any() else math.nan
 
-        return KnnRiskResult(
+        squared = error**2
+        low, high = bootstrap_interval(np.mean, [squared], rng=rng, confidence=confidence)
+        result = KnnRiskResult(
             measure="knn_risk_mse",
-            value=float(np.mean(error**2)),
+            value=float(np.mean(squared)),
+            ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
             baseline=float(np.var(y_r)),
             original_value=float(np.mean(error_original**2)),
             share_worse=float(np.mean(error > error_original)),
@@ -680,10 +769,13 @@ def knn_risk(
             per_record_original=relative_original,
             **common,
         )
+        return judge(result)
     right, right_original = predicted == y_r, predicted_original == y_r
-    return KnnRiskResult(
+    low, high = wilson_interval(int(right.sum()), n, confidence=confidence)
+    result = KnnRiskResult(
         measure="knn_risk_accuracy",
         value=float(right.mean()),
+        ci_low=low, ci_high=high, ci_method=WILSON,
         baseline=float(np.bincount(y_r).max() / n),
         original_value=float(right_original.mean()),
         share_worse=float(np.mean(~right & right_original)),
@@ -691,5 +783,7 @@ def knn_risk(
         per_record_original=right_original.astype(float),
         **common,
     )
+    return judge(result)
+
 
 from privlib.criteria import inference  # noqa: E402  (re-exported; issue 14)

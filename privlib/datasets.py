@@ -4,7 +4,7 @@ Four person-level datasets ship in the repository's ``data/`` folder, each with 
 (``data/<name>/README.md``): ``adult``, ``ontario_covid19``, ``acs`` and ``ce``.
 :func:`load_dataset` returns one as a DataFrame with proper types; :func:`dataset_info` returns
 what the course and the reports need to know about it (key and sensitive variables, population
-size). :func:`read_table` reads a user's CSV with the same typing rules, and
+size). :func:`read_table` reads a user's CSV or Parquet file with the same typing rules, and
 :func:`load_for_notebook` is the one call a notebook's parameters cell leads to.
 """
 
@@ -233,20 +233,38 @@ def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
     return (df, dataset_info(name)) if with_info else df
 
 
+#: File name endings read as Parquet by :func:`read_table`; every other file is read as CSV.
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
 def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Read a user's CSV file with the kit's typing rules.
+    """Read a user's CSV or Parquet file with the kit's typing rules.
 
-    The delimiter (comma, semicolon, tab or vertical bar) is sniffed from the header line.
+    A file whose name ends in ``.parquet`` or ``.pq`` is read as Parquet (needs ``pyarrow``:
+    ``pip install privlib[parquet]``), any other as CSV.
 
-    Text columns and integer columns with at most 10 distinct values (survey codes) become
+    CSV: the delimiter (comma, semicolon, tab or vertical bar) is sniffed from the header line;
+    text columns and integer columns with at most 10 distinct values (survey codes) become
     categoricals, and text columns written as ISO dates become datetimes (see
-    :func:`privlib.schema.infer_kinds`); with ``like``, columns take the kinds and categories of
-    that table instead, so a synthetic file is read the same way as its training data.
+    :func:`privlib.schema.infer_kinds`). Parquet stores its types, so they are kept as they
+    are (categorical, integer, float, datetime columns); only text columns become categoricals.
+    With ``like``, columns take the kinds and categories of that table instead, so a synthetic
+    file is read the same way as its training data.
 
     Raises
     ------
     PrivlibError
-        If the file does not exist, is empty, or cannot be parsed.
+        If the file does not exist, is empty, or cannot be parsed (naming the file), or if it
+        is Parquet and ``pyarrow`` is not installed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> table = pd.DataFrame({"code": [1, 2], "income": [30.5, 41.0], "sex": ["F", "M"]})
+    >>> table.to_csv(folder / "t.csv", index=False)
+    >>> read_table(folder / "t.csv").dtypes.astype(str).tolist()  # two integer codes: categorical
+    ['category', 'float64', 'category']
     """
     path = Path(path)
     label = name or path.name
@@ -254,15 +272,8 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
         raise PrivlibError(f"{str(path)!r} (`{label}`) is a folder; give the path of a CSV file in it.")
     if not path.is_file():
         raise PrivlibError(f"file {str(path)!r} does not exist; check the path passed as `{label}`.")
-    try:
-        df = pd.read_csv(path, sep=_delimiter(path))
-    except pd.errors.EmptyDataError:
-        raise PrivlibError(f"file {str(path)!r} ({label}) is empty; it needs a header and rows.") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
-    unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
-    if unnamed and unnamed == [df.columns[0]] and df[unnamed[0]].is_unique:
-        df = df.drop(columns=unnamed)  # a row-name column written by R or pandas
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    df = _read_parquet(path, label) if parquet else _read_csv(path, label)
     check_frame(df, label)
     if like is not None:
         kinds = infer_kinds(like, name="reference")
@@ -282,6 +293,10 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
                     )
                 df[column] = parsed
         return df
+    if parquet:
+        text = [c for c in df.columns
+                if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
+        return coerce_kinds(df, infer_kinds(df[text], name=label))
     df = _parse_dates(df)
     return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
 
@@ -295,6 +310,36 @@ def _delimiter(path: Path) -> str:
         return csv.Sniffer().sniff(header, delimiters=",;\t|").delimiter
     except (OSError, csv.Error):
         return ","
+
+
+def _read_csv(path: Path, label: str) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, sep=_delimiter(path))
+    except pd.errors.EmptyDataError:
+        raise PrivlibError(f"file {str(path)!r} ({label}) is empty; it needs a header and rows.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
+    unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
+    if unnamed and unnamed == [df.columns[0]] and df[unnamed[0]].is_unique:
+        df = df.drop(columns=unnamed)  # a row-name column written by R or pandas
+    return df
+
+
+def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401 - only to give a clear message when it is missing
+    except ImportError:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is Parquet, which needs pyarrow: pip install "
+            "'privlib[parquet]' (or pyarrow), or save the table as CSV."
+        ) from None
+    try:
+        return pd.read_parquet(path, engine="pyarrow")
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is not a readable Parquet file ({exc}); check the "
+            "file, or give a CSV file a name that does not end in .parquet."
+        ) from None
 
 
 def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:

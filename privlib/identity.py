@@ -247,7 +247,7 @@ def identical_match_share(
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
-def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False):
+def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
 
@@ -271,6 +271,9 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
         Threads for the neighbour search (``None``: all cores).
     progress : bool, default False
         Show a progress bar.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -302,6 +305,7 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
         max_memory_mb=max_memory_mb,
         n_jobs=n_jobs,
         progress=progress,
+        client=client,
     )
 
 
@@ -354,7 +358,7 @@ class DCRSummary(Result):
 
 
 def dcr_summary(
-    *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None,
+    *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None, client=None,
     confidence=DEFAULT_CONFIDENCE,
 ) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
@@ -371,7 +375,7 @@ def dcr_summary(
         The synthetic records and the real records the generator was trained on.
     holdout : pandas.DataFrame, optional
         Real records from the same population, not used for training.
-    max_memory_mb, n_jobs
+    max_memory_mb, n_jobs, client
         Passed to the neighbour search (see :func:`dcr`).
     confidence : float, default 0.95
         Level of the Wilson interval of ``value``.
@@ -403,7 +407,7 @@ def dcr_summary(
         names.append("holdout")
     columns = list(train.columns)
     encoder = TableEncoder(metric="gower", columns=columns).fit(*frames, names=names)
-    search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs)
+    search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs, client=client)
     distances = dcr(synthetic=synthetic, reference=train, **search)
     holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
     return judge(DCRSummary(

@@ -45,12 +45,14 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
+from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
@@ -62,12 +64,15 @@ from privlib.uncertainty import (
     DEFAULT_N_BOOTSTRAP,
     WILSON,
     auc_interval,
+    bootstrap_interval,
     check_confidence,
     percentile_interval,
     resampled_means,
     wilson_interval,
 )
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.thresholds import judge
+from privlib.uncertainty import BOOTSTRAP, DEFAULT_CONFIDENCE, bootstrap_interval, check_confidence
 
 __all__ = [
     "M_THRESHOLD", "DEFAULT_ATTACK_SIZE",
@@ -322,21 +327,30 @@ class DiscriminatorTest(_Repeated):
 
     ``value`` is the mean "real" probability of unseen synthetic records minus that of holdout
     records: above 0 the classifier finds synthetic records more real than genuine unseen ones.
-    ``auc`` is how well the "real" probability separates holdout (positive) from synthetic records:
-    a matter of fidelity rather than of membership.
+    ``ci_low``/``ci_high`` is its bootstrap interval over records; the verdict comes from the
+    registry (:mod:`privlib.thresholds`). ``auc`` is how well the "real" probability separates
+    holdout (positive) from synthetic records, with the Hanley-McNeil interval ``auc_low``,
+    ``auc_high``; ``model`` names the classifier.
     """
 
     real_holdout: float
     real_synthetic: float
     auc: float
+    auc_low: float | None = None
+    auc_high: float | None = None
+    model: str = ""
 
     def reading(self) -> str:
+        auc_interval = (
+            "" if self.auc_low is None
+            else f", {self.confidence:.0%} CI {self.auc_low:.3f} to {self.auc_high:.3f}"
+        )
         return with_verdict(
             f"A classifier trained to tell training from synthetic records gives unseen synthetic "
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
             f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
             f"{self._spread_text()}); it tells synthetic from unseen real records with AUC "
-            f"{self.auc:.3f}, which speaks of fidelity rather than membership.",
+            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership.",
             self,
         )
 
@@ -437,7 +451,7 @@ def _counts_prf(true_hits, false_hits, n_members):
 
 
 def _hamming_attack(
-    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure, rng, confidence
+    pools, draws, synthetic, encoder, h, *, t, n, population_size, measure, rng, confidence, client=None
 ) -> MembershipRisk:
     """Run the Hamming-threshold attack on each drawn attack set at every h, and judge it.
 
@@ -454,7 +468,7 @@ def _hamming_attack(
         mine = drawn[(drawn >= start) & (drawn < stop)]
         if mine.size:
             distance[mine] = np.rint(nearest_distances(
-                table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder
+                table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder, client=client,
             )).astype(np.int64)
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
     # Every h beyond the largest distance calls everyone, as that distance does: evaluate h up to
@@ -667,6 +681,7 @@ def ground_truth_risk(
     *,
     population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1,
     confidence=DEFAULT_CONFIDENCE,
+    client=None,
 ) -> MembershipRisk:
     """Membership attack with the whole population at hand (El Emam, Mosquera & Fang 2022).
 
@@ -700,6 +715,9 @@ def ground_truth_risk(
     confidence : float, default 0.95
         Level of the F1 interval: a bootstrap over the attack set's records, members and
         non-members resampled separately, averaged over the repetitions.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -744,7 +762,7 @@ def ground_truth_risk(
     return _hamming_attack(
         [(population, is_member)], draws, synthetic, encoder, h, t=n / size, n=n,
         population_size=size, measure="ground_truth_f1", rng=rng,
-        confidence=check_confidence(confidence),
+        confidence=check_confidence(confidence), client=client,
     )
 
 
@@ -814,7 +832,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
 def partition_risk(
     *,
     train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
-    population_size=None, n_repeats=1, n_bins=20, confidence=DEFAULT_CONFIDENCE,
+    population_size=None, n_repeats=1, n_bins=20, confidence=DEFAULT_CONFIDENCE, client=None,
 ) -> MembershipRisk:
     """Membership attack by the partitioning method (El Emam, Mosquera & Fang 2022).
 
@@ -851,6 +869,9 @@ def partition_risk(
     confidence : float, default 0.95
         Level of the F1 interval: a bootstrap over the attack set's records, members and
         non-members resampled separately, averaged over the repetitions.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -913,7 +934,7 @@ def partition_risk(
     pools = [(train, np.ones(n, dtype=bool)), (holdout, np.zeros(len(holdout), dtype=bool))]
     return _hamming_attack(
         pools, draws, synthetic, encoder, h, t=t, n=n, population_size=population_size,
-        measure="partition_f1", rng=rng, confidence=check_confidence(confidence),
+        measure="partition_f1", rng=rng, confidence=check_confidence(confidence), client=client,
     )
 
 
@@ -940,7 +961,7 @@ def _gower_setup(train, holdout, synthetic, rng=None):
 
 
 def dcr_holdout_share(
-    *, synthetic, train, holdout, random_state=None, confidence=DEFAULT_CONFIDENCE
+    *, synthetic, train, holdout, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> DcrHoldoutShare:
     """Share of synthetic records closer to a training record than to a holdout record.
 
@@ -958,6 +979,9 @@ def dcr_holdout_share(
     confidence : float, default 0.95
         Level of the interval: the Wilson interval of the share closer to training among the
         untied synthetic records, mapped back with the tied share (taken as fixed) counted half.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -977,8 +1001,8 @@ def dcr_holdout_share(
     confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
-    to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder)
-    to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder)
+    to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder, client=client)
+    to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder, client=client)
     tied = to_train == to_holdout
     ties = float(np.mean(tied))
     closer = int(np.count_nonzero(to_train < to_holdout))
@@ -995,19 +1019,19 @@ def dcr_holdout_share(
     ))
 
 
-def _attack_distances(train, holdout, synthetic, rng):
+def _attack_distances(train, holdout, synthetic, rng, client=None):
     """DCR to the synthetic data of each training and holdout record, and who is a member."""
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
     dcr = np.concatenate([
-        nearest_distances(train, synthetic, metric="gower", encoder=encoder),
-        nearest_distances(holdout, synthetic, metric="gower", encoder=encoder),
+        nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
+        nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
     ])
     is_member = np.repeat([True, False], [len(train), len(holdout)])
     return dcr, is_member
 
 
 def threshold_attack(
-    *, train, holdout, synthetic, thresholds=None, random_state=None, confidence=DEFAULT_CONFIDENCE
+    *, train, holdout, synthetic, thresholds=None, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
@@ -1026,6 +1050,9 @@ def threshold_attack(
         Seed for the subsampling.
     confidence : float, default 0.95
         Level of the Wilson interval of ``value`` (members among the records called).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -1036,7 +1063,7 @@ def threshold_attack(
     """
     confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state))
+    dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state), client)
     if thresholds is None:
         thresholds = np.unique(np.concatenate([[0.0], np.quantile(dcr, np.linspace(0.02, 1, 50))]))
     else:
@@ -1067,7 +1094,7 @@ def threshold_attack(
 
 
 def nn_mia(
-    *, train, holdout, synthetic, random_state=None, confidence=DEFAULT_CONFIDENCE
+    *, train, holdout, synthetic, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> NNMia:
     """Nearest-neighbour membership inference attack (Yale et al. 2019).
 
@@ -1085,6 +1112,9 @@ def nn_mia(
     confidence : float, default 0.95
         Level of the interval: a percentile bootstrap over records, training and holdout records
         resampled separately (:func:`privlib.uncertainty.auc_interval`).
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -1111,7 +1141,7 @@ def nn_mia(
     """
     confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None)
+    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
     low, high = auc_interval(-dcr[is_member], -dcr[~is_member], rng=np.random.default_rng(random_state),
@@ -1123,10 +1153,10 @@ def nn_mia(
     ))
 
 
-def _aa_once(target, synthetic, encoder) -> tuple[np.ndarray, np.ndarray, float]:
+def _aa_once(target, synthetic, encoder, client=None) -> tuple[np.ndarray, np.ndarray, float]:
     """The per-record indicators of the two halves of AA_TS for tables of equal size,
     1(d_TS(i) > d_TT(i)) and 1(d_ST(i) > d_SS(i)), and the share of tied comparisons."""
-    options = dict(metric="gower", encoder=encoder)
+    options = dict(metric="gower", encoder=encoder, client=client)
     d_ts = nearest_distances(target, synthetic, **options)
     d_st = nearest_distances(synthetic, target, **options)
     d_tt = kneighbors(target, target, k=1, exclude_self=True, **options).distances[:, 0]
@@ -1135,7 +1165,7 @@ def _aa_once(target, synthetic, encoder) -> tuple[np.ndarray, np.ndarray, float]
     return d_ts > d_tt, d_st > d_ss, float(ties)
 
 
-def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> list:
+def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
     """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled."""
     size = min(len(target), len(synthetic))
     if size < 2:
@@ -1145,7 +1175,7 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats) -> list:
     if len(target) == len(synthetic):
         n_repeats = 1  # nothing is random: every repetition would give the same value
     return [
-        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder)
+        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder, client)
         for _ in range(n_repeats)
     ]
 
@@ -1163,7 +1193,7 @@ def _aa_resampled(repeat, rng) -> np.ndarray:
 
 
 def adversarial_accuracy(
-    *, target, synthetic, random_state=None, n_repeats=1, confidence=DEFAULT_CONFIDENCE
+    *, target, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> AdversarialAccuracy:
     """Nearest-neighbour adversarial accuracy AA_TS (Yale et al. 2019).
 
@@ -1189,6 +1219,9 @@ def adversarial_accuracy(
     confidence : float, default 0.95
         Level of the interval: a bootstrap over records of the per-record indicators (each half
         resampled separately), averaged over the repetitions.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -1210,7 +1243,7 @@ def adversarial_accuracy(
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
-    repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats)
+    repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats, client)
     values = np.array([_aa_value(r) for r in repeats])
     low, high = _averaged_interval(
         [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
@@ -1228,7 +1261,7 @@ def adversarial_accuracy(
 
 
 def privacy_loss(
-    *, train, test, synthetic, random_state=None, n_repeats=1, confidence=DEFAULT_CONFIDENCE
+    *, train, test, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> PrivacyLoss:
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
@@ -1248,6 +1281,9 @@ def privacy_loss(
         Level of the interval: a bootstrap over records of the four per-record indicator arrays
         (each resampled separately, which ignores that the two synthetic halves share records and
         so errs on the wide side), averaged over the repetitions.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
+        the result is identical.
 
     Returns
     -------
@@ -1276,8 +1312,8 @@ def privacy_loss(
     n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats)
-    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats)
+    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
+    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats, client)
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
     pairs = [(on_test[i % len(on_test)], on_train[i % len(on_train)])
              for i in range(max(len(on_train), len(on_test)))]
@@ -1299,6 +1335,11 @@ def privacy_loss(
 # --------------------------------------------------------------------------------------------
 # Discriminator test
 # --------------------------------------------------------------------------------------------
+#: Most categories a variable may have to be given to the default model as categorical: the
+#: histogram gradient boosting's limit (``max_bins``, 255) on category codes.
+_MAX_NATIVE_CATEGORIES = 255
+
+
 def _classifier_frame(table: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     """Numbers as float (dates in days, NaN kept) and categories as text, ready for one-hot encoding."""
     out = {}
@@ -1311,9 +1352,46 @@ def _classifier_frame(table: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _coded_features(tables, kinds: dict) -> tuple[list[np.ndarray], np.ndarray]:
+    """The tables as float arrays for the default model, and which columns are categorical.
+
+    Numbers as float (dates in days) and categories as one integer code per value, shared by the
+    tables; missing values stay NaN, which the model sends down its own branch. A variable with
+    more than :data:`_MAX_NATIVE_CATEGORIES` categories is given as its codes in order of
+    frequency, an ordered number, because the model cannot split it as a category.
+    """
+    sizes = np.cumsum([0] + [len(t) for t in tables])
+    columns, categorical = [], []
+    for column, kind in kinds.items():
+        joint = pd.concat([t[column] for t in tables], ignore_index=True)
+        if kind == NUMERIC:
+            columns.append(numeric_values(joint))
+            categorical.append(False)
+            continue
+        codes, uniques = pd.factorize(joint)  # missing -> -1
+        if len(uniques) > _MAX_NATIVE_CATEGORIES:
+            frequency_rank = np.argsort(np.argsort(-np.bincount(codes[codes >= 0]), kind="stable"))
+            codes = np.where(codes >= 0, frequency_rank[np.maximum(codes, 0)], -1)
+        columns.append(np.where(codes >= 0, codes, np.nan))
+        categorical.append(len(uniques) <= _MAX_NATIVE_CATEGORIES)
+    matrix = np.column_stack(columns)
+    return [matrix[a:b] for a, b in zip(sizes[:-1], sizes[1:])], np.array(categorical)
+
+
+def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confidence: float):
+    """Normal interval of an AUC with the standard error of Hanley & McNeil (1982, eq. 2)."""
+    q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
+    variance = (
+        auc * (1 - auc) + (n_positive - 1) * (q1 - auc**2) + (n_negative - 1) * (q2 - auc**2)
+    ) / (n_positive * n_negative)
+    half = float(norm.ppf(0.5 + confidence / 2)) * math.sqrt(max(variance, 0.0))
+    return max(0.0, auc - half), min(1.0, auc + half)
+
+
 def discriminator_test(
     *,
-    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1
+    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1,
+    confidence=DEFAULT_CONFIDENCE, n_jobs=None, progress=False,
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 
@@ -1328,69 +1406,164 @@ def discriminator_test(
     train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data (at least 2 rows).
     estimator : scikit-learn classifier, optional
-        The final step of the model; it receives categorical variables one-hot encoded and
-        numeric ones as floats (dates in days, missing values as NaN). Default: a random forest
-        of 100 trees with balanced class weights. Its ``random_state`` is set from ``random_state``
-        when it has one.
+        Replaces the default model; it receives categorical variables one-hot encoded and numeric
+        ones as floats (dates in days, missing values as NaN). Its ``random_state`` is set from
+        ``random_state`` when it has one. Default: histogram gradient boosting
+        (``HistGradientBoostingClassifier`` with balanced class weights, on every core), which
+        splits categorical variables natively and takes missing values as they are.
     random_state : int, numpy.random.Generator or None
-        Seed for the split of the synthetic data and for the classifier.
+        Seed for the split of the synthetic data, the classifier and the bootstrap.
     n_repeats : int, default 1
         Splits and fits to average over.
+    confidence : float, default 0.95
+        Level of the intervals of ``value`` and ``auc``.
+    n_jobs : int, optional
+        OpenMP threads of the model (``None`` or -1: every core). On a machine shared with other
+        jobs, 1 can be much faster: OpenMP threads wait for each other actively, and a thread
+        that is not scheduled holds the others up; setting the environment variable
+        ``OMP_WAIT_POLICY=passive`` before Python starts avoids that too.
+    progress : bool, default False
+        Show a tqdm progress bar over the repetitions.
 
     Returns
     -------
     DiscriminatorTest
         ``value`` = mean "real" probability of unseen synthetic records minus that of holdout
-        records (baseline 0; above 0 signals over-fitting), ``real_synthetic``, ``real_holdout``,
-        ``auc`` of the "real" probability separating holdout from synthetic records.
+        records (baseline 0; above 0 signals over-fitting) with its bootstrap interval over
+        records, ``real_synthetic``, ``real_holdout``, ``auc`` of the "real" probability
+        separating holdout from synthetic records with its interval ``auc_low``, ``auc_high``,
+        and the verdict from :mod:`privlib.thresholds`.
+
+    Notes
+    -----
+    The tables are encoded once; each repetition draws a split, fits one model and scores the
+    holdout and the unseen half. The interval of ``value`` resamples holdout records and
+    synthetic records (each with its "real" probabilities summed over the repetitions that
+    scored it), so ``value`` is a difference of a mean and a ratio of sums, recomputed on each
+    resample. The AUC interval is the normal interval with the standard error of Hanley and
+    McNeil (1982), Radiology 143(1), equation 2, for the mean AUC.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> def table(n):
+    ...     return pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+    >>> res = discriminator_test(train=table(200), holdout=table(200), synthetic=table(200),
+    ...                          random_state=0)
+    >>> res.ci_low <= res.value <= res.ci_high
+    True
     """
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     if len(synthetic) < 2:
         raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     n_repeats = _check_integer(n_repeats, "n_repeats")
-    if estimator is None:
-        estimator = RandomForestClassifier(n_estimators=100, class_weight="balanced", n_jobs=1)
-    elif not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
+    confidence = check_confidence(confidence)
+    if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
         raise PrivlibError(
             "`estimator` must be a scikit-learn classifier with fit and predict_proba, "
             f"got {type(estimator).__name__}."
         )
     kinds = infer_kinds(train, name="train")
-    frames = {name: _classifier_frame(table, kinds) for name, table in
-              (("train", train), ("holdout", holdout), ("synthetic", synthetic))}
-    categorical = [c for c, k in kinds.items() if k != NUMERIC]
-    rng = np.random.default_rng(random_state)
-    rows = []
-    for _ in range(n_repeats):
+    tables = (train, holdout, synthetic)
+    if estimator is None:
+        (x_train, x_holdout, x_synthetic), categorical = _coded_features(tables, kinds)
+        model = HistGradientBoostingClassifier(
+            categorical_features=categorical, class_weight="balanced"
+        )
+        model_step = "random_state"
+    else:
+        x_train, x_holdout, x_synthetic = (_classifier_frame(t, kinds) for t in tables)
+        names = [c for c, k in kinds.items() if k != NUMERIC]
         model = Pipeline([
             ("encode", ColumnTransformer(
-                [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categorical)],
+                [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
                 remainder="passthrough",
             )),
             ("classify", clone(estimator)),
         ])
-        if "classify__random_state" in model.get_params():
-            model.set_params(classify__random_state=int(rng.integers(2**31 - 1)))
+        model_step = "classify__random_state"
+    rng = np.random.default_rng(random_state)
+    n_fit = len(synthetic) // 2
+    n_scored = len(synthetic) - n_fit
+    labels = np.repeat([1, 0], [len(train), n_fit])
+    holdout_sum = np.zeros(len(holdout))
+    synthetic_sum, synthetic_count = np.zeros(len(synthetic)), np.zeros(len(synthetic))
+    rows = []
+    threads = _check_threads(n_jobs)
+    for _ in _repetitions(n_repeats, progress):
+        fitted = clone(model)
+        if model_step in fitted.get_params():
+            fitted.set_params(**{model_step: int(rng.integers(2**31 - 1))})
         order = rng.permutation(len(synthetic))
-        fit_part, score_part = order[: len(order) // 2], order[len(order) // 2 :]
-        features = pd.concat([frames["train"], frames["synthetic"].iloc[fit_part]], ignore_index=True)
-        labels = np.repeat([1, 0], [len(train), fit_part.size])
-        try:
-            model.fit(features, labels)
-        except ValueError as exc:  # e.g. an estimator that cannot take missing values
-            raise PrivlibError(f"the discriminator `estimator` could not be fitted: {exc}") from None
-        real = list(model.classes_).index(1)
-        p_holdout = model.predict_proba(frames["holdout"])[:, real]
-        p_synthetic = model.predict_proba(frames["synthetic"].iloc[score_part])[:, real]
+        fit_part, score_part = order[:n_fit], order[n_fit:]
+        features = _stack(x_train, _take(x_synthetic, fit_part))
+        with threadpool_limits(limits=threads, user_api="openmp"):
+            try:
+                fitted.fit(features, labels)
+            except ValueError as exc:  # e.g. an estimator that cannot take missing values
+                raise PrivlibError(
+                    f"the discriminator `estimator` could not be fitted: {exc}"
+                ) from None
+            real = list(fitted.classes_).index(1)
+            p_holdout = fitted.predict_proba(x_holdout)[:, real]
+            p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]
+        holdout_sum += p_holdout
+        synthetic_sum[score_part] += p_synthetic
+        synthetic_count[score_part] += 1
         auc = roc_auc_score(np.repeat([1, 0], [p_holdout.size, p_synthetic.size]),
                             np.concatenate([p_holdout, p_synthetic]))
         rows.append((p_holdout.mean(), p_synthetic.mean(), auc))
     rows = np.array(rows)
     differences = rows[:, 1] - rows[:, 0]
     mean, low, high = _spread(differences)
-    return DiscriminatorTest(
-        measure="discriminator_excess_realness", value=mean, baseline=0.0,
-        real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
-        auc=float(rows[:, 2].mean()), n_repeats=n_repeats, repeat_low=low, repeat_high=high,
-        repeats=differences,
+
+    def excess_realness(holdout_mean, synthetic_sums):
+        return synthetic_sums[:, 0].sum() / synthetic_sums[:, 1].sum() - holdout_mean.mean()
+
+    scored = synthetic_count > 0
+    ci_low, ci_high = bootstrap_interval(
+        excess_realness,
+        [holdout_sum / n_repeats, np.column_stack([synthetic_sum[scored], synthetic_count[scored]])],
+        rng=rng, confidence=confidence,
     )
+    auc = float(rows[:, 2].mean())
+    auc_low, auc_high = _hanley_mcneil_interval(auc, len(holdout), n_scored, confidence)
+    result = DiscriminatorTest(
+        measure="discriminator_excess_realness", value=mean, baseline=0.0,
+        ci_low=ci_low, ci_high=ci_high, ci_method=BOOTSTRAP, confidence=confidence,
+        real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
+        auc=auc, auc_low=auc_low, auc_high=auc_high, model=_model_name(model),
+        n_repeats=n_repeats, repeat_low=low, repeat_high=high, repeats=differences,
+    )
+    return judge(result)
+
+
+def _check_threads(n_jobs) -> int | None:
+    """``n_jobs`` as a thread limit for threadpoolctl (``None``: no limit, every core)."""
+    if n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1):
+        return None
+    return _check_integer(n_jobs, "n_jobs")
+
+
+def _repetitions(n_repeats: int, progress: bool):
+    if not progress:
+        return range(n_repeats)
+    from tqdm.auto import tqdm
+
+    return tqdm(range(n_repeats), desc="discriminator", unit="fit")
+
+
+def _take(features, rows: np.ndarray):
+    return features.iloc[rows] if isinstance(features, pd.DataFrame) else features[rows]
+
+
+def _stack(first, second):
+    if isinstance(first, pd.DataFrame):
+        return pd.concat([first, second], ignore_index=True)
+    return np.concatenate([first, second])
+
+
+def _model_name(model) -> str:
+    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
+    return type(final).__name__

@@ -20,10 +20,18 @@ Both table-based metrics go through :class:`privlib.schema.TableEncoder`, which 
 one formula ``sum_k w_k * min(|a_k - b_k|, cap) / scale``; L1 is the same formula with no cap.
 The search never holds the ``n_query x n_reference`` distance matrix: it walks the tables in
 blocks sized from ``max_memory_mb``.
+
+Beyond one machine, ``kneighbors(..., client=client)`` runs the same search on a Dask cluster
+(``dask.distributed``, the optional ``dask`` extra): the reference is encoded, sorted and tiled
+once here and scattered to every worker, blocks of encoded queries are mapped to the workers,
+and the results are gathered in query order. Each worker runs the same kernel, and ties go to
+the lower reference row whatever the order of the visits, so the result is the local one, bit
+for bit.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -71,6 +79,7 @@ def kneighbors(
     max_memory_mb=256,
     n_jobs=None,
     progress=False,
+    client=None,
 ) -> Neighbors:
     """Find the ``k`` nearest records of ``reference`` for every record of ``query``, exactly.
 
@@ -104,6 +113,13 @@ def kneighbors(
         Threads to use; ``None`` or ``-1`` uses every core available to numba.
     progress : bool, default False
         Show a tqdm progress bar over the blocks.
+    client : dask.distributed.Client, optional
+        Run the search on a Dask cluster (needs the ``dask`` extra: ``pip install
+        privlib[dask]``). The encoded reference and its tiles are prepared here and scattered
+        once to every worker; blocks of encoded queries are mapped to the workers and the
+        results gathered in order. Each worker runs the same kernel with ``n_jobs`` threads
+        (default: its own number of threads), so the result is identical, bit for bit, to the
+        local search.
 
     Returns
     -------
@@ -121,14 +137,16 @@ def kneighbors(
     -----
     Distances are summed in float64 in column order; the result equals a brute-force
     computation up to rounding (about 1e-15). Ties are broken by the lower reference row
-    number, whatever the block sizes or number of threads.
+    number, whatever the block sizes, number of threads or Dask workers.
 
     The search is brute force with exact pruning: the reference is sorted and cut into tiles
     of consecutive records, each with a bounding box, and a tile whose lower bound is above a
     query's current k-th distance is skipped, the idea of the bounds of k-d trees (Friedman,
-    Bentley and Finkel 1977, ACM Trans. Math. Software 3(3)). On tables with shared
-    categories, such as Adult, most tiles are skipped; on structureless continuous data
-    little is, and the search costs about what a plain scan does.
+    Bentley and Finkel 1977, ACM Trans. Math. Software 3(3)). So is a tile whose bound equals
+    the k-th distance when all its records have higher row numbers than the k-th neighbour
+    (they would lose the tie), which keeps the search fast on tables where many records share
+    every value. On tables with shared categories, such as Adult, most tiles are skipped; on
+    structureless continuous data little is, and the search costs about what a plain scan does.
 
     Examples
     --------
@@ -151,6 +169,8 @@ def kneighbors(
             )
         tables = _ArraySource(query, reference, exclude_self)
     k = _check_k(k, tables.n_reference, exclude_self)
+    if client is not None:
+        return _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client)
     return _search(tables, k, metric, budget, threads, progress)
 
 
@@ -164,6 +184,7 @@ def nearest_distances(
     max_memory_mb=256,
     n_jobs=None,
     progress=False,
+    client=None,
 ) -> np.ndarray:
     """Distance from each ``query`` record to its nearest ``reference`` record.
 
@@ -183,6 +204,7 @@ def nearest_distances(
         max_memory_mb=max_memory_mb,
         n_jobs=n_jobs,
         progress=progress,
+        client=client,
     ).distances[:, 0]
 
 
@@ -405,29 +427,84 @@ def _sort_keys(block: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.concatenate([coded[np.argsort(distinct, kind="stable")], np.flatnonzero(~codes)])
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """What the kernel needs besides the data: the metric's per-feature terms and the sort keys."""
+
+    weights: np.ndarray
+    codes: np.ndarray
+    cap: float
+    squared: bool
+    keys: np.ndarray
+
+
+def _prepare_reference(block: np.ndarray, keys: np.ndarray):
+    """A reference block sorted on ``keys``, feature-major, with its tiles' bounding boxes."""
+    order = _sort_order(block, keys)
+    # feature-major, so that the kernel's inner loop runs over contiguous reference records
+    sorted_t = np.ascontiguousarray(block[order].T)
+    starts = np.arange(0, len(block), _REFERENCE_TILE)
+    low = np.ascontiguousarray(np.minimum.reduceat(sorted_t, starts, axis=1).T)
+    high = np.ascontiguousarray(np.maximum.reduceat(sorted_t, starts, axis=1).T)
+    first = np.minimum.reduceat(order, starts)  # each tile's lowest row number
+    return sorted_t, order, low, high, first
+
+
+def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices):
+    """Merge the neighbours of one encoded query block in each prepared reference block, in place.
+
+    ``prepared_blocks`` yields ``(ref_offset, prepared)`` pairs; ``self_offset`` is the query
+    block's first row in the reference (leave-one-out) or -1.
+    """
+    xq = np.ascontiguousarray(xq)
+    query_order = _sort_order(xq, settings.keys)
+    for ref_offset, (yt, ref_order, low, high, first) in prepared_blocks:
+        with numba.parallel_chunksize(_CHUNK):
+            _knn_kernel(
+                xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset,
+                settings.weights, settings.codes, settings.cap, settings.squared, distances,
+                indices,
+            )
+
+
+def _settings(tables, metric, first_block) -> _Settings:
+    return _Settings(
+        weights=tables.weights, codes=tables.codes, cap=float(tables.cap),
+        squared=metric == "l2", keys=_sort_keys(first_block, tables.codes),
+    )
+
+
+def _finish(distances, indices, metric, tables) -> Neighbors:
+    if metric == "l2":
+        np.sqrt(distances, out=distances)
+    if tables.scale != 1.0:
+        distances /= tables.scale
+    return Neighbors(distances=distances, indices=indices)
+
+
 def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
-    p, n_query, n_reference = tables.n_features, tables.n_query, tables.n_reference
-    query_rows, ref_rows = _plan(budget, n_query, n_reference, p)
+    n_query, n_reference = tables.n_query, tables.n_reference
+    query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
     ref_starts = range(0, n_reference, ref_rows)
     query_starts = range(0, n_query, query_rows)
-    keys = None
-
-    def reference_block(start):
-        nonlocal keys
-        block = tables.reference_block(start, start + ref_rows)
-        if keys is None:
-            keys = _sort_keys(block, tables.codes)
-        order = _sort_order(block, keys)
-        # feature-major, so that the kernel's inner loop runs over contiguous reference records
-        sorted_t = np.ascontiguousarray(block[order].T)
-        starts = np.arange(0, len(block), _REFERENCE_TILE)
-        low = np.ascontiguousarray(np.minimum.reduceat(sorted_t, starts, axis=1).T)
-        high = np.ascontiguousarray(np.maximum.reduceat(sorted_t, starts, axis=1).T)
-        return sorted_t, order, low, high
-
     # A reference that fits in one block is prepared once; a larger one is prepared again for
-    # each query block, which keeps the memory bounded at the cost of repeated encoding.
-    cached = reference_block(0) if len(ref_starts) == 1 else None
+    # each query block, which keeps the memory bounded at the cost of repeated encoding. The
+    # sort keys come from the first block encoded.
+    settings = cached = None
+    if len(ref_starts) == 1:
+        block = tables.reference_block(0, n_reference)
+        settings = _settings(tables, metric, block)
+        cached = [(0, _prepare_reference(block, settings.keys))]
+        del block
+
+    def prepared_blocks():
+        if cached is not None:
+            yield from cached
+            return
+        for r0 in ref_starts:
+            yield r0, _prepare_reference(tables.reference_block(r0, r0 + ref_rows), settings.keys)
+            if bar is not None:
+                bar.update()
 
     distances = np.full((n_query, k), np.inf)
     indices = np.full((n_query, k), -1, dtype=np.int64)
@@ -437,29 +514,95 @@ def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
     try:
         for q0 in query_starts:
             q1 = min(q0 + query_rows, n_query)
-            xq = np.ascontiguousarray(tables.query_block(q0, q1))
-            if keys is None:
-                keys = _sort_keys(xq, tables.codes)
-            query_order = _sort_order(xq, keys)
-            for r0 in ref_starts:
-                yt, ref_order, low, high = cached if cached is not None else reference_block(r0)
-                with numba.parallel_chunksize(_CHUNK):
-                    _knn_kernel(
-                        xq, query_order, yt, ref_order, low, high, r0,
-                        q0 if tables.exclude_self else -1, tables.weights, tables.codes,
-                        float(tables.cap), metric == "l2", distances[q0:q1], indices[q0:q1],
-                    )
-                if bar is not None:
-                    bar.update()
+            xq = tables.query_block(q0, q1)
+            if settings is None:
+                settings = _settings(tables, metric, xq)
+            _merge_block(
+                xq, q0 if tables.exclude_self else -1, prepared_blocks(), settings,
+                distances[q0:q1], indices[q0:q1],
+            )
+            if bar is not None and cached is not None:
+                bar.update()
     finally:
         numba.set_num_threads(previous_threads)
         if bar is not None:
             bar.close()
-    if metric == "l2":
-        np.sqrt(distances, out=distances)
-    if tables.scale != 1.0:
-        distances /= tables.scale
-    return Neighbors(distances=distances, indices=indices)
+    return _finish(distances, indices, metric, tables)
+
+
+# --------------------------------------------------------------------------------------------
+# The search on a Dask cluster
+# --------------------------------------------------------------------------------------------
+#: One kernel call at a time per worker process: numba's default threading layer does not allow
+#: two Python threads in parallel regions at once, and each call already uses the worker's threads.
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker_block(xq, self_offset, prepared_blocks, settings, k, n_jobs):
+    """Run on a Dask worker: the neighbours of one encoded query block, as (distances, indices)."""
+    from distributed import get_worker
+
+    threads = get_worker().state.nthreads if n_jobs is None else n_jobs
+    distances = np.full((len(xq), k), np.inf)
+    indices = np.full((len(xq), k), -1, dtype=np.int64)
+    with _WORKER_LOCK:
+        previous = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        try:
+            _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices)
+        finally:
+            numba.set_num_threads(previous)
+    return distances, indices
+
+
+def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> Neighbors:
+    """The search of :func:`_search`, with query blocks mapped to the workers of ``client``.
+
+    Every prepared reference block is scattered once to every worker (``broadcast=True``), so
+    the cluster holds the whole encoded reference; the client holds one block at a time.
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise PrivlibError(
+            "`client` needs Dask: pip install 'privlib[dask]' (dask[distributed]), or leave "
+            "client=None for the local search."
+        ) from None
+    if not isinstance(client, Client):
+        raise PrivlibError(
+            f"`client` must be a dask.distributed.Client, got {type(client).__name__}."
+        )
+    _check_jobs(n_jobs)
+    # threads per task: the worker's own count unless n_jobs says otherwise (each worker caps it)
+    workers = None if n_jobs is None or n_jobs == -1 else int(n_jobs)
+    n_query, n_reference = tables.n_query, tables.n_reference
+    query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
+    settings = None
+    reference = []
+    for r0 in range(0, n_reference, ref_rows):
+        block = tables.reference_block(r0, r0 + ref_rows)
+        if settings is None:
+            settings = _settings(tables, metric, block)
+        prepared = _prepare_reference(block, settings.keys)
+        reference.append((r0, client.scatter(prepared, broadcast=True)))
+    settings_future = client.scatter(settings, broadcast=True)
+    futures = [
+        client.submit(
+            _worker_block, tables.query_block(q0, min(q0 + query_rows, n_query)),
+            q0 if tables.exclude_self else -1, reference, settings_future, k, workers,
+            pure=False,
+        )
+        for q0 in range(0, n_query, query_rows)
+    ]
+    bar = _progress_bar(progress, len(futures))
+    if bar is not None:
+        for _ in as_completed(futures):
+            bar.update()
+        bar.close()
+    parts = client.gather(futures)
+    distances = np.concatenate([d for d, _ in parts])
+    indices = np.concatenate([i for _, i in parts])
+    return _finish(distances, indices, metric, tables)
 
 
 def _progress_bar(progress, total):
@@ -516,15 +659,15 @@ def _insert(best_d, best_i, d, index):
 
 @njit(parallel=True, cache=True, nogil=True)
 def _knn_kernel(
-    xq, query_order, yt, ref_order, low, high, ref_offset, self_offset, weights, codes, cap,
-    squared, best_d, best_i,
+    xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset, weights, codes,
+    cap, squared, best_d, best_i,
 ):
     """Merge the neighbours of ``xq`` in one reference block into the running top-k, in place.
 
     ``xq`` is the query block ``(n, p)``, visited in ``query_order``. ``yt`` is the reference
     block sorted by ``ref_order`` and stored feature-major ``(p, m)``: its column ``j`` is
     reference record ``ref_offset + ref_order[j]``; ``low`` and ``high`` bound each tile of
-    ``_REFERENCE_TILE`` columns. Query row ``i`` is reference record ``self_offset + i`` when
+    ``_REFERENCE_TILE`` columns, and ``first`` holds each tile's lowest ``ref_order``. Query row ``i`` is reference record ``self_offset + i`` when
     ``self_offset >= 0`` (leave-one-out) and skips it. Features with ``codes[f]`` hold
     whole-number codes and add ``weights[f]`` when they differ. ``best_d`` holds sums before
     the final ``sqrt`` / ``scale``, which preserve the order.
@@ -555,7 +698,14 @@ def _knn_kernel(
             width = min(_REFERENCE_TILE, m - r0)
             for r in range(rows.shape[0]):
                 i = rows[r]
-                if bounds[t, r] > best_d[i, k - 1]:
+                # Skip a tile that cannot improve the top-k: its bound is above the k-th distance,
+                # or equal to it while all its records come after the k-th neighbour (a tie goes
+                # to the lower row). With many exact ties (records sharing every key) the second
+                # test skips most of the tiles at distance 0.
+                worst_d = best_d[i, k - 1]
+                if bounds[t, r] > worst_d or (
+                    bounds[t, r] == worst_d and ref_offset + first[t] > best_i[i, k - 1]
+                ):
                     continue
                 acc[:width] = 0.0
                 # one pass per feature over contiguous reference values: the loop vectorises

@@ -124,3 +124,67 @@ def test_sample_split_is_disjoint_and_seeded():
     assert not set(a1["index"]) & set(b1["index"])
     with pytest.raises(PrivlibError, match="cannot draw"):
         pl.datasets.sample_split(df, 900, 200)
+
+
+# --------------------------------------------------------------------------------------------
+# Parquet
+# --------------------------------------------------------------------------------------------
+def _typed_table():
+    return pd.DataFrame({
+        "sex": pd.Categorical(["F", "M", None, "F"]),
+        "grade": pd.Categorical(["low", "high", "low", "mid"], categories=["low", "mid", "high"], ordered=True),
+        "code": [1, 2, 1, 2],  # few integer codes: categorical from CSV, kept as integers from Parquet
+        "day": pd.to_datetime(["2020-04-01", "2020-04-03", None, "2021-01-31"]),
+        "income": [100.5, None, 300.0, 12.0],
+        "label": ["a", "b", "a", None],
+    })
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".pq"])
+def test_read_table_parquet_keeps_the_stored_types(tmp_path, suffix):
+    pytest.importorskip("pyarrow", reason="the `parquet` extra is not installed")
+    table = _typed_table()
+    path = tmp_path / f"t{suffix}"
+    table.to_parquet(path)
+    back = pl.read_table(path)
+    # categorical (with order and categories), integer, datetime and float columns as written;
+    # only the text column becomes a categorical, as from CSV
+    for column in ["sex", "grade", "code", "day", "income"]:
+        assert back[column].dtype == table[column].dtype, column
+    assert back["grade"].dtype.ordered and list(back["grade"].cat.categories) == ["low", "mid", "high"]
+    assert isinstance(back["label"].dtype, pd.CategoricalDtype)
+    pd.testing.assert_frame_equal(back.drop(columns="label"), table.drop(columns="label"))
+    # ``like`` gives a second file the first one's categories, as for CSV
+    table.iloc[:2].to_parquet(tmp_path / f"s{suffix}")
+    like = pl.read_table(tmp_path / f"s{suffix}", like=back)
+    assert like["label"].dtype == back["label"].dtype and like["sex"].dtype == back["sex"].dtype
+
+
+def test_read_table_parquet_errors_name_the_file(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the `parquet` extra is not installed")
+    not_parquet = tmp_path / "train.parquet"
+    not_parquet.write_text("a,b\n1,2\n")
+    with pytest.raises(PrivlibError, match=r"train\.parquet.*not a readable Parquet"):
+        pl.read_table(not_parquet)
+    _typed_table().iloc[:0].to_parquet(tmp_path / "empty.parquet")
+    with pytest.raises(PrivlibError, match="0 row"):
+        pl.read_table(tmp_path / "empty.parquet")
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)  # as if it were not installed
+    with pytest.raises(PrivlibError, match=r"train\.parquet.*needs pyarrow"):
+        pl.read_table(not_parquet)
+
+
+def test_audit_inputs_read_parquet_files(tmp_path):
+    # privlib audit reads its files with load_audit_inputs; Parquet and CSV inputs may be mixed
+    pytest.importorskip("pyarrow", reason="the `parquet` extra is not installed")
+    adult = pl.load_dataset("adult").head(300)
+    adult.iloc[:150].to_parquet(tmp_path / "train.parquet")
+    adult.iloc[150:250].to_parquet(tmp_path / "synthetic.parquet")
+    adult.iloc[250:].to_csv(tmp_path / "holdout.csv", index=False)
+    inputs = pl.audit.load_audit_inputs(
+        train=str(tmp_path / "train.parquet"), synthetic=[str(tmp_path / "synthetic.parquet")],
+        holdout=str(tmp_path / "holdout.csv"), keys=["age", "sex"], sensitive=["income"],
+    )
+    assert inputs.train.dtypes.equals(adult.dtypes)
+    pd.testing.assert_frame_equal(inputs.train, adult.iloc[:150])
+    assert len(inputs.primary) == 100 and inputs.holdout.dtypes.equals(adult.dtypes)

@@ -1,0 +1,74 @@
+"""The neighbour engine on a Dask cluster gives the local engine's result, bit for bit."""
+
+import numpy as np
+import pytest
+
+import privlib as pl
+from privlib import PrivlibError
+from privlib.neighbors import kneighbors
+
+distributed = pytest.importorskip(
+    "distributed", reason="the `dask` extra is not installed (pip install 'privlib[dask]')"
+)
+
+
+#: Workers as threads of this process: the cluster starts in a second rather than in ten on the
+#: shared test machine. The scatter / map / gather path is the same; worker processes (arrays
+#: pickled between processes) are checked by ``benchmarks/audit_scale.py --dask``, which
+#: records that the results are identical.
+PROCESSES = False
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=PROCESSES, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as dask_client:
+        yield dask_client
+
+
+@pytest.fixture(scope="module")
+def adult():
+    frame = pl.load_dataset("adult")
+    order = np.random.default_rng(0).permutation(len(frame))
+    return frame.iloc[order[:1500]], frame.iloc[order[1500:5500]]
+
+
+def test_cluster_search_is_identical_to_the_local_engine_on_adult(client, adult):
+    query, reference = adult
+    local = kneighbors(query, reference, k=3)
+    # a small memory budget cuts both tables into several blocks: several tasks, and a reference
+    # scattered in several parts
+    remote = kneighbors(query, reference, k=3, client=client, max_memory_mb=0.15)
+    assert np.array_equal(local.distances, remote.distances)
+    assert np.array_equal(local.indices, remote.indices)
+
+
+def test_cluster_leave_one_out_and_l2_are_identical(client, adult):
+    query, _ = adult
+    local = kneighbors(query, query, k=2, exclude_self=True, metric="hamming")
+    remote = kneighbors(query, query, k=2, exclude_self=True, metric="hamming", client=client, max_memory_mb=0.15)
+    assert np.array_equal(local.indices, remote.indices) and np.array_equal(local.distances, remote.distances)
+    numbers = query[["age", "hours-per-week", "education-num"]].to_numpy(float)
+    local = kneighbors(numbers, numbers[::2], metric="l2")
+    remote = kneighbors(numbers, numbers[::2], metric="l2", client=client)
+    assert np.array_equal(local.indices, remote.indices) and np.array_equal(local.distances, remote.distances)
+
+
+def test_measures_pass_the_client_through(client, adult):
+    query, reference = adult
+    train, holdout, synthetic = reference.iloc[:1000], reference.iloc[1000:1500], query.iloc[:1000]
+    local = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic)
+    remote = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, client=client)
+    assert np.array_equal(local.dcr, remote.dcr)
+    keys = ["age", "sex", "race"]
+    local = pl.attribute.knn_risk(original=train, synthetic=synthetic, keys=keys, target="income")
+    remote = pl.attribute.knn_risk(original=train, synthetic=synthetic, keys=keys, target="income", client=client)
+    assert np.array_equal(local.per_record, remote.per_record)
+    assert np.array_equal(local.per_record_original, remote.per_record_original)
+
+
+def test_client_must_be_a_dask_client(adult):
+    query, reference = adult
+    with pytest.raises(PrivlibError, match="`client`"):
+        kneighbors(query.iloc[:5], reference.iloc[:5], client="tcp://127.0.0.1:8786")
