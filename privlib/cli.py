@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "(the keys of privlib.thresholds.REGISTRY)")
     audit.add_argument("--allow-new-categories", action="store_true",
                        help="accept synthetic or holdout categories that look recoded (they are still reported)")
+    audit.add_argument("--dask-scheduler", metavar="ADDRESS",
+                       help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)")
     audit.add_argument("--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)")
     audit.add_argument("--out", required=True, help="output folder")
 
@@ -134,6 +136,7 @@ def _audit(args) -> None:
         thresholds=args.thresholds,
         allow_new_categories=args.allow_new_categories,
         schema=args.schema,
+        dask_scheduler=args.dask_scheduler,
         progress=not args.quiet,
     )
     print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)

@@ -166,6 +166,13 @@ def _require_report_extra() -> None:
         )
 
 
+def _require_dask() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
+
+
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
     import papermill
 
@@ -269,6 +276,7 @@ def run_audit(
     params=None,
     allow_new_categories: bool = False,
     schema=None,
+    dask_scheduler: str | None = None,
     progress: bool = True,
 ) -> Path:
     """Run the privacy audit and write its report into ``out``.
@@ -290,6 +298,8 @@ def run_audit(
     """
     out = _checked_out(out)
     _require_report_extra()
+    if dask_scheduler is not None:
+        _require_dask()
     notebook = audit_notebook()
     arguments = _audit_arguments(params, dict(
         keys=keys, sensitive=sensitive, population_size=population_size, seed=seed, title=title,
@@ -325,6 +335,7 @@ def run_audit(
             "seed": arguments["seed"],
             "title": arguments["title"],
             "recipe": recipe,
+            "dask_scheduler": dask_scheduler,
             "metrics_path": str(report / "metrics.json"),
         }
         executed = report / "privacy_audit.ipynb"

@@ -72,3 +72,22 @@ def test_client_must_be_a_dask_client(adult):
     query, reference = adult
     with pytest.raises(PrivlibError, match="`client`"):
         kneighbors(query.iloc[:5], reference.iloc[:5], client="tcp://127.0.0.1:8786")
+
+
+def test_the_audit_passes_its_client_to_the_engine_measures(client, adult, tmp_path):
+    from privlib.audit import CATALOGUE, Audit, load_audit_inputs
+
+    train, rest = adult
+    paths = {}
+    for name, table in (("train", train.iloc[:400]), ("holdout", rest.iloc[:400]), ("synthetic", rest.iloc[400:800])):
+        paths[name] = tmp_path / f"{name}.csv"
+        table.to_csv(paths[name], index=False)
+    inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"])
+    chosen = [entry for entry in CATALOGUE if entry.key in ("dcr", "nn_mia", "dcr_holdout_share")]
+    local = Audit(inputs, catalogue=chosen).run()
+    remote = Audit(inputs, catalogue=chosen, client=client).run()
+    assert [r.result.to_dict() for r in remote.recorded] == [r.result.to_dict() for r in local.recorded]
+    assert len(remote.recorded) == 3
+    # and the client does reach them: an object that is not a client is refused by each measure
+    refused = Audit(inputs, catalogue=chosen, client=object()).run()
+    assert sorted(label for _, label, why in refused.skipped if "`client`" in why) == ["dcr", "dcr_holdout_share", "nn_mia"]

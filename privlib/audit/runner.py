@@ -14,6 +14,7 @@ Reproducibility: ``metrics.json`` is a function of the inputs and the settings, 
 from __future__ import annotations
 
 import datetime as _dt
+import inspect
 import json
 import math
 import os
@@ -71,10 +72,13 @@ class Audit:
         valid keys.
     catalogue : sequence of Measure, optional
         The measures to run (default :data:`~privlib.audit.catalogue.CATALOGUE`).
+    client : dask.distributed.Client, optional
+        Passed to every measure that takes a ``client`` (the neighbour-engine measures), which then
+        search on the Dask cluster; the results are identical.
     """
 
     def __init__(self, inputs: AuditInputs, *, settings=None, parameters=None, thresholds=None,
-                 catalogue=CATALOGUE):
+                 catalogue=CATALOGUE, client=None):
         unknown = sorted(set(settings or {}) - set(DEFAULT_SETTINGS))
         if unknown:
             raise PrivlibError(
@@ -85,6 +89,7 @@ class Audit:
         self.parameters = _portable(parameters or {})
         self.thresholds = check_overrides(thresholds)
         self.catalogue = tuple(catalogue)
+        self.client = client
         self.recorded: list[Recorded] = []
         self.skipped: list[tuple[str, str, str]] = []
         self.tables: dict[str, pd.DataFrame] = {}
@@ -143,8 +148,11 @@ class Audit:
         self._step += 1
         print(f"[{self._step}] {FAMILIES[entry.family].title}: {label} ...", flush=True)
         start = time.perf_counter()
+        arguments = entry.arguments(context)
+        if self.client is not None and "client" in inspect.signature(entry.function).parameters:
+            arguments["client"] = self.client
         try:
-            out = entry.function(**entry.arguments(context))
+            out = entry.function(**arguments)
         except PrivlibError as exc:
             self.skip(entry.family, label, f"the data do not allow it: {exc}")
             print(f"    skipped: {exc}", flush=True)
