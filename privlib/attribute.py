@@ -58,7 +58,7 @@ from privlib.schema import (
     numeric_values,
 )
 from privlib.validation import (
-    CONFIDENCE, Instance, Integer, Names, Options, RandomState, Table, validate_params,
+    CONFIDENCE, Boolean, HasMethods, Instance, Integer, Names, Options, RandomState, Table, validate_params,
 )
 
 __all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
@@ -605,6 +605,7 @@ def _check_estimator(estimator, regression, target, cv, n):
     return clone(estimator)
 
 
+@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()], "k": [Integer(low=1)], "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")], "estimator": [HasMethods("fit", "predict"), None], "cv": [Integer(low=2)], "random_state": [RandomState()], "confidence": [CONFIDENCE], "progress": [Boolean()]})
 def knn_risk(
     *,
     original, synthetic, keys, target, k=3, metric="gower", estimator=None, cv=10,

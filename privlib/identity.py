@@ -57,7 +57,9 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
-from privlib.validation import CONFIDENCE, Boolean, Names, RandomState, Table, validate_params
+from privlib.validation import (
+    CONFIDENCE, Boolean, Integer, Names, Number, RandomState, Table, validate_params,
+)
 
 __all__ = [
     "identical_match_share", "dcr", "dcr_summary", "replicated_uniques", "match_risk",
@@ -247,6 +249,7 @@ def identical_match_share(
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
+@validate_params({"synthetic": [Table()], "reference": [Table()], "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None], "progress": [Boolean()]})
 def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
@@ -357,6 +360,7 @@ class DCRSummary(Result):
         return with_verdict(text, self)
 
 
+@validate_params({"synthetic": [Table()], "train": [Table()], "holdout": [Table(), None], "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None], "confidence": [CONFIDENCE]})
 def dcr_summary(
     *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None, client=None,
     confidence=DEFAULT_CONFIDENCE,

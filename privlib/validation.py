@@ -53,8 +53,9 @@ class _Constraint:
 
 
 class Table(_Constraint):
-    """A pandas DataFrame with at least ``min_rows`` rows, distinct column names and no column
-    that is entirely missing."""
+    """A pandas DataFrame with at least ``min_rows`` rows, distinct column names and, when it has
+    several rows, no column that is entirely missing (one record with a missing value is a
+    record, a column with no value in a table is a mistake)."""
 
     def __init__(self, min_rows: int = 1):
         self.min_rows = min_rows
@@ -69,7 +70,7 @@ class Table(_Constraint):
         if repeated:
             return f"`{name}` names column(s) {repeated} more than once; give each column one name."
         empty = [str(c) for c in value.columns if value[c].isna().all()]
-        if empty and len(value):
+        if empty and len(value) > 1:
             return (f"`{name}` has column(s) {empty} with no value at all; drop them or fill them in.")
         return None
 

@@ -115,14 +115,14 @@ def test_knn_risk_same_seed_same_result():
 @pytest.mark.parametrize(
     "change, message",
     [
-        (dict(k=0), "`k` must be a positive integer"),
+        (dict(k=0), "`k` must be a whole number >= 1"),
         (dict(k=4), "larger than the synthetic data"),
         (dict(target=["c", "y"]), "one variable"),
         (dict(keys="nope"), "keys"),
         (dict(keys=["x", "c"]), "also among the `keys`"),
         (dict(estimator=LinearRegression()), "must be a scikit-learn classifier"),
         (dict(estimator=DummyClassifier(), cv=9), "`cv`"),
-        (dict(estimator="knn"), "fit and predict"),
+        (dict(estimator="knn"), "`estimator` must be an object with fit\\(\\) and predict\\(\\)"),
     ],
 )
 def test_knn_risk_rejects_bad_arguments(line, change, message):
