@@ -78,9 +78,10 @@ import pandas as pd
 from scipy import optimize
 
 from privlib.errors import PrivlibError
+from privlib.schema import NUMERIC, check_frame, infer_kinds, numeric_values
 from privlib.synth import _Synthesizer, _check_number, _rng
 
-__all__ = ["MST", "cdp_delta", "cdp_rho"]
+__all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,8 +119,8 @@ def cdp_delta(rho: float, epsilon: float) -> float:
     --------
     >>> cdp_delta(0.0, 1.0)
     0.0
-    >>> round(cdp_delta(0.1, 1.0), 6)
-    0.00031
+    >>> round(cdp_delta(0.1, 1.0), 5)
+    0.00893
     """
     _check_number(rho, "rho", low=0.0)
     _check_number(epsilon, "epsilon", low=0.0, low_open=True)
@@ -158,7 +159,7 @@ def cdp_rho(epsilon: float, delta: float) -> float:
     --------
     >>> rho = cdp_rho(1.0, 1e-9)
     >>> round(rho, 5)
-    0.02479
+    0.01497
     >>> abs(cdp_delta(rho, 1.0) - 1e-9) < 1e-12
     True
     """
@@ -238,6 +239,27 @@ class _Discrete:
         return np.where(missing, np.nan, values)
 
 
+def bounds_of(public: pd.DataFrame) -> dict:
+    """``{column: (minimum, maximum)}`` of the numeric columns of a public table, for ``MST(bounds=)``.
+
+    Take them from data that is not private (a census table, a published codebook, the
+    population an adversary is assumed to know), never from the training data itself.
+
+    Examples
+    --------
+    >>> bounds_of(pd.DataFrame({"age": [17, 90], "sex": ["F", "M"]}))
+    {'age': (17.0, 90.0)}
+    """
+    data = check_frame(public, "public")
+    kinds = infer_kinds(data, name="public")
+    out = {}
+    for column in data.columns:
+        if kinds[column] == NUMERIC:
+            values = numeric_values(data[column])
+            out[column] = (float(np.nanmin(values)), float(np.nanmax(values)))
+    return out
+
+
 def _check_bounds(bounds, table, columns) -> dict:
     if bounds is None:
         return {}
@@ -285,8 +307,8 @@ class MST(_Synthesizer):
     n_bins : int, default 16
         Equal-width bins per numeric column.
     bounds : dict, optional
-        Public ``{column: (low, high)}`` for numeric columns (dates in days since 1970-01-01);
-        values outside are clipped into the end bins. Columns not named take the training
+        Public ``{column: (low, high)}`` for numeric columns (dates in days since 1970-01-01),
+        e.g. :func:`bounds_of` a public table; values outside are clipped into the end bins. Columns not named take the training
         minimum and maximum (outside the guarantee).
     random_state : int, numpy.random.Generator or None
         Seed of the noise that ``fit`` draws (``fit`` of the synthesizer protocol takes no seed).

@@ -100,6 +100,20 @@ REGISTRY: dict[str, Threshold] = dict(
             source="kit default: synthetic records judged 2 points more 'real' than genuine "
             "unseen records",
         ),
+        # issue 15: targeted attacks (privlib.targeted)
+        _entry(
+            "shadow_model_auc", 0.1, from_baseline=True,
+            source="kit default: a mean AUC over the targets more than 0.1 above chance (0.5); "
+            "Stadler, Oprisanu & Troncoso (2022) read any gain over 0.5 on an outlier as a "
+            "privacy loss and publish no cut-off; the margin is wider than nn_mia_auc's because "
+            "each target's AUC rests on a few dozen shadow pairs",
+        ),
+        _entry(
+            "density_attack_auc", 0.05, from_baseline=True,
+            source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
+            "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
+            "cut-off",
+        ),
     ]
 )
 
