@@ -65,6 +65,8 @@ Cesar M, Rogers R. Bounding, concentrating, and truncating: unifying privacy los
 for data analytics. ALT 2021.
 
 McSherry F, Talwar K. Mechanism design via differential privacy. FOCS 2007.
+
+Kairouz P, Oh S, Viswanath P. The composition theorem for differential privacy. ICML 2015.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_frame, infer_kinds, numeric_values
 from privlib.synth import _Synthesizer, _check_number, _rng
 
-__all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho"]
+__all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,6 +178,31 @@ def cdp_rho(epsilon: float, delta: float) -> float:
         if high - low <= 1e-13 * high:
             break
     return low
+
+
+def max_attack_auc(epsilon: float, delta: float = 0.0) -> float:
+    """The largest AUC any membership test can reach against an ``(epsilon, delta)``-DP release.
+
+    DP bounds every test of "the record was in" against "it was not" (Kairouz, Oh & Viswanath
+    2015, Theorem 2.1): at false positive rate ``f`` the true positive rate is at most
+    ``min(1, e**epsilon f + delta, 1 - e**-epsilon (1 - delta - f))``. The area under that curve
+    is the bound; with ``delta = 0`` it is ``e**epsilon / (1 + e**epsilon)``.
+
+    Examples
+    --------
+    >>> round(max_attack_auc(1.0), 4)
+    0.7311
+    >>> max_attack_auc(0.0)
+    0.5
+    """
+    _check_number(epsilon, "epsilon", low=0.0)
+    _check_number(delta, "delta", low=0.0, high=1.0)
+    if delta == 0:
+        return float(1 / (1 + math.exp(-epsilon)))
+    fpr = np.linspace(0.0, 1.0, 200001)
+    tpr = np.minimum.reduce([np.ones_like(fpr), math.exp(epsilon) * fpr + delta,
+                             1 - math.exp(-epsilon) * (1 - delta - fpr)])
+    return float(np.trapezoid(np.clip(tpr, 0, 1), fpr))
 
 
 def gaussian_sigma(rho: float, n_marginals: int) -> float:

@@ -162,3 +162,15 @@ def test_bad_parameters_name_themselves(mixed, params, name):
 def test_sample_before_fit_is_refused():
     with pytest.raises(PrivlibError, match="not fitted"):
         dp.MST().sample(5)
+
+
+def test_max_attack_auc_is_the_area_under_the_dp_roc_bound():
+    # delta = 0: the bound is e^eps f up to f* = 1/(1 + e^eps), then 1 - e^-eps (1 - f);
+    # integrating the two pieces by hand gives e^eps / (1 + e^eps)
+    for epsilon in (0.1, 1.0, 10.0):
+        assert dp.max_attack_auc(epsilon) == pytest.approx(math.exp(epsilon) / (1 + math.exp(epsilon)))
+    # a positive delta can only raise the bound, and delta = 1 allows anything
+    assert dp.max_attack_auc(1.0, 1e-3) > dp.max_attack_auc(1.0)
+    assert dp.max_attack_auc(0.5, 1.0) == pytest.approx(1.0, abs=1e-6)
+    with pytest.raises(PrivlibError, match="`epsilon`"):
+        dp.max_attack_auc(-1.0)
