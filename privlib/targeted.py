@@ -505,7 +505,8 @@ def shadow_model_attack(
         )
         x_out = np.array([p[0] for p in pairs])
         x_in = np.array([p[1] for p in pairs])
-        classifier = RandomForestClassifier(n_estimators=100, random_state=int(rng.integers(2**31)))
+        classifier = RandomForestClassifier(n_estimators=500, n_jobs=n_jobs,
+                                            random_state=int(rng.integers(2**31)))
         classifier.fit(np.vstack([x_out[:n_shadows], x_in[:n_shadows]]),
                        np.r_[np.zeros(n_shadows), np.ones(n_shadows)])
         score_out = classifier.predict_proba(x_out[n_shadows:])[:, 1]
