@@ -8,7 +8,9 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.attribute` - attribute disclosure (CAP, classification-based risk)
 * :mod:`privlib.membership` - membership disclosure
 * :mod:`privlib.utility` - utility measures for the risk-utility trade-off
+* :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
+* :mod:`privlib.dp` - a differentially private synthesizer (MST) and its accounting
 * :mod:`privlib.plots` - plots, axes in and axes out
 * :mod:`privlib.report` - audit and course reports (HTML, PDF, metrics.json)
 """
@@ -27,7 +29,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
-    "report", "results", "datasets", "cli",
+    "report", "results", "datasets", "cli", "targeted", "dp",
 }
 
 __all__ = [

@@ -54,6 +54,7 @@ __all__ = [
     "discriminator_test",
     "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
     "PrivacyLoss", "DiscriminatorTest",
+    "shadow_model_attack", "density_attack",
 ]
 
 #: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable.
@@ -1095,3 +1096,6 @@ def discriminator_test(
         real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
         auc=float(rows[:, 2].mean()), n_repeats=n_repeats, low=low, high=high, repeats=differences,
     )
+
+
+from privlib.targeted import density_attack, shadow_model_attack  # noqa: E402
