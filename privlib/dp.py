@@ -4,11 +4,12 @@ The baselines of :mod:`privlib.synth` come with no guarantee; MST comes with one
 whatever an attacker knows. It releases a table drawn from a tree-shaped model of the data built
 only from noisy counts:
 
-1. **Discretise.** Every column becomes a small set of codes: a categorical column keeps its
-   categories (those its dtype declares, or the distinct values for other dtypes); a numeric
-   column (dates in days) is cut into ``n_bins`` equal-width bins between its bounds (``bounds``
-   if given, else the training minimum and maximum). A column with missing values gets one more
-   code for "missing".
+1. **Discretise.** Every column becomes a small set of codes that do not depend on which values
+   the training data holds: a column of numbers or dates (in days), however few its distinct
+   values, is cut into ``n_bins`` equal-width bins between its bounds (``bounds`` if given, else
+   the training minimum and maximum); a categorical dtype keeps the categories it declares
+   (all of them, seen or not); a column of text or booleans takes its sorted distinct values. A
+   column with missing values gets one more code for "missing".
 2. **Measure the one-way marginals** (the count of every code of every column) with Gaussian
    noise, spending a third of the budget.
 3. **Compress**: the codes whose noisy count is below three noise standard deviations are pooled
@@ -37,8 +38,12 @@ What the guarantee covers, and what it does not. Steps 2-6 are differentially pr
 respect to the records *given the domain*: the categories, the numeric bounds and which columns
 have missing values. As in McKenna's reference implementation, the domain is taken as public
 knowledge; when ``bounds`` is not given it is read from the training data, which is outside the
-guarantee (a custodian who needs the full guarantee passes public ``bounds`` and categorical
-dtypes). A released number can be any value inside its bin, so the bins (and ``n_bins``) set the
+guarantee, and so are the labels of a text column (a custodian who needs the full guarantee
+passes public ``bounds`` and categorical dtypes). This is no formality: an outlier is often the
+minimum or maximum of some variable, and notebook 08's shadow-model attack detects it through the
+range of the released numbers when ``bounds`` is left out. For the same reason numbers are binned
+even when :func:`privlib.schema.infer_kinds` would read them as codes: their distinct values
+would otherwise be released as labels. A released number can be any value inside its bin, so the bins (and ``n_bins``) set the
 numeric resolution of the release.
 
 Why the kit implements MST itself. McKenna's library is on PyPI as ``mbi`` (2.0, the successor
@@ -80,7 +85,7 @@ import pandas as pd
 from scipy import optimize
 
 from privlib.errors import PrivlibError
-from privlib.schema import NUMERIC, check_frame, infer_kinds, numeric_values
+from privlib.schema import check_frame, numeric_values, restore_numeric
 from privlib.synth import _Synthesizer, _check_number, _rng
 
 __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
@@ -228,42 +233,71 @@ def exponential_mechanism(scores: np.ndarray, epsilon: float, rng: np.random.Gen
 # --------------------------------------------------------------------------------------------
 # Discretisation
 # --------------------------------------------------------------------------------------------
+def _is_number(series: pd.Series) -> bool:
+    """Numbers and dates are binned, whatever their count of distinct values."""
+    dtype = series.dtype
+    return (pd.api.types.is_datetime64_any_dtype(dtype)
+            or (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)))
+
+
 @dataclass
 class _Discrete:
     """How one column becomes codes ``0..size-1`` and back.
 
-    Numeric: ``n_bins`` equal-width bins on ``[low, high]``; categorical: the codes of
-    :mod:`privlib.synth`'s encoding. ``has_missing`` adds a last code for missing values.
+    The codes depend on the column's type and on ``bounds``, never on which values the training
+    data holds (but for the ranges and labels the module documentation lists): numbers and dates
+    fall into ``n_values`` equal-width bins on ``[low, high]``; a categorical dtype gives the
+    positions of its declared categories; another type (text, booleans) the sorted distinct
+    values (``labels``). ``has_missing`` adds a last code for missing values.
     """
 
-    numeric: bool
+    like: pd.Series
     n_values: int
     has_missing: bool
+    numeric: bool = False
     low: float = 0.0
     high: float = 0.0
+    labels: np.ndarray | None = None
+
+    @classmethod
+    def fit(cls, series: pd.Series, bounds: dict, n_bins: int) -> tuple["_Discrete", np.ndarray]:
+        like = series.iloc[:0]
+        missing = series.isna().to_numpy()
+        has_missing = bool(missing.any())
+        if _is_number(series):
+            values = numeric_values(series)
+            low, high = bounds.get(series.name, (np.nanmin(values), np.nanmax(values)))
+            made = cls(like, n_bins, has_missing, numeric=True, low=float(low), high=float(high))
+            if made.high <= made.low:  # a constant column (only possible with given bounds)
+                made.high = made.low + 1.0
+            width = (made.high - made.low) / n_bins
+            codes = np.clip(np.floor((np.where(missing, made.low, values) - made.low) / width),
+                            0, n_bins - 1)
+        elif isinstance(series.dtype, pd.CategoricalDtype):
+            made = cls(like, len(series.dtype.categories), has_missing)
+            codes = series.cat.codes.to_numpy()
+        else:
+            codes, labels = pd.factorize(series, sort=True)
+            made = cls(like, len(labels), has_missing, labels=np.asarray(labels, dtype=object))
+        codes = np.where(missing, made.n_values, codes).astype(np.int64)
+        return made, codes
 
     @property
     def size(self) -> int:
         return self.n_values + int(self.has_missing)
 
-    def encode(self, values: np.ndarray) -> np.ndarray:
-        missing = np.isnan(values)
-        if self.numeric:
-            width = (self.high - self.low) / self.n_values
-            codes = np.floor((np.where(missing, self.low, values) - self.low) / width)
-            codes = np.clip(codes, 0, self.n_values - 1)
-        else:
-            codes = np.where(missing, 0, values)
-        return np.where(missing, self.n_values, codes).astype(np.int64)
-
-    def decode(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def decode(self, codes: np.ndarray, rng: np.random.Generator) -> pd.Series:
         missing = codes == self.n_values
         if self.numeric:
             width = (self.high - self.low) / self.n_values
             values = self.low + (codes + rng.random(len(codes))) * width
-        else:
-            values = codes.astype("float64")
-        return np.where(missing, np.nan, values)
+            return restore_numeric(np.where(missing, np.nan, values), self.like)
+        codes = np.where(missing, -1, codes)
+        dtype = self.like.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype), name=self.like.name)
+        out = pd.api.extensions.take(self.labels, codes, allow_fill=True)
+        return pd.Series(out, name=self.like.name, dtype=object).astype(dtype)
 
 
 def bounds_of(public: pd.DataFrame) -> dict:
@@ -278,16 +312,15 @@ def bounds_of(public: pd.DataFrame) -> dict:
     {'age': (17.0, 90.0)}
     """
     data = check_frame(public, "public")
-    kinds = infer_kinds(data, name="public")
     out = {}
     for column in data.columns:
-        if kinds[column] == NUMERIC:
+        if _is_number(data[column]):
             values = numeric_values(data[column])
             out[column] = (float(np.nanmin(values)), float(np.nanmax(values)))
     return out
 
 
-def _check_bounds(bounds, table, columns) -> dict:
+def _check_bounds(bounds, data: pd.DataFrame) -> dict:
     if bounds is None:
         return {}
     if not isinstance(bounds, dict):
@@ -295,12 +328,11 @@ def _check_bounds(bounds, table, columns) -> dict:
             f"`bounds` must map numeric column names to (low, high) pairs, got "
             f"{type(bounds).__name__}."
         )
-    numeric = {c.name for c in table.columns if c.numeric}
     out = {}
     for column, pair in bounds.items():
-        if column not in columns:
+        if column not in data.columns:
             raise PrivlibError(f"`bounds` names column {column!r}, which is not in the data.")
-        if column not in numeric:
+        if not _is_number(data[column]):
             raise PrivlibError(f"`bounds` names column {column!r}, which is not numeric.")
         try:
             low, high = (float(v) for v in pair)
@@ -375,11 +407,10 @@ class MST(_Synthesizer):
 
     def _fit(self, data):
         rng = _rng(self.random_state)
-        bounds = _check_bounds(self.bounds, self.table_, self.columns_)
-        self.discrete_ = [self._discretiser(j, column, bounds)
-                          for j, column in enumerate(self.table_.columns)]
-        codes = np.column_stack([d.encode(self.table_.matrix[:, j])
-                                 for j, d in enumerate(self.discrete_)])
+        bounds = _check_bounds(self.bounds, data)
+        fitted = [_Discrete.fit(data[column], bounds, int(self.n_bins)) for column in data.columns]
+        self.discrete_ = [d for d, _ in fitted]
+        codes = np.column_stack([c for _, c in fitted])
         self.rho_ = cdp_rho(float(self.epsilon), float(self.delta))
         n_columns = codes.shape[1]
         one_way, groups, codes = self._measure_one_way(
@@ -393,20 +424,8 @@ class MST(_Synthesizer):
             counts = _counts(codes[:, [a, b]], (sizes[a], sizes[b]))
             two_way[a, b] = counts + rng.normal(0.0, sigma, size=counts.shape)
         self._build_network(one_way, two_way, edges, n_columns)
-        names = [c.name for c in self.table_.columns]
+        names = list(data.columns)
         self.tree_ = [(names[p], names[c]) for p, c in self.order_[1:]]
-
-    def _discretiser(self, j, column, bounds) -> _Discrete:
-        values = self.table_.matrix[:, j]
-        has_missing = bool(np.isnan(values).any())
-        if column.numeric:
-            low, high = bounds.get(column.name, (np.nanmin(values), np.nanmax(values)))
-            return _Discrete(True, int(self.n_bins), has_missing, float(low), float(high))
-        if isinstance(column.like.dtype, pd.CategoricalDtype):
-            n_values = len(column.like.dtype.categories)
-        else:
-            n_values = len(column.labels)
-        return _Discrete(False, n_values, has_missing)
 
     @staticmethod
     def _measure_one_way(codes, sizes, rho, rng):
@@ -489,15 +508,15 @@ class MST(_Synthesizer):
             cumulative = np.cumsum(self.conditionals_[child][groups[:, parent]], axis=1)
             draws = rng.random((n, 1)) * cumulative[:, -1:]
             groups[:, child] = np.minimum((cumulative < draws).sum(axis=1), cumulative.shape[1] - 1)
-        matrix = np.empty((n, n_columns))
+        columns = []
         for j, discrete in enumerate(self.discrete_):
             members = self.groups_[j]
             codes = np.empty(n, dtype=np.int64)
             for g, values in enumerate(members):
                 rows = np.flatnonzero(groups[:, j] == g)
                 codes[rows] = values[rng.integers(0, len(values), size=len(rows))]
-            matrix[:, j] = discrete.decode(codes, rng)
-        return self.table_.decode(matrix)
+            columns.append(discrete.decode(codes, rng))
+        return pd.concat(columns, axis=1)
 
 
 def _counts(codes: np.ndarray, shape: tuple) -> np.ndarray:

@@ -174,3 +174,18 @@ def test_max_attack_auc_is_the_area_under_the_dp_roc_bound():
     assert dp.max_attack_auc(0.5, 1.0) == pytest.approx(1.0, abs=1e-6)
     with pytest.raises(PrivlibError, match="`epsilon`"):
         dp.max_attack_auc(-1.0)
+
+
+def test_the_domain_does_not_depend_on_the_records_given_public_bounds_and_dtypes():
+    # two neighbouring tables: the second has one record with values nobody else holds
+    rng = np.random.default_rng(2)
+    first = pd.DataFrame({
+        "count": rng.integers(0, 3, 200),  # few distinct integers: still binned, not labelled
+        "kind": pd.Categorical(rng.choice(["a", "b"], 200), categories=["a", "b", "rare"]),
+    })
+    second = first.copy()
+    second.loc[0, ["count", "kind"]] = [40, "rare"]
+    bounds = {"count": (0.0, 50.0)}
+    domains = [[(d.size, d.low, d.high) for d in dp.MST(bounds=bounds, random_state=0).fit(t).discrete_]
+               for t in (first, second)]
+    assert domains[0] == domains[1]
