@@ -43,8 +43,8 @@ passes public ``bounds`` and categorical dtypes). This is no formality: an outli
 minimum or maximum of some variable, and notebook 08's shadow-model attack detects it through the
 range of the released numbers when ``bounds`` is left out. For the same reason numbers are binned
 even when :func:`privlib.schema.infer_kinds` would read them as codes: their distinct values
-would otherwise be released as labels. A released number can be any value inside its bin, so the bins (and ``n_bins``) set the
-numeric resolution of the release.
+would otherwise be released as labels. A released number can be any value inside its bin, so
+the bins (and ``n_bins``) set the numeric resolution of the release.
 
 Why the kit implements MST itself. McKenna's library is on PyPI as ``mbi`` (2.0, the successor
 of private-pgm), and it installs with numpy 2; but it compiles a new JAX program for every new set
@@ -301,7 +301,9 @@ class _Discrete:
 
 
 def bounds_of(public: pd.DataFrame) -> dict:
-    """``{column: (minimum, maximum)}`` of the numeric columns of a public table, for ``MST(bounds=)``.
+    """``{column: (minimum, maximum)}`` of the number and date columns of a public table.
+
+    Meant for ``MST(bounds=...)``.
 
     Take them from data that is not private (a census table, a published codebook, the
     population an adversary is assumed to know), never from the training data itself.
@@ -367,8 +369,8 @@ class MST(_Synthesizer):
         Equal-width bins per numeric column.
     bounds : dict, optional
         Public ``{column: (low, high)}`` for numeric columns (dates in days since 1970-01-01),
-        e.g. :func:`bounds_of` a public table; values outside are clipped into the end bins. Columns not named take the training
-        minimum and maximum (outside the guarantee).
+        e.g. :func:`bounds_of` a public table; values outside are clipped into the end bins.
+        Columns not named take the training minimum and maximum (outside the guarantee).
     random_state : int, numpy.random.Generator or None
         Seed of the noise that ``fit`` draws (``fit`` of the synthesizer protocol takes no seed).
         ``None``, the right choice for a real release, draws fresh unpredictable noise; set it

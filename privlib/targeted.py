@@ -430,7 +430,8 @@ def shadow_model_attack(
     ShadowModelAttack
         ``value`` the mean AUC over targets with its interval, baseline 0.5, judged against the
         registry's ``shadow_model_auc`` entry; per target ``target_index``, ``target_distance``,
-        ``target_auc``, ``target_ci_low``, ``target_ci_high`` (and :meth:`~ShadowModelAttack.per_target`).
+        ``target_auc``, ``target_ci_low``, ``target_ci_high`` (and
+        :meth:`~ShadowModelAttack.per_target`).
 
     Raises
     ------
@@ -613,7 +614,8 @@ def density_attack(
     _check_tables(tables)
     if estimator not in ("kde", "gmm"):
         raise PrivlibError(f"`estimator` must be 'kde' or 'gmm', got {estimator!r}.")
-    if bandwidth is not None and (isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float))
+    if bandwidth is not None and (isinstance(bandwidth, bool)
+                                  or not isinstance(bandwidth, (int, float))
                                   or not math.isfinite(bandwidth) or bandwidth <= 0):
         raise PrivlibError(f"`bandwidth` must be a positive number or None, got {bandwidth!r}.")
     n_components = _check_count(n_components, "n_components")
