@@ -390,7 +390,9 @@ def shadow_model_attack(
     synthesizer : str, type or object
         The generator, as :func:`resolve_synthesizer` takes it: a :mod:`privlib.synth` name, an
         entry point ``"module:Class"``, a class, or an unfitted instance with ``fit`` and
-        ``sample``. It is refitted ``2 * (n_shadows + n_test)`` times per target.
+        ``sample``. It is refitted ``2 * (n_shadows + n_test)`` times per target, each time on a
+        fresh copy; a class whose constructor takes ``random_state`` (e.g. the noise of
+        :class:`privlib.dp.MST`) gets a new seed for every fit, as a real release would.
     train : pandas.DataFrame
         The generator's real training data: the targets are chosen among its records.
     population : pandas.DataFrame
