@@ -251,6 +251,15 @@ def _fit_and_sample(template, data: pd.DataFrame, n: int, seed: int) -> pd.DataF
 # --------------------------------------------------------------------------------------------
 # Features of a synthetic table (Stadler et al. 2022)
 # --------------------------------------------------------------------------------------------
+def _category_slot(codes: np.ndarray, size: int) -> np.ndarray:
+    """Encoder codes of a categorical column as slots ``0..size-1``.
+
+    ``size`` is the number of known categories plus two: the second-last slot takes every
+    category the encoder never saw, the last one missing values.
+    """
+    return np.where(codes == MISSING, size - 1, np.minimum(codes, size - 2)).astype(int)
+
+
 class _Features:
     """Fixed-length features of any table with the population's columns.
 
@@ -276,9 +285,7 @@ class _Features:
             if numeric:
                 parts.append(np.where(x == MISSING, np.nan, x)[:, None])
             else:
-                size = self.n_categories[j]
-                index = np.where(x == MISSING, size - 1, np.minimum(x, size - 2)).astype(int)
-                parts.append(np.eye(size)[index])
+                parts.append(np.eye(self.n_categories[j])[_category_slot(x, self.n_categories[j])])
         return np.hstack(parts)
 
     def __call__(self, table: pd.DataFrame, kind: str) -> np.ndarray:
@@ -307,8 +314,7 @@ class _Features:
                     out.extend(list(hist) + [1 - present.size / len(x)])
             else:
                 size = self.n_categories[j]
-                index = np.where(x == MISSING, size - 1, np.minimum(x, size - 2)).astype(int)
-                freq = np.bincount(index, minlength=size) / len(x)
+                freq = np.bincount(_category_slot(x, size), minlength=size) / len(x)
                 if kind == "naive":
                     seen = np.flatnonzero(freq)
                     out.extend([seen.size, int(np.argmax(freq)),
@@ -543,8 +549,7 @@ def _embedding(encoder: TableEncoder, table: pd.DataFrame, name: str) -> np.ndar
             parts.append(np.where(x == MISSING, 0.5, x)[:, None])
         else:
             size = len(encoder.categories_[column]) + 2
-            index = np.where(x == MISSING, size - 1, np.minimum(x, size - 2)).astype(int)
-            parts.append(0.5 * np.eye(size)[index])
+            parts.append(0.5 * np.eye(size)[_category_slot(x, size)])
     return np.hstack(parts)
 
 
