@@ -8,7 +8,9 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.attribute` - attribute disclosure (CAP, classification-based risk)
 * :mod:`privlib.membership` - membership disclosure
 * :mod:`privlib.utility` - utility measures for the risk-utility trade-off
+* :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
+* :mod:`privlib.dp` - a differentially private synthesizer (MST) and its accounting
 * :mod:`privlib.plots` - plots, axes in and axes out
 * :mod:`privlib.results`, :mod:`privlib.uncertainty`, :mod:`privlib.thresholds` - results, their
   intervals, and the threshold registry that gives every verdict
@@ -32,7 +34,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
     "results", "uncertainty", "thresholds", "datasets", "resources", "audit", "render", "pipeline",
-    "cli",
+    "cli", "targeted", "dp", "criteria", "validation", "slides", "site",
 }
 
 __all__ = [

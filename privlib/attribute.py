@@ -190,7 +190,10 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
 
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()], "variant": [Options(1, 2)], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()],
+    "variant": [Options(1, 2)], "random_state": [RandomState()], "confidence": [CONFIDENCE],
+})
 def cap(
     *, original, synthetic, keys, target, variant=1, random_state=None,
     confidence=DEFAULT_CONFIDENCE,
@@ -317,7 +320,11 @@ def cap(
     ))
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "columns": [Names(), Instance(list, tuple, description="an empty list"), None], "n_bins": [Integer(low=2)]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()],
+    "columns": [Names(), Instance(list, tuple, description="an empty list"), None],
+    "n_bins": [Integer(low=2)],
+})
 def discretize(*, original, synthetic, columns=None, n_bins=5):
     """Cut numeric columns of both tables into the same quantile bins of the original data.
 
@@ -605,7 +612,12 @@ def _check_estimator(estimator, regression, target, cv, n):
     return clone(estimator)
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()], "k": [Integer(low=1)], "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")], "estimator": [HasMethods("fit", "predict"), None], "cv": [Integer(low=2)], "random_state": [RandomState()], "confidence": [CONFIDENCE], "progress": [Boolean()]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()],
+    "k": [Integer(low=1)], "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")],
+    "estimator": [HasMethods("fit", "predict"), None], "cv": [Integer(low=2)],
+    "random_state": [RandomState()], "confidence": [CONFIDENCE], "progress": [Boolean()],
+})
 def knn_risk(
     *,
     original, synthetic, keys, target, k=3, metric="gower", estimator=None, cv=10,

@@ -387,7 +387,7 @@ def _encode(columns, synthetic, train, control) -> tuple[list[np.ndarray], list[
         coded = encoder.transform(frame, name)
         coded[coded == MISSING] = np.nan
         arrays.append(coded)
-    return arrays, [encoder.kinds_[c] == NUMERIC for c in encoder.columns]
+    return arrays, [encoder.kinds_[c] == NUMERIC for c in encoder.columns_]
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,7 +612,12 @@ def _control_correction(predicates, control, n_train, rng) -> float:
 # --------------------------------------------------------------------------------------------
 # Public measures
 # --------------------------------------------------------------------------------------------
-@validate_params({"synthetic": [Table()], "train": [Table()], "control": [Table()], "mode": [Options("univariate", "multivariate")], "n_attacks": [Integer(low=1)], "n_cols": [Integer(low=1)], "max_attempts": [Integer(low=1), None], "confidence": [CONFIDENCE], "random_state": [RandomState()]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "control": [Table()],
+    "mode": [Options("univariate", "multivariate")], "n_attacks": [Integer(low=1)],
+    "n_cols": [Integer(low=1)], "max_attempts": [Integer(low=1), None],
+    "confidence": [CONFIDENCE], "random_state": [RandomState()],
+})
 def singling_out(
     *,
     synthetic,
@@ -765,7 +770,12 @@ def _check_aux(columns, parameter, train) -> list:
     return columns
 
 
-@validate_params({"synthetic": [Table()], "train": [Table()], "control": [Table()], "aux_columns": [Instance(tuple, list, description="a pair of column lists")], "n_neighbors": [Integer(low=1)], "n_attacks": [Integer(low=1)], "confidence": [CONFIDENCE], "random_state": [RandomState()]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "control": [Table()],
+    "aux_columns": [Instance(tuple, list, description="a pair of column lists")],
+    "n_neighbors": [Integer(low=1)], "n_attacks": [Integer(low=1)], "confidence": [CONFIDENCE],
+    "random_state": [RandomState()],
+})
 def linkability(
     *,
     synthetic,
@@ -888,7 +898,11 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
     return np.where(g_missing | s_missing, g_missing & s_missing, right).astype(bool)
 
 
-@validate_params({"synthetic": [Table()], "train": [Table()], "control": [Table()], "secret": [Names()], "aux_columns": [Names(), None], "n_attacks": [Integer(low=1)], "tolerance": [Number(low=0)], "confidence": [CONFIDENCE], "random_state": [RandomState()]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "control": [Table()], "secret": [Names()],
+    "aux_columns": [Names(), None], "n_attacks": [Integer(low=1)], "tolerance": [Number(low=0)],
+    "confidence": [CONFIDENCE], "random_state": [RandomState()],
+})
 def inference(
     *,
     synthetic,

@@ -175,7 +175,10 @@ def _check_release(synthetic, train, holdout) -> None:
         check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
 
 
-@validate_params({"synthetic": [Table()], "train": [Table()], "holdout": [Table(), None], "confidence": [CONFIDENCE]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "holdout": [Table(), None],
+    "confidence": [CONFIDENCE],
+})
 def identical_match_share(
     *, synthetic, train, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> IdenticalMatchShare:
@@ -249,7 +252,10 @@ def identical_match_share(
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
-@validate_params({"synthetic": [Table()], "reference": [Table()], "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None], "progress": [Boolean()]})
+@validate_params({
+    "synthetic": [Table()], "reference": [Table()], "max_memory_mb": [Number(low=1)],
+    "n_jobs": [Integer(low=-1), None], "progress": [Boolean()],
+})
 def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
@@ -360,7 +366,11 @@ class DCRSummary(Result):
         return with_verdict(text, self)
 
 
-@validate_params({"synthetic": [Table()], "train": [Table()], "holdout": [Table(), None], "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None], "confidence": [CONFIDENCE]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "holdout": [Table(), None],
+    "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None],
+    "confidence": [CONFIDENCE],
+})
 def dcr_summary(
     *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None, client=None,
     confidence=DEFAULT_CONFIDENCE,
@@ -484,7 +494,10 @@ class ReplicatedUniques(Result):
         return with_verdict(text + ".", self)
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "keys": [Names(), None], "holdout": [Table(), None], "confidence": [CONFIDENCE]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()], "keys": [Names(), None],
+    "holdout": [Table(), None], "confidence": [CONFIDENCE],
+})
 def replicated_uniques(
     *, original, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> ReplicatedUniques:
@@ -751,7 +764,10 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     return counts, own
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "known": [Names()], "synthesized": [Names()], "relative": [Boolean()], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()], "known": [Names()], "synthesized": [Names()],
+    "relative": [Boolean()], "random_state": [RandomState()], "confidence": [CONFIDENCE],
+})
 def match_risk(
     *, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True,
     random_state=None, confidence=DEFAULT_CONFIDENCE,

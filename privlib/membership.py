@@ -84,6 +84,7 @@ __all__ = [
     "discriminator_test",
     "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
     "PrivacyLoss", "DiscriminatorTest",
+    "shadow_model_attack", "density_attack",
 ]
 
 #: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable
@@ -680,7 +681,11 @@ def risk_utility_loss(m, utility):
 # --------------------------------------------------------------------------------------------
 # Hamming-threshold attacks
 # --------------------------------------------------------------------------------------------
-@validate_params({"population": [Table()], "synthetic": [Table()], "attack_size": [Integer(low=1), None], "h": [Integer(low=0)], "random_state": [RandomState()], "n_bins": [Integer(low=1)], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE]})
+@validate_params({
+    "population": [Table()], "synthetic": [Table()], "attack_size": [Integer(low=1), None],
+    "h": [Integer(low=0)], "random_state": [RandomState()], "n_bins": [Integer(low=1)],
+    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
+})
 def ground_truth_risk(
     *,
     population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1,
@@ -833,7 +838,13 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
     return attack_size, from_train
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "t": [Number(low=0, high=1, closed="neither"), None], "attack_size": [Integer(low=1), None], "h": [Integer(low=0)], "random_state": [RandomState()], "population_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)], "n_bins": [Integer(low=1)], "confidence": [CONFIDENCE]})
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "t": [Number(low=0, high=1, closed="neither"), None], "attack_size": [Integer(low=1), None],
+    "h": [Integer(low=0)], "random_state": [RandomState()],
+    "population_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)],
+    "n_bins": [Integer(low=1)], "confidence": [CONFIDENCE],
+})
 def partition_risk(
     *,
     train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
@@ -965,7 +976,10 @@ def _gower_setup(train, holdout, synthetic, rng=None):
     return encoder, train, holdout
 
 
-@validate_params({"synthetic": [Table()], "train": [Table()], "holdout": [Table()], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
+@validate_params({
+    "synthetic": [Table()], "train": [Table()], "holdout": [Table()],
+    "random_state": [RandomState()], "confidence": [CONFIDENCE],
+})
 def dcr_holdout_share(
     *, synthetic, train, holdout, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> DcrHoldoutShare:
@@ -1036,7 +1050,10 @@ def _attack_distances(train, holdout, synthetic, rng, client=None):
     return dcr, is_member
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "random_state": [RandomState()], "confidence": [CONFIDENCE],
+})
 def threshold_attack(
     *, train, holdout, synthetic, thresholds=None, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> ThresholdAttack:
@@ -1100,7 +1117,10 @@ def threshold_attack(
     ))
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "random_state": [RandomState()], "confidence": [CONFIDENCE]})
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "random_state": [RandomState()], "confidence": [CONFIDENCE],
+})
 def nn_mia(
     *, train, holdout, synthetic, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> NNMia:
@@ -1200,7 +1220,10 @@ def _aa_resampled(repeat, rng) -> np.ndarray:
     return 0.5 * (resampled_means(target_side, rng=rng) + resampled_means(synthetic_side, rng=rng))
 
 
-@validate_params({"target": [Table()], "synthetic": [Table()], "random_state": [RandomState()], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE]})
+@validate_params({
+    "target": [Table()], "synthetic": [Table()], "random_state": [RandomState()],
+    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
+})
 def adversarial_accuracy(
     *, target, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> AdversarialAccuracy:
@@ -1269,7 +1292,10 @@ def adversarial_accuracy(
     ))
 
 
-@validate_params({"train": [Table()], "test": [Table()], "synthetic": [Table()], "random_state": [RandomState()], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE]})
+@validate_params({
+    "train": [Table()], "test": [Table()], "synthetic": [Table()],
+    "random_state": [RandomState()], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
+})
 def privacy_loss(
     *, train, test, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> PrivacyLoss:
@@ -1398,7 +1424,12 @@ def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confid
     return max(0.0, auc - half), min(1.0, auc + half)
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE], "n_jobs": [Integer(low=-1), None], "progress": [Boolean()]})
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()],
+    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE], "n_jobs": [Integer(low=-1), None],
+    "progress": [Boolean()],
+})
 def discriminator_test(
     *,
     train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1,
@@ -1578,3 +1609,6 @@ def _stack(first, second):
 def _model_name(model) -> str:
     final = model.steps[-1][1] if isinstance(model, Pipeline) else model
     return type(final).__name__
+
+
+from privlib.targeted import density_attack, shadow_model_attack  # noqa: E402

@@ -46,6 +46,7 @@ Patki N, Wedge R, Veeramachaneni K. The synthetic data vault. IEEE DSAA 2016.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import numbers
 from dataclasses import dataclass
@@ -652,6 +653,16 @@ SYNTHESIZERS = {
 }
 
 
+#: Synthesizers that live in their own module, imported on first use.
+_LAZY = {"MST": "privlib.dp"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'privlib.synth' has no attribute {name!r}")
+
+
 def make(name: str, **params) -> _Synthesizer:
     """Build a synthesizer from its class name and hyper-parameters.
 
@@ -660,7 +671,7 @@ def make(name: str, **params) -> _Synthesizer:
     name : str
         One of the keys of :data:`SYNTHESIZERS` (``"Copy"``, ``"AdditiveNoise"``,
         ``"IndependentMarginals"``, ``"GaussianCopula"``, ``"ParzenWindows"``,
-        ``"SequentialTrees"``).
+        ``"SequentialTrees"``), or ``"MST"`` (:class:`privlib.dp.MST`, differentially private).
     **params
         Hyper-parameters of that class.
 
@@ -669,9 +680,11 @@ def make(name: str, **params) -> _Synthesizer:
     PrivlibError
         For an unknown name or a hyper-parameter the class does not take.
     """
-    if name not in SYNTHESIZERS:
-        raise PrivlibError(f"unknown synthesizer {name!r}; choose one of {list(SYNTHESIZERS)}.")
-    cls = SYNTHESIZERS[name]
+    if name not in SYNTHESIZERS and name not in _LAZY:
+        raise PrivlibError(
+            f"unknown synthesizer {name!r}; choose one of {list(SYNTHESIZERS) + list(_LAZY)}."
+        )
+    cls = SYNTHESIZERS[name] if name in SYNTHESIZERS else __getattr__(name)
     accepted = list(inspect.signature(cls).parameters)
     unknown = [p for p in params if p not in accepted]
     if unknown:

@@ -362,18 +362,30 @@ REGISTRY: dict[str, Threshold] = dict(
                  "training than for control records"),
             )
         ),
-        # issue 13: knn_risk's two measures
+        # Targeted attacks (privlib.targeted)
         _entry(
-            "knn_risk_accuracy", 0.05, from_baseline=True,
-            source="kit default: the model fitted on the synthetic data predicts the target more "
-            "than 5 points more often than always guessing its most common value (Choi et al. "
-            "2017 and Kaur et al. 2021 compare with the original data, without a cut-off)",
+            "shadow_model_auc", 0.1, from_baseline=True, family="membership",
+            scope="asks, for a few chosen target records (outliers by default), whether the "
+            "generator's output changes when that one record is in its training data; a worst "
+            "case for those records, not an average over all",
+            risk_words="the release tells whether the target records were in the training data",
+            safe_words="the attack does no better than guessing on the target records, within "
+            "the margin",
+            source="kit default: a mean AUC over the targets more than 0.1 above chance (0.5); "
+            "Stadler, Oprisanu & Troncoso (2022) read any gain over 0.5 on an outlier as a "
+            "privacy loss and publish no cut-off; the margin is wider than nn_mia_auc's because "
+            "each target's AUC rests on a few dozen shadow pairs",
         ),
         _entry(
-            "knn_risk_mse", 0.0, from_baseline=True, higher_is_riskier=False,
-            source="kit default: the model fitted on the synthetic data predicts the target "
-            "better than its mean does (an MSE below its variance); the MSE is in the target's "
-            "units squared, so no margin can be fixed in advance",
+            "density_attack_auc", 0.05, from_baseline=True, family="membership",
+            scope="ranks every record by how much denser the synthetic data is around it than a "
+            "reference sample of real data: local over-fitting, as DOMIAS defines it",
+            risk_words="the synthetic data is denser around training records than around unseen ones",
+            safe_words="the synthetic data is no denser around training records than around "
+            "unseen ones, within the margin",
+            source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
+            "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
+            "cut-off",
         ),
     ]
 )

@@ -213,7 +213,11 @@ def _default_metric(task: str) -> str:
     return {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[task]
 
 
-@validate_params({"train": [Table()], "synthetic": [Table()], "holdout": [Table()], "target": [Names()], "estimator": [HasMethods("fit", "predict"), None], "metric": [Instance(str, description="a scikit-learn scoring name"), None]})
+@validate_params({
+    "train": [Table()], "synthetic": [Table()], "holdout": [Table()], "target": [Names()],
+    "estimator": [HasMethods("fit", "predict"), None],
+    "metric": [Instance(str, description="a scikit-learn scoring name"), None],
+})
 def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> TSTRResult:
     """Train on synthetic, test on real (TSTR) against train on real, test on real (TRTR).
 
@@ -393,7 +397,11 @@ def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[f
     return float(np.mean((propensity - share) ** 2)), propensity
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()], "n_permutations": [Integer(low=0)]})
+@validate_params({
+    "original": [Table()], "synthetic": [Table()],
+    "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()],
+    "n_permutations": [Integer(low=0)],
+})
 def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
     """Propensity-score mean squared error and its ratio to the null expectation.
 
@@ -647,7 +655,13 @@ COMPARISON_COLUMNS = {
 }
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Instance(dict, description="a dict of labels to DataFrames")], "keys": [Names()], "target": [Names()], "population_size": [Integer(low=1), None], "random_state": [RandomState()], "h": [Integer(low=0)], "attack_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)], "estimator": [HasMethods("fit", "predict_proba"), None]})
+@validate_params({
+    "train": [Table()], "holdout": [Table()],
+    "synthetic": [Instance(dict, description="a dict of labels to DataFrames")],
+    "keys": [Names()], "target": [Names()], "population_size": [Integer(low=1), None],
+    "random_state": [RandomState()], "h": [Integer(low=0)], "attack_size": [Integer(low=1), None],
+    "n_repeats": [Integer(low=1)], "estimator": [HasMethods("fit", "predict_proba"), None],
+})
 def compare_synthesizers(
     *,
     train, holdout, synthetic, keys, target, population_size=None, random_state=None,

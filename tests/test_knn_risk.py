@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 import privlib as pl
 from privlib import PrivlibError
 from privlib.attribute import _key_features, knn_risk
-from privlib.results import NO_EVIDENCE, RISK
+from privlib.results import NOT_ASSESSABLE, RISK
 from privlib.thresholds import REGISTRY
 
 # --------------------------------------------------------------------------------------------
@@ -208,8 +208,10 @@ def test_knn_risk_accuracy_interval_and_verdict_follow_wilson_and_the_registry(l
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     assert (res.ci_low, res.ci_high) == pytest.approx((centre - half, centre + half))
     assert res.ci_method == "wilson" and res.confidence == 0.9
-    # registry: margin over the no-data baseline 0.5; the interval straddles 0.5 + margin
-    assert res.threshold == pytest.approx(0.5 + REGISTRY["knn_risk_accuracy"].cutoff)
+    # registry: a share of the gap between guessing (0.5) and the model fitted on the original
+    # data (3 of 4 right, leave-one-out); the interval straddles that cut-off
+    assert (res.baseline, res.original_value) == (0.5, 0.75)
+    assert res.threshold == pytest.approx(0.5 + REGISTRY["knn_risk_accuracy"].cutoff * (0.75 - 0.5))
     assert res.verdict == "inconclusive"
 
 
@@ -227,12 +229,14 @@ def test_knn_risk_mse_bootstrap_interval_is_seeded_and_judged():
     assert not res.higher_is_riskier
 
 
-def test_knn_risk_unrelated_target_is_no_evidence_of_risk():
+def test_knn_risk_unrelated_target_is_not_a_risk():
     rng = np.random.default_rng(4)
     original = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
     synthetic = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
     res = knn_risk(original=original, synthetic=synthetic, keys="x", target="t", k=5)
-    assert res.verdict == NO_EVIDENCE and res.ci_high <= res.threshold
+    # Here the original data itself predicts no better than guessing, so the gap the registry's
+    # rule is a share of is empty: the verdict says the measure cannot be read, never a risk.
+    assert res.original_value <= res.baseline and res.verdict == NOT_ASSESSABLE
 
 
 # --------------------------------------------------------------------------------------------

@@ -58,6 +58,10 @@ VALID = {
     "membership.adversarial_accuracy": dict(target=T, synthetic=S, random_state=0),
     "membership.privacy_loss": dict(train=T, test=H, synthetic=S, random_state=0),
     "membership.discriminator_test": dict(train=T, holdout=H, synthetic=S, random_state=0),
+    "membership.shadow_model_attack": dict(synthesizer="IndependentMarginals", train=T, population=POPULATION,
+                                           n_targets=1, n_shadows=4, n_test=2, shadow_size=20, n_jobs=1,
+                                           random_state=0),
+    "membership.density_attack": dict(train=T, holdout=H, synthetic=S, reference=POPULATION.iloc[80:], random_state=0),
     "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
     "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
     "utility.marginal_fidelity": dict(original=T, synthetic=S),
@@ -69,7 +73,8 @@ FORMULAS = {"membership.naive_f1", "membership.relative_risk", "membership.risk_
 TABLE_ROLES = {"synthetic", "train", "holdout", "original", "reference", "population", "control",
                "test", "target"}
 COUNTS = {"n_attacks", "attack_size", "n_repeats", "n_permutations", "n_bins", "k", "n_neighbors",
-          "n_cols", "h", "population_size", "n_targets", "n_shadows", "synthetic_size"}
+          "n_cols", "h", "population_size", "n_targets", "n_shadows", "n_test", "shadow_size",
+          "synthetic_size", "n_components"}
 
 
 def _spoiled_cases():

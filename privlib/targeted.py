@@ -1,0 +1,664 @@
+"""Worst-case membership attacks: a targeted shadow-model attack and a density attack.
+
+The distance measures of :mod:`privlib.membership` average over all records. A generator can
+pass them and still give away whether one particular person, typically an outlier, was in its
+training data. Two attacks look for that directly.
+
+**Shadow-model attack** (Stadler, Oprisanu & Troncoso 2022), :func:`shadow_model_attack`. The
+adversary knows the generator (its class and settings), a sample of the population, and the
+target record ``t``. For each target she
+
+1. draws shadow training sets ``D`` of the training size from the population (never holding
+   ``t`` itself) and makes a twin ``D + t`` in which ``t`` replaces one random record of ``D``;
+2. fits the generator on every shadow set and draws a synthetic table from it;
+3. turns each synthetic table into a fixed-length feature vector (the feature sets of Stadler et
+   al.: ``"naive"`` summary statistics, ``"histogram"`` of every category and numeric bin,
+   ``"correlation"`` between all pairs of encoded variables) and trains a random forest to tell
+   the tables made with ``t`` from those made without it;
+4. scores fresh shadow pairs, never seen in training, and reports the AUC of those scores.
+
+AUC 0.5 means the synthetic data says nothing about whether ``t`` was used; 1.0 means it always
+tells. Each target has its own AUC with a bootstrap interval over the fresh pairs; the headline is
+the mean over targets. By default the targets are the most isolated training records: those with
+the largest Gower distance to their nearest other training record, the records Stadler et al.
+found most exposed.
+
+**Density attack**, DOMIAS (van Breugel, Sun, Qian & van der Schaar 2023),
+:func:`density_attack`. A generator that over-fits puts more mass near its training records than
+the population does. DOMIAS scores each record ``x`` by the density ratio
+``p_S(x) / p_R(x)``: the density of the synthetic data over that of a reference sample of the
+population, both estimated on the kit's encoding. A member should score higher than a
+non-member; the AUC over training (members) and holdout (non-members) records measures it. The
+ratio, rather than ``p_S`` alone, is what keeps a record in a dense region of the population from
+looking like a member just because the region is dense.
+
+Encoding for the densities: numeric variables divided by their range, categorical variables
+one-hot times one half, the embedding in which L1 distance is Gower distance (times the number of
+variables; see ``METHODS.md``), so that every variable weighs alike.
+
+References
+----------
+Stadler T, Oprisanu B, Troncoso C. Synthetic data - anonymisation groundhog day. USENIX Security
+2022 (shadow-model attack, Section 4; feature sets naive, histogram, correlation).
+
+van Breugel B, Sun H, Qian Z, van der Schaar M. Membership inference attacks against synthetic
+data through overfitting detection. AISTATS 2023 (DOMIAS, Section 3, eq. 3).
+
+Shokri R, Stronati M, Song C, Shmatikov V. Membership inference attacks against machine learning
+models. IEEE S&P 2017 (shadow models).
+
+Houssiau F, Jordon J, Cohen SN, et al. TAPAS: a toolbox for adversarial privacy auditing of
+synthetic data. NeurIPS workshop on synthetic data 2022.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import math
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from scipy.stats import rankdata
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.mixture import GaussianMixture
+from sklearn.neighbors import KernelDensity
+from threadpoolctl import threadpool_limits
+
+from privlib.errors import PrivlibError
+from privlib.neighbors import nearest_distances
+from privlib.results import Result, per_record
+from privlib.schema import MISSING, NUMERIC, TableEncoder, check_comparable, check_frame
+from privlib.thresholds import judge
+from privlib.uncertainty import BOOTSTRAP, bootstrap_interval, check_confidence
+from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
+
+__all__ = [
+    "FEATURE_SETS", "ShadowModelAttack", "DensityAttack", "resolve_synthesizer",
+    "outlier_targets", "shadow_model_attack", "density_attack",
+]
+
+#: The feature sets of Stadler et al. (2022) that the shadow-model attack can use.
+FEATURE_SETS = ("naive", "histogram", "correlation")
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ShadowModelAttack(Result):
+    """Result of :func:`shadow_model_attack`: the mean AUC over targets, and each target's.
+
+    Per target (in the order of ``target_index``): its row position in the training table, the
+    Gower distance to its nearest other training record, its AUC and interval. The records
+    themselves are never kept.
+    """
+
+    synthesizer: str = ""
+    features: str = "correlation"
+    n_targets: int = 0
+    n_shadows: int = 0
+    n_test: int = 0
+    target_index: np.ndarray = per_record(default=None)
+    target_distance: np.ndarray = per_record(default=None)
+    target_auc: np.ndarray = per_record(default=None)
+    target_ci_low: np.ndarray = per_record(default=None)
+    target_ci_high: np.ndarray = per_record(default=None)
+
+    def per_target(self) -> pd.DataFrame:
+        """One row per target: training row, nearest-record distance, AUC and its interval."""
+        return pd.DataFrame({
+            "training row": self.target_index, "distance to nearest record": self.target_distance,
+            "AUC": self.target_auc, "ci low": self.target_ci_low, "ci high": self.target_ci_high,
+        })
+
+    def reading(self) -> str:
+        best = int(np.nanargmax(self.target_auc))
+        return (
+            f"Refitting {self.synthesizer} on shadow data with and without each of "
+            f"{self.n_targets} target record(s), a classifier on {self.features} features of the "
+            f"synthetic data tells whether the target was used with mean AUC {self.value:.3f} "
+            f"({self.ci_low:.3f} to {self.ci_high:.3f}; chance {self.baseline:.1f}). The most "
+            f"exposed target, training row {self.target_index[best]}, reaches AUC "
+            f"{self.target_auc[best]:.3f} ({self.target_ci_low[best]:.3f} to "
+            f"{self.target_ci_high[best]:.3f})."
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DensityAttack(Result):
+    """Result of :func:`density_attack`: the AUC of the DOMIAS density-ratio score.
+
+    ``score`` holds the log density ratio of every training record, then every holdout record;
+    ``is_member`` says which is which.
+    """
+
+    estimator: str = "kde"
+    n_train: int = 0
+    n_holdout: int = 0
+    score: np.ndarray = per_record(default=None)
+    is_member: np.ndarray = per_record(default=None)
+
+    def reading(self) -> str:
+        return (
+            f"Scoring {self.n_train} training and {self.n_holdout} holdout records by the density "
+            f"of the synthetic data over that of a reference sample ({self.estimator}), members "
+            f"rank above non-members with AUC {self.value:.3f} ({self.ci_low:.3f} to "
+            f"{self.ci_high:.3f}; chance {self.baseline:.1f})."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Checks and the generator
+# --------------------------------------------------------------------------------------------
+def _check_count(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise PrivlibError(f"`{name}` must be a whole number >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def _check_tables(tables: dict) -> None:
+    """Every table valid and with the columns and column kinds of the first.
+
+    Categories one table holds and another does not are allowed (a population holds more than a
+    training sample), and never printed.
+    """
+    (first_name, first), *others = tables.items()
+    check_frame(first, first_name)
+    for name, table in others:
+        check_frame(table, name)
+        check_comparable(first, table, (first_name, name), unseen="ignore")
+
+
+def resolve_synthesizer(spec, **params):
+    """An unfitted synthesizer from a name, an entry point, a class or an instance.
+
+    Parameters
+    ----------
+    spec : str, type or object
+        A class name of :mod:`privlib.synth` (``"SequentialTrees"``, ``"MST"``, ...); an entry
+        point ``"module:Class"`` naming a class whose instances have ``fit(df)`` and
+        ``sample(n)`` (``sample`` may also take ``random_state``); such a class; or an unfitted
+        instance (copied, never changed).
+    **params
+        Hyper-parameters passed to the class (not allowed with an instance).
+
+    Returns
+    -------
+    object
+        A fresh unfitted synthesizer.
+
+    Raises
+    ------
+    PrivlibError
+        When the name is unknown, the module or class cannot be imported, or the object lacks
+        ``fit`` or ``sample``.
+
+    Examples
+    --------
+    >>> resolve_synthesizer("Copy")
+    Copy()
+    >>> resolve_synthesizer("privlib.synth:ParzenWindows", bandwidth=0.2)
+    ParzenWindows(bandwidth=0.2)
+    """
+    from privlib import synth
+
+    if isinstance(spec, str) and ":" in spec:
+        module_name, _, class_name = spec.partition(":")
+        try:
+            spec = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as exc:
+            raise PrivlibError(
+                f"`synthesizer` entry point {module_name}:{class_name} cannot be imported "
+                f"({type(exc).__name__}); give 'module:Class' with the module on the Python path."
+            ) from None
+    if isinstance(spec, str):
+        made = synth.make(spec, **params)
+    elif inspect.isclass(spec):
+        try:
+            made = spec(**params)
+        except TypeError as exc:
+            raise PrivlibError(f"`synthesizer` {spec.__name__} rejects its parameters: {exc}.") \
+                from None
+    else:
+        if params:
+            raise PrivlibError("give `synthesizer` as a name or class to pass parameters to it.")
+        made = copy.deepcopy(spec)
+    for method in ("fit", "sample"):
+        if not callable(getattr(made, method, None)):
+            raise PrivlibError(
+                f"`synthesizer` {type(made).__name__} has no {method}() method; a generator needs "
+                "fit(df) and sample(n)."
+            )
+    return made
+
+
+def _fit_and_sample(template, data: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """Fit a fresh copy of ``template`` on ``data`` and draw ``n`` rows, seeded by ``seed``."""
+    model = copy.deepcopy(template)
+    fit_seed, sample_seed = np.random.SeedSequence(seed).generate_state(2)
+    if "random_state" in inspect.signature(type(model)).parameters:
+        model.random_state = int(fit_seed)  # e.g. the noise of MST's fit
+    model.fit(data)
+    if "random_state" in inspect.signature(model.sample).parameters:
+        return model.sample(n, random_state=int(sample_seed))
+    return model.sample(n)
+
+
+# --------------------------------------------------------------------------------------------
+# Features of a synthetic table (Stadler et al. 2022)
+# --------------------------------------------------------------------------------------------
+def _category_slot(codes: np.ndarray, size: int) -> np.ndarray:
+    """Encoder codes of a categorical column as slots ``0..size-1``.
+
+    ``size`` is the number of known categories plus two: the second-last slot takes every
+    category the encoder never saw, the last one missing values.
+    """
+    return np.where(codes == MISSING, size - 1, np.minimum(codes, size - 2)).astype(int)
+
+
+class _Features:
+    """Fixed-length features of any table with the population's columns.
+
+    Fitted once on the population: the numeric ranges and bins and the categories, so that every
+    shadow table maps to the same positions.
+    """
+
+    N_BINS = 10
+
+    def __init__(self, population: pd.DataFrame):
+        self.encoder = TableEncoder().fit(population, names=["population"])
+        self.columns = list(self.encoder.columns_)
+        self.numeric = [self.encoder.kinds_[c] == NUMERIC for c in self.columns]
+        self.n_categories = [0 if num else len(self.encoder.categories_[c]) + 2
+                             for c, num in zip(self.columns, self.numeric)]
+        self.n_encoded = sum(max(size, 1) for size in self.n_categories)
+
+    def _one_hot(self, codes: np.ndarray) -> np.ndarray:
+        """Numeric columns as scaled values, categorical ones as indicators (missing, unseen)."""
+        parts = []
+        for j, numeric in enumerate(self.numeric):
+            x = codes[:, j]
+            if numeric:
+                parts.append(np.where(x == MISSING, np.nan, x)[:, None])
+            else:
+                parts.append(np.eye(self.n_categories[j])[_category_slot(x, self.n_categories[j])])
+        return np.hstack(parts)
+
+    def __call__(self, table: pd.DataFrame, kind: str) -> np.ndarray:
+        # one BLAS thread: the shadow fits already run in parallel, and threads only fight
+        with threadpool_limits(1):
+            return self._features(self.encoder.transform(table, "synthetic"), kind)
+
+    def _features(self, codes: np.ndarray, kind: str) -> np.ndarray:
+        if kind == "correlation":
+            encoded = np.nan_to_num(self._one_hot(codes), nan=0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                corr = np.atleast_2d(np.corrcoef(encoded, rowvar=False))
+            return np.nan_to_num(corr[np.triu_indices_from(corr, k=1)], nan=0.0)
+        out = []
+        for j, numeric in enumerate(self.numeric):
+            x = codes[:, j]
+            if numeric:
+                present = x[x != MISSING]
+                if kind == "naive":
+                    stats = ([present.mean(), np.median(present), present.var(), present.min(),
+                              present.max()] if present.size else [0.0] * 5)
+                    out.extend(stats + [1 - present.size / len(x)])
+                else:
+                    bins = np.clip(np.floor(present * self.N_BINS), 0, self.N_BINS - 1)
+                    hist = np.bincount(bins.astype(int), minlength=self.N_BINS) / len(x)
+                    out.extend(list(hist) + [1 - present.size / len(x)])
+            else:
+                size = self.n_categories[j]
+                freq = np.bincount(_category_slot(x, size), minlength=size) / len(x)
+                if kind == "naive":
+                    seen = np.flatnonzero(freq)
+                    out.extend([seen.size, int(np.argmax(freq)),
+                                int(seen[np.argmin(freq[seen])])])
+                else:
+                    out.extend(freq)
+        return np.asarray(out, dtype="float64")
+
+
+def _shadow_features(template, without, target, swap, n_synthetic, seed, features,
+                     featurizer) -> tuple[np.ndarray, np.ndarray]:
+    """Features of the synthetic tables made from one shadow set without and with the target."""
+    with_target = without.copy()
+    with_target.iloc[swap] = target.iloc[0]
+    seeds = np.random.SeedSequence(seed).generate_state(2)
+    return (featurizer(_fit_and_sample(template, without, n_synthetic, int(seeds[0])), features),
+            featurizer(_fit_and_sample(template, with_target, n_synthetic, int(seeds[1])),
+                       features))
+
+
+def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions of the ``n_targets`` training records farthest from their nearest other one.
+
+    Returns the positions (ties broken by the lower position) and those Gower distances.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"age": [30.0, 31.0, 32.0, 90.0]})
+    >>> outlier_targets(df, 1)[0].tolist()
+    [3]
+    """
+    check_frame(train, "train")
+    n_targets = _check_count(n_targets, "n_targets")
+    if n_targets > len(train) - 1:
+        raise PrivlibError(
+            f"`n_targets` ({n_targets}) must be below the number of training records "
+            f"({len(train)})."
+        )
+    distance = nearest_distances(train, train, exclude_self=True)
+    order = np.lexsort((np.arange(len(train)), -distance))[:n_targets]
+    return order, distance[order]
+
+
+def _auc(out: np.ndarray, inside: np.ndarray) -> float:
+    """Share of (non-member, member) pairs ranked right, ties counting half: the ROC AUC.
+
+    The Mann-Whitney form, ``(R - n1 (n1 + 1) / 2) / (n0 n1)`` with ``R`` the rank sum of the
+    members (Hanley & McNeil 1982); it equals ``sklearn.metrics.roc_auc_score`` and, without its
+    input checks, is fast enough to run inside a bootstrap.
+    """
+    ranks = rankdata(np.concatenate([out, inside]))
+    n_out, n_in = len(out), len(inside)
+    return float((ranks[n_out:].sum() - n_in * (n_in + 1) / 2) / (n_out * n_in))
+
+
+def _auc_with_interval(groups, rng, confidence) -> tuple[float, float, float]:
+    """Mean AUC over (out, in) score pairs of groups, with a bootstrap interval."""
+
+    def mean_auc(*resampled):
+        return float(np.mean([_auc(out, inside)
+                              for out, inside in zip(resampled[::2], resampled[1::2])]))
+
+    value = mean_auc(*groups)
+    low, high = bootstrap_interval(mean_auc, groups, rng=rng, confidence=confidence)
+    return value, low, high
+
+
+@validate_params({
+    "train": [Table()], "population": [Table()], "n_targets": [Integer(low=1)],
+    "n_shadows": [Integer(low=2)], "n_test": [Integer(low=2)],
+    "shadow_size": [Integer(low=2), None], "synthetic_size": [Integer(low=1), None],
+    "features": [Options("naive", "histogram", "correlation")], "n_jobs": [Integer(low=-1)],
+    "confidence": [CONFIDENCE], "random_state": [RandomState()],
+})
+def shadow_model_attack(
+    *, synthesizer, train, population, targets=None, n_targets=5, n_shadows=40, n_test=20,
+    shadow_size=None, synthetic_size=None, features="correlation", n_jobs=2, confidence=0.95,
+    random_state=None,
+) -> ShadowModelAttack:
+    """Targeted membership attack with shadow models (Stadler, Oprisanu & Troncoso 2022).
+
+    See the module documentation for the method.
+
+    Parameters
+    ----------
+    synthesizer : str, type or object
+        The generator, as :func:`resolve_synthesizer` takes it: a :mod:`privlib.synth` name, an
+        entry point ``"module:Class"``, a class, or an unfitted instance with ``fit`` and
+        ``sample``. It is refitted ``2 * (n_shadows + n_test)`` times per target, each time on a
+        fresh copy; a class whose constructor takes ``random_state`` (e.g. the noise of
+        :class:`privlib.dp.MST`) gets a new seed for every fit, as a real release would.
+    train : pandas.DataFrame
+        The generator's real training data: the targets are chosen among its records.
+    population : pandas.DataFrame
+        What the adversary knows of the population, with the same columns; shadow sets are drawn
+        from it, without replacement and never holding a copy of the target.
+    targets : sequence of int, optional
+        Row positions in ``train`` of the targets. Default: the ``n_targets`` most isolated
+        records (:func:`outlier_targets`).
+    n_targets : int, default 5
+        Number of targets when ``targets`` is not given.
+    n_shadows : int, default 40
+        Shadow pairs (with and without the target) per target to train the classifier.
+    n_test : int, default 20
+        Fresh shadow pairs per target to measure its AUC.
+    shadow_size : int, optional
+        Records per shadow training set (default: ``len(train)``).
+    synthetic_size : int, optional
+        Synthetic records drawn from each shadow fit (default: ``shadow_size``).
+    features : {"correlation", "histogram", "naive"}, default "correlation"
+        The feature set of Stadler et al.: the correlations between every pair of encoded
+        variables (numbers scaled, categories one-hot); the frequencies of every category and of
+        ten equal-width bins of every numeric variable; or the mean, median, variance, minimum
+        and maximum of numeric variables and the number of categories seen, the most and the
+        least frequent of categorical ones. On Adult outliers the correlations find a copied
+        target best (see ``benchmarks/README.md``): they see combinations that are rare, where the
+        others see one variable at a time.
+    n_jobs : int, default 2
+        Shadow fits run in parallel by joblib in this many processes; each holds at most two
+        synthetic tables at a time and sends back only their features.
+    confidence : float, default 0.95
+        Level of the intervals (percentile bootstrap over the fresh pairs).
+    random_state : int, numpy.random.Generator or None
+        Seed of every draw: shadow sets, fits, samples, classifiers, bootstrap.
+
+    Returns
+    -------
+    ShadowModelAttack
+        ``value`` the mean AUC over targets with its interval, baseline 0.5, judged against the
+        registry's ``shadow_model_auc`` entry; per target ``target_index``, ``target_distance``,
+        ``target_auc``, ``target_ci_low``, ``target_ci_high`` (and
+        :meth:`~ShadowModelAttack.per_target`).
+
+    Raises
+    ------
+    PrivlibError
+        For bad tables, counts, targets or feature set, a population too small for the shadow
+        sets, or a synthesizer that cannot be resolved.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> population = pd.DataFrame({"x": [float(i % 7) for i in range(200)] + [50.0]})
+    >>> train = population.iloc[[0, 1, 2, 3, 4, 5, 200]].reset_index(drop=True)
+    >>> result = shadow_model_attack(synthesizer="Copy", train=train, population=population,
+    ...     n_targets=1, n_shadows=10, n_test=10, features="histogram", n_jobs=1,
+    ...     random_state=0)
+    >>> result.target_index.tolist(), result.value
+    ([6], 1.0)
+    """
+    confidence = check_confidence(confidence)
+    _check_tables({"train": train, "population": population})
+    if features not in FEATURE_SETS:
+        raise PrivlibError(f"`features` must be one of {list(FEATURE_SETS)}, got {features!r}.")
+    n_shadows = _check_count(n_shadows, "n_shadows", minimum=2)
+    n_test = _check_count(n_test, "n_test", minimum=2)
+    n_jobs = _check_count(n_jobs, "n_jobs")
+    shadow_size = _check_count(len(train) if shadow_size is None else shadow_size, "shadow_size",
+                               minimum=2)
+    n_synthetic = _check_count(shadow_size if synthetic_size is None else synthetic_size,
+                               "synthetic_size")
+    template = resolve_synthesizer(synthesizer)
+    rng = np.random.default_rng(random_state)
+    train = train.reset_index(drop=True)
+    population = population[list(train.columns)].reset_index(drop=True)
+    if targets is None:
+        target_index, target_distance = outlier_targets(train, n_targets)
+    else:
+        target_index = np.asarray(list(targets))
+        if target_index.ndim != 1 or target_index.size == 0 or not np.issubdtype(
+                target_index.dtype, np.integer) or target_index.min() < 0 \
+                or target_index.max() >= len(train) or len(set(target_index)) < target_index.size:
+            raise PrivlibError(
+                f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1})."
+            )
+        target_distance = nearest_distances(train, train, exclude_self=True)[target_index]
+    featurizer = _Features(population)
+    if features == "correlation" and featurizer.n_encoded < 2:
+        raise PrivlibError(
+            "`features='correlation'` needs at least two encoded variables; use 'histogram'."
+        )
+
+    groups, per_target = [], []
+    for index in target_index:
+        target = train.iloc[[int(index)]]
+        # the pool never holds the target (nor an identical record): "without" must mean without
+        others = np.flatnonzero(nearest_distances(population, target) > 0)
+        if len(others) < shadow_size:
+            raise PrivlibError(
+                f"`population` has {len(others)} records other than a target, fewer than "
+                f"`shadow_size` ({shadow_size}); give a larger population or a smaller shadow_size."
+            )
+        n_pairs = n_shadows + n_test
+        tasks = [
+            (np.sort(rng.choice(others, size=shadow_size, replace=False)),
+             int(rng.integers(shadow_size)), int(rng.integers(2**63)))
+            for _ in range(n_pairs)
+        ]
+        # a generator: joblib builds each shadow table only when a worker is ready for it
+        pairs = Parallel(n_jobs=n_jobs)(
+            delayed(_shadow_features)(template, population.iloc[rows].reset_index(drop=True),
+                                      target, swap, n_synthetic, seed, features, featurizer)
+            for rows, swap, seed in tasks
+        )
+        x_out = np.array([p[0] for p in pairs])
+        x_in = np.array([p[1] for p in pairs])
+        classifier = RandomForestClassifier(n_estimators=500, n_jobs=n_jobs,
+                                            random_state=int(rng.integers(2**31)))
+        classifier.fit(np.vstack([x_out[:n_shadows], x_in[:n_shadows]]),
+                       np.r_[np.zeros(n_shadows), np.ones(n_shadows)])
+        score_out = classifier.predict_proba(x_out[n_shadows:])[:, 1]
+        score_in = classifier.predict_proba(x_in[n_shadows:])[:, 1]
+        groups.extend([score_out, score_in])
+        per_target.append(_auc_with_interval([score_out, score_in], rng, confidence))
+
+    value, low, high = _auc_with_interval(groups, rng, confidence)
+    aucs = np.array(per_target)
+    result = ShadowModelAttack(
+        measure="shadow_model_auc", value=value, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
+        confidence=confidence, baseline=0.5, synthesizer=type(template).__name__,
+        features=features, n_targets=len(target_index), n_shadows=n_shadows, n_test=n_test,
+        target_index=np.asarray(target_index, dtype=int), target_distance=target_distance,
+        target_auc=aucs[:, 0], target_ci_low=aucs[:, 1], target_ci_high=aucs[:, 2],
+    )
+    return judge(result)
+
+
+# --------------------------------------------------------------------------------------------
+# DOMIAS
+# --------------------------------------------------------------------------------------------
+def _embedding(encoder: TableEncoder, table: pd.DataFrame, name: str) -> np.ndarray:
+    """Numeric values over their range, categories one-hot times 1/2 (missing a category)."""
+    codes = encoder.transform(table, name)
+    parts = []
+    for j, column in enumerate(encoder.columns_):
+        x = codes[:, j]
+        if encoder.kinds_[column] == NUMERIC:
+            # a missing number sits at the middle of the range: it must not pull a record away
+            parts.append(np.where(x == MISSING, 0.5, x)[:, None])
+        else:
+            size = len(encoder.categories_[column]) + 2
+            parts.append(0.5 * np.eye(size)[_category_slot(x, size)])
+    return np.hstack(parts)
+
+
+def _log_density(fit_on: np.ndarray, at: np.ndarray, estimator: str, bandwidth, n_components,
+                 rng) -> np.ndarray:
+    if estimator == "kde":
+        if bandwidth is None:  # Scott's rule on the encoded data
+            spread = float(np.mean(fit_on.std(axis=0)))
+            bandwidth = max(spread, 1e-3) * len(fit_on) ** (-1.0 / (fit_on.shape[1] + 4))
+        return KernelDensity(bandwidth=bandwidth).fit(fit_on).score_samples(at)
+    mixture = GaussianMixture(n_components=min(n_components, len(fit_on)), covariance_type="diag",
+                              reg_covar=1e-4, random_state=int(rng.integers(2**31)))
+    return mixture.fit(fit_on).score_samples(at)
+
+
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()], "reference": [Table()],
+    "estimator": [Options("kde", "gmm")], "bandwidth": [Number(low=0, closed="neither"), None],
+    "n_components": [Integer(low=1)], "confidence": [CONFIDENCE], "random_state": [RandomState()],
+})
+def density_attack(
+    *, train, holdout, synthetic, reference, estimator="kde", bandwidth=None, n_components=10,
+    confidence=0.95, random_state=None,
+) -> DensityAttack:
+    """DOMIAS: membership by the density ratio of synthetic to reference data (van Breugel 2023).
+
+    Every training record (member) and holdout record (non-member) ``x`` is scored by
+    ``log p_S(x) - log p_R(x)``, the densities of ``synthetic`` and of ``reference`` estimated
+    on the kit's encoding (see the module documentation); the AUC says how well the score ranks
+    members above non-members.
+
+    Parameters
+    ----------
+    train, holdout : pandas.DataFrame
+        Members (the generator's training data) and non-members from the same population.
+    synthetic : pandas.DataFrame
+        The released data.
+    reference : pandas.DataFrame
+        Population records the adversary holds, used by neither the generator nor as targets.
+    estimator : {"kde", "gmm"}, default "kde"
+        A Gaussian kernel density (scikit-learn ``KernelDensity``) or a Gaussian mixture with
+        diagonal covariances (``GaussianMixture``), one fitted on each of ``synthetic`` and
+        ``reference``.
+    bandwidth : float, optional
+        Kernel width in encoded units (numeric ranges are 1, categories 1/2 apart per
+        indicator). Default: Scott's rule, ``s * n**(-1/(d+4))`` with ``s`` the mean standard
+        deviation of the encoded columns, computed for each of the two tables.
+    n_components : int, default 10
+        Mixture components for ``"gmm"``.
+    confidence : float, default 0.95
+        Level of the bootstrap interval (members and non-members resampled separately).
+    random_state : int, numpy.random.Generator or None
+        Seed of the mixture fits and the bootstrap.
+
+    Returns
+    -------
+    DensityAttack
+        ``value`` the AUC with its interval, baseline 0.5; per record ``score`` and
+        ``is_member`` (training records first).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> members = pd.DataFrame({"x": [0.0, 10.0]})
+    >>> others = pd.DataFrame({"x": [5.0, 5.5]})
+    >>> reference = pd.DataFrame({"x": [0.0, 2.5, 5.0, 7.5, 10.0]})
+    >>> result = density_attack(train=members, holdout=others, synthetic=members,
+    ...                         reference=reference, bandwidth=0.05, random_state=0)
+    >>> result.value
+    1.0
+    """
+    confidence = check_confidence(confidence)
+    tables = {"train": train, "holdout": holdout, "synthetic": synthetic, "reference": reference}
+    _check_tables(tables)
+    if estimator not in ("kde", "gmm"):
+        raise PrivlibError(f"`estimator` must be 'kde' or 'gmm', got {estimator!r}.")
+    if bandwidth is not None and (isinstance(bandwidth, bool)
+                                  or not isinstance(bandwidth, (int, float))
+                                  or not math.isfinite(bandwidth) or bandwidth <= 0):
+        raise PrivlibError(f"`bandwidth` must be a positive number or None, got {bandwidth!r}.")
+    n_components = _check_count(n_components, "n_components")
+    rng = np.random.default_rng(random_state)
+    columns = list(train.columns)
+    tables = {name: t[columns] for name, t in tables.items()}
+    encoder = TableEncoder().fit(*tables.values(), names=list(tables))
+    embedded = {name: _embedding(encoder, t, name) for name, t in tables.items()}
+    queries = np.vstack([embedded["train"], embedded["holdout"]])
+    log_synthetic = _log_density(embedded["synthetic"], queries, estimator, bandwidth,
+                                 n_components, rng)
+    log_reference = _log_density(embedded["reference"], queries, estimator, bandwidth,
+                                 n_components, rng)
+    with np.errstate(invalid="ignore"):
+        score = log_synthetic - log_reference
+    is_member = np.r_[np.ones(len(train), dtype=bool), np.zeros(len(holdout), dtype=bool)]
+    # far from every record both densities can underflow to 0: the ratio says nothing (score 0);
+    # one underflowing alone gives an infinite score, which still ranks right
+    score = np.where(np.isnan(score), 0.0, score)
+    auc, low, high = _auc_with_interval([score[~is_member], score[is_member]], rng, confidence)
+    result = DensityAttack(
+        measure="density_attack_auc", value=auc, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
+        confidence=confidence, baseline=0.5, estimator=estimator, n_train=len(train),
+        n_holdout=len(holdout), score=score, is_member=is_member,
+    )
+    return judge(result)
