@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="accept synthetic or holdout categories that look recoded (they are still reported)")
     audit.add_argument("--dask-scheduler", metavar="ADDRESS",
                        help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)")
+    audit.add_argument("--targeted-attack", metavar="GENERATOR",
+                       help="also run the shadow-model attack, refitting this generator (a privlib.synth "
+                       "name such as SequentialTrees, or module:Class with fit/sample); slow")
     audit.add_argument("--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)")
     audit.add_argument("--out", required=True, help="output folder")
 
@@ -137,6 +140,7 @@ def _audit(args) -> None:
         allow_new_categories=args.allow_new_categories,
         schema=args.schema,
         dask_scheduler=args.dask_scheduler,
+        targeted_attack=args.targeted_attack,
         progress=not args.quiet,
     )
     print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)

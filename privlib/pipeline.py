@@ -277,6 +277,7 @@ def run_audit(
     allow_new_categories: bool = False,
     schema=None,
     dask_scheduler: str | None = None,
+    targeted_attack: str | None = None,
     progress: bool = True,
 ) -> Path:
     """Run the privacy audit and write its report into ``out``.
@@ -300,6 +301,10 @@ def run_audit(
     _require_report_extra()
     if dask_scheduler is not None:
         _require_dask()
+    if targeted_attack is not None:
+        from privlib.targeted import resolve_synthesizer
+
+        resolve_synthesizer(targeted_attack)  # a bad name or entry point fails before any work
     notebook = audit_notebook()
     arguments = _audit_arguments(params, dict(
         keys=keys, sensitive=sensitive, population_size=population_size, seed=seed, title=title,
@@ -336,6 +341,7 @@ def run_audit(
             "title": arguments["title"],
             "recipe": recipe,
             "dask_scheduler": dask_scheduler,
+            "targeted_attack": targeted_attack,
             "metrics_path": str(report / "metrics.json"),
         }
         executed = report / "privacy_audit.ipynb"

@@ -112,12 +112,10 @@ def check_frame(
             )
         _kind_of(series, column, name)  # raises for unsupported types
         if reject_constant and series.nunique(dropna=False) == 1:
-            only = series.iloc[0]
-            only = only.item() if isinstance(only, np.generic) else only  # show 1, not np.int64(1)
+            # The value itself is not shown: it is a value of the (confidential) data.
             raise PrivlibError(
-                f"column {column!r} of `{name}` holds the single value {only!r} in "
-                "every row, so there is nothing to learn from it; drop it before fitting and "
-                "add it back afterwards."
+                f"column {column!r} of `{name}` holds one value in every row, so there is "
+                "nothing to learn from it; drop it before fitting and add it back afterwards."
             )
     return df
 

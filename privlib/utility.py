@@ -296,8 +296,8 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
         for name in ("train", "synthetic"):
             if labels[name].nunique() < 2:
                 raise PrivlibError(
-                    f"the target {target!r} takes the single value {labels[name].iloc[0]!r} in "
-                    f"`{name}`, so no classifier can be fitted; choose another target."
+                    f"the target {target!r} takes a single value in `{name}`, so no classifier "
+                    "can be fitted; choose another target."
                 )
         task = "binary" if labels["train"].nunique() == 2 else "multiclass"
 

@@ -8,6 +8,8 @@ table runs in seconds.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -241,3 +243,58 @@ def test_a_schema_file_fixes_kinds_and_refuses_values_outside_it(tmp_path, table
     schema.write_text("columns:\n  age: {kind: number}\n")
     with pytest.raises(PrivlibError, match="give `kind`"):
         load_audit_inputs(train=train, synthetic=train, schema=schema)
+
+
+def test_an_unknown_targeted_attack_generator_is_refused_before_anything_runs(tmp_path, tables, capsys):
+    status, err, earlier = _run(tmp_path, tables, {}, ["--targeted-attack", "NoSuchSynthesizer"], capsys)
+    assert status == EXIT_BAD_INPUT and "unknown synthesizer" in err[0], err
+    assert [p.name for p in earlier.iterdir()] == ["report.html"]
+
+
+def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_path, tables):
+    from privlib.audit import CATALOGUE, Audit
+
+    # columns that vary in small samples (capital gains are mostly 0: a shadow set may hold one value)
+    kept = ["age", "education", "sex", "hours-per-week", "income"]
+    train = _csv(tmp_path, "train.csv", tables["train"][kept].iloc[:60])
+    holdout = _csv(tmp_path, "holdout.csv", tables["holdout"][kept])
+    synthetic = _csv(tmp_path, "synthetic.csv", tables["synthetic"][kept])
+    inputs = load_audit_inputs(train=train, synthetic=synthetic, holdout=holdout)
+    entry = next(e for e in CATALOGUE if e.key == "shadow_model_attack")
+    off = Audit(inputs, catalogue=[entry]).run()
+    assert off.skipped[0][2].startswith("no generator was given for the targeted attack")
+    fast = [dataclasses.replace(entry, arguments=lambda c: dict(entry.arguments(c), n_targets=1, n_shadows=4,
+                                                                n_test=2, shadow_size=40, n_jobs=1))]
+    on = Audit(inputs, catalogue=fast, settings={"targeted_attack": "Copy"}).run()
+    result = on.get("shadow_model_attack")
+    assert result is not None and result.verdict is not None
+    (label, table), = on.measure_tables("membership")
+    assert list(table.columns) == ["training row", "distance to nearest record", "AUC", "ci low", "ci high"]
+    assert table["training row"].between(0, 59).all()  # a row number, not the record
+
+
+def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables):
+    """Markers planted as category labels of the training and holdout data never appear in the
+    metrics, the verdict table or the sections, whatever the measures write (keys sharing no
+    value with the synthetic data, unseen categories, copies)."""
+    from privlib.audit import Audit
+
+    train, holdout = tables["train"].copy(), tables["holdout"].copy()
+    for frame, tag in ((train, "TRAIN"), (holdout, "HOLD")):
+        frame["race"] = frame["race"].astype(str) + f"-ZQX{tag}MARKER"
+    synthetic = train.copy()  # a copy: every identity measure fires
+    synthetic["race"] = "other-label"  # the key shares no value with the training data
+    paths = {name: _csv(tmp_path, f"{name}.csv", t) for name, t in
+             (("train", train), ("holdout", holdout), ("synthetic", synthetic))}
+    inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"],
+                               keys=["race", "sex"], sensitive=["income"], allow_new_categories=True)
+    audit = Audit(inputs, settings={"repeats": 1}).run()
+    outputs = json.dumps(audit.to_dict()) + audit.verdict_html() + audit.conclusion_html("t") + "".join(
+        audit.family_html(f) for f in pl.audit.FAMILIES)
+    assert "MARKER" not in outputs
+    assert any(r.result.verdict == "risk" for r in audit.recorded)  # the copy is judged a risk
+    # the guard itself: a message quoting a label of the data loses the label
+    label = str(train["race"].iloc[0])
+    assert audit.redact(f"column 'race' holds {label!r} and \"{label}\"") == "column 'race' holds '…' and '…'"
+    audit.skip("attribute", "x", f"the value {label!r} is rare")
+    assert audit.skipped[-1][2] == "the value '…' is rare"

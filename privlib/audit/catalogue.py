@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import pandas as pd
+
 from privlib import attribute, identity, membership, plots, utility
+from privlib.schema import harmonize
 
 __all__ = ["Family", "FAMILIES", "Measure", "CATALOGUE", "Context", "NEEDS"]
 
@@ -89,6 +92,9 @@ NEEDS = {
     "keys": "no key variables were given",
     "sensitive": "no sensitive variables were given",
     "several_synthetic": "only one synthetic file was given",
+    "targeted_attack": "no generator was given for the targeted attack (privlib audit "
+    "--targeted-attack NAME or module:Class; it is off by default because it refits the generator "
+    "many times)",
 }
 
 
@@ -137,6 +143,8 @@ class Measure:
     at_risk : callable or None
         ``at_risk(result) -> (count, what)``: how many records the result puts at risk, for the
         report's conclusion (a count, never the records).
+    table : callable or None
+        ``table(result) -> DataFrame`` shown under the measure's reading (aggregates only).
     """
 
     key: str
@@ -148,6 +156,7 @@ class Measure:
     plot: Callable | None = None
     not_applicable: str | None = None
     at_risk: Callable | None = None
+    table: Callable | None = None
 
 
 def _with(build, **settings):
@@ -180,6 +189,13 @@ def _partition_arguments(context: Context) -> dict:
         "random_state": context.settings["seed"],
         "n_repeats": context.settings["repeats"],
     }
+
+
+def _population(context: Context) -> pd.DataFrame:
+    """Training and holdout records as one table (shared categories): the real records the
+    targeted attack draws its shadow training sets from."""
+    both = harmonize({"train": context.train, "holdout": context.holdout})
+    return pd.concat([both["train"], both["holdout"]], ignore_index=True)
 
 
 def _plot_dcr(result, ax):
@@ -279,6 +295,17 @@ CATALOGUE: tuple[Measure, ...] = (
     Measure(
         "partition_risk", "membership", membership.partition_risk, _partition_arguments,
         needs=("holdout",),
+    ),
+    Measure(
+        "shadow_model_attack", "membership", membership.shadow_model_attack,
+        lambda c: {"synthesizer": c.settings["targeted_attack"], "train": c.train,
+                   "population": _population(c),
+                   "n_targets": 5, "n_shadows": 40, "n_test": 20, "n_jobs": 2,
+                   "random_state": c.settings["seed"]},
+        needs=("holdout", "targeted_attack"),
+        # per target: its row number in the training file and its distance to its nearest
+        # record, never the record
+        table=lambda r: r.per_target(),
     ),
     Measure(
         "discriminator_test", "membership", membership.discriminator_test,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import inspect
+import re
 import json
 import math
 import os
@@ -42,6 +43,7 @@ DEFAULT_SETTINGS = {
     "hamming_threshold": 5,   # h of the partitioning attack (El Emam et al. 2022)
     "attack_share": 0.5,      # t of the partitioning attack when N is not given
     "cap_bins": 5,            # quantile bins of numeric keys and targets for CAP
+    "targeted_attack": None,  # generator to refit for the shadow-model attack (off when None)
 }
 
 
@@ -90,6 +92,7 @@ class Audit:
         self.thresholds = check_overrides(thresholds)
         self.catalogue = tuple(catalogue)
         self.client = client
+        self._confidential = _labels_of(inputs.train, inputs.holdout)
         self.recorded: list[Recorded] = []
         self.skipped: list[tuple[str, str, str]] = []
         self.tables: dict[str, pd.DataFrame] = {}
@@ -106,6 +109,7 @@ class Audit:
             "keys": bool(self.inputs.keys),
             "sensitive": bool(self.inputs.sensitive),
             "several_synthetic": len(self.inputs.synthetic) > 1,
+            "targeted_attack": self.settings["targeted_attack"] is not None,
         }
         for need in needs:
             if need not in have:
@@ -171,8 +175,16 @@ class Audit:
         return judge(result, override=self.thresholds.get(result.measure))
 
     def skip(self, family: str, label: str, reason: str) -> None:
-        """Record that ``label`` was not run, and why."""
-        self.skipped.append((family, label, reason))
+        """Record that ``label`` was not run, and why (with any data value blanked out)."""
+        self.skipped.append((family, label, self.redact(reason)))
+
+    def redact(self, text: str) -> str:
+        """``text`` with every quoted category label of the training or holdout data replaced by
+        ``'…'``: the one place that keeps a value of the confidential data out of the report,
+        whatever message a measure wrote. Readings and skip reasons pass through it."""
+        if not self._confidential or "'" not in text and '"' not in text:
+            return text
+        return _QUOTED.sub(lambda m: "'…'" if m.group(2) in self._confidential else m.group(0), text)
 
     def binned(self, columns):
         """Training and primary synthetic data restricted to ``columns``, numeric ones binned.
@@ -203,6 +215,15 @@ class Audit:
             return self.tables[label]
         return next((r.result for r in self.recorded if r.label == label), None)
 
+    def measure_tables(self, family: str):
+        """``(label, DataFrame)`` for every computed measure of ``family`` whose entry has a table."""
+        tables = {entry.key: entry.table for entry in self.catalogue if entry.table is not None}
+        return [
+            (r.label, tables[r.label.split(" (")[0]](r.result))
+            for r in self.recorded
+            if r.family == family and r.label.split(" (")[0] in tables
+        ]
+
     def figures(self, family: str):
         """``(label, result, plot)`` for every computed measure of ``family`` that has a figure."""
         plots = {entry.key: entry.plot for entry in self.catalogue if entry.plot is not None}
@@ -226,7 +247,7 @@ class Audit:
                 "threshold": r.result.threshold,
                 "verdict": r.result.verdict,
                 "rule": r.result.verdict_rule,
-                "reading": r.result.reading(),
+                "reading": self.redact(r.result.reading()),
             }
             for r in self.recorded
         ]
@@ -253,7 +274,7 @@ class Audit:
     def family_html(self, family: str) -> str:
         """One family's section: its title, question and introduction, the readings of its
         measures, and what was skipped and why (an HTML fragment)."""
-        readings = [(r.label, r.result.reading()) for r in self.recorded if r.family == family]
+        readings = [(r.label, self.redact(r.result.reading())) for r in self.recorded if r.family == family]
         skipped = [(label, why) for f, label, why in self.skipped if f == family]
         return render_page("readings.html.j2", family=FAMILIES[family], readings=readings,
                            skipped=skipped)
@@ -387,7 +408,8 @@ class Audit:
             "problem": self.inputs.problem,
             "summary": self.summary(),
             "measures": [
-                dict(family=r.family, label=r.label, seconds=r.seconds, **r.result.to_dict())
+                dict(family=r.family, label=r.label, seconds=r.seconds,
+                     **(r.result.to_dict() | {"reading": self.redact(r.result.reading())}))
                 for r in self.recorded
             ],
             "tables": {
@@ -404,6 +426,21 @@ class Audit:
             return
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False, default=_json_default)
         Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+_QUOTED = re.compile(r"""(['"])(.*?)\1""")
+
+
+def _labels_of(*tables) -> set[str]:
+    """The category labels (text) of the categorical columns of ``tables``."""
+    labels = set()
+    for table in tables:
+        if table is None:
+            continue
+        for column in table.columns:
+            if isinstance(table[column].dtype, pd.CategoricalDtype) or table[column].dtype == object:
+                labels.update(str(v) for v in pd.unique(table[column].dropna()))
+    return labels
 
 
 #: Verdicts in order of severity, for the conclusion (not assessable has nothing to show).
