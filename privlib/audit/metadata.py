@@ -18,10 +18,10 @@ listed, a date that cannot be read) is refused with the column and a count, neve
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
+from privlib.audit.yamlfile import read_yaml
 from privlib.errors import PrivlibError
 
 __all__ = ["KINDS", "read_schema", "apply_schema"]
@@ -32,16 +32,8 @@ KINDS = ("numeric", "categorical", "date")
 
 def read_schema(path) -> dict:
     """Read and check a metadata file; returns ``{column: {"kind", "categories", "range"}}``."""
-    import yaml
-
-    path = Path(path)
-    if not path.is_file():
-        raise PrivlibError(f"schema file {str(path)!r} does not exist; check `--schema`.")
-    try:
-        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise PrivlibError(f"schema file {str(path)!r} is not valid YAML: {exc}".splitlines()[0]) from None
-    if not isinstance(spec, dict) or set(spec) != {"columns"} or not isinstance(spec["columns"], dict) or not spec["columns"]:
+    spec = read_yaml(path, "schema file", "--schema")
+    if set(spec) != {"columns"} or not isinstance(spec["columns"], dict) or not spec["columns"]:
         raise PrivlibError(
             f"schema file {str(path)!r} must hold one field, `columns`, mapping column names to "
             "{kind: numeric|categorical|date, categories: [...], range: [low, high]}."

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from privlib.audit.inputs import file_labels
+from privlib.audit.yamlfile import read_yaml
 from privlib.datasets import DATASETS, load_dataset, sample_split
 from privlib.errors import PrivlibError
 from privlib.schema import check_columns
 
 __all__ = ["read_params", "materialise"]
+
 
 def _text(v):
     return isinstance(v, str) and v.strip() != ""
@@ -61,17 +63,8 @@ def read_params(path) -> dict:
     makes the CSV files, or gives ``train``, ``synthetic`` and ``holdout`` paths (relative to the
     file's folder). See ``reports/params/*.yaml``.
     """
-    import yaml
-
     path = Path(path)
-    if not path.is_file():
-        raise PrivlibError(f"params file {str(path)!r} does not exist; check `--params`.")
-    try:
-        params = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise PrivlibError(f"params file {str(path)!r} is not valid YAML: {exc}".splitlines()[0]) from None
-    if not isinstance(params, dict):
-        raise PrivlibError(f"params file {str(path)!r} must hold a mapping of names to values.")
+    params = read_yaml(path, "params file", "--params")
     unknown = sorted(map(str, set(params) - set(_FIELDS)))
     if unknown:
         raise PrivlibError(

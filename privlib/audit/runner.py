@@ -215,23 +215,23 @@ class Audit:
             return self.tables[label]
         return next((r.result for r in self.recorded if r.label == label), None)
 
+    def _by_entry(self, family: str, field: str):
+        """``(label, result, function)`` for every computed measure of ``family`` whose catalogue
+        entry has the callable ``field`` (``plot``, ``table`` or ``at_risk``)."""
+        functions = {e.key: getattr(e, field) for e in self.catalogue if getattr(e, field) is not None}
+        return [
+            (r.label, r.result, functions[r.label.split(" (")[0]])
+            for r in self.recorded
+            if r.family == family and r.label.split(" (")[0] in functions
+        ]
+
     def measure_tables(self, family: str):
         """``(label, DataFrame)`` for every computed measure of ``family`` whose entry has a table."""
-        tables = {entry.key: entry.table for entry in self.catalogue if entry.table is not None}
-        return [
-            (r.label, tables[r.label.split(" (")[0]](r.result))
-            for r in self.recorded
-            if r.family == family and r.label.split(" (")[0] in tables
-        ]
+        return [(label, table(result)) for label, result, table in self._by_entry(family, "table")]
 
     def figures(self, family: str):
         """``(label, result, plot)`` for every computed measure of ``family`` that has a figure."""
-        plots = {entry.key: entry.plot for entry in self.catalogue if entry.plot is not None}
-        return [
-            (r.label, r.result, plots[r.label.split(" (")[0]])
-            for r in self.recorded
-            if r.family == family and r.label.split(" (")[0] in plots
-        ]
+        return self._by_entry(family, "plot")
 
     def verdict_rows(self) -> list[dict]:
         """One row per computed measure: family, label, value, interval, baseline, threshold,
@@ -289,7 +289,7 @@ class Audit:
                 continue
             worst = max(judged, key=lambda r: (_SEVERITY[r.result.verdict], _excess(r.result)))
             counts = {v: sum(r.result.verdict == v for r in judged) for v in _SEVERITY}
-            at_risk = [(label, *counter(result)) for label, result, counter in self._at_risk(key)]
+            at_risk = [(label, *counter(result)) for label, result, counter in self._by_entry(key, "at_risk")]
             findings.append({
                 "family": family.title, "label": worst.label, "verdict": worst.result.verdict,
                 "value": _number(worst.result.value), "interval": _interval(vars(worst.result)),
@@ -297,14 +297,6 @@ class Audit:
                 "at_risk": at_risk,
             })
         return findings
-
-    def _at_risk(self, family: str):
-        counters = {entry.key: entry.at_risk for entry in self.catalogue if entry.at_risk is not None}
-        return [
-            (r.label, r.result, counters[r.label.split(" (")[0]])
-            for r in self.recorded
-            if r.family == family and r.label.split(" (")[0] in counters
-        ]
 
     def conclusion_html(self, title: str) -> str:
         """The report's first page: the title, the strongest finding per family, what the audit
