@@ -840,7 +840,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
 
 @validate_params({
     "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "t": [Number(low=0, high=1, closed="neither"), None], "attack_size": [Integer(low=1), None],
+    "t": [Number(low=0, high=1), None], "attack_size": [Integer(low=1), None],
     "h": [Integer(low=0)], "random_state": [RandomState()],
     "population_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)],
     "n_bins": [Integer(low=1)], "confidence": [CONFIDENCE],

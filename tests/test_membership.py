@@ -246,7 +246,13 @@ def test_partition_is_reproducible():
     b = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
     np.testing.assert_array_equal(a.repeats, b.repeats)
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
-    assert a.n_repeats == 10 and a.repeat_low <= a.f1 <= a.repeat_high
+    assert a.n_repeats == 10 and len(a.repeats) == 10
+    # the spread fields are the 2.5% and 97.5% quantiles of the repetitions, the F1 their mean
+    assert (a.repeat_low, a.repeat_high) == pytest.approx(tuple(np.quantile(a.repeats, [0.025, 0.975])))
+    assert a.f1 == pytest.approx(np.mean(a.repeats))
+    # and the seed matters: another seed draws other attack sets
+    c = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=6, n_repeats=10)
+    assert not np.array_equal(a.repeats, c.repeats)
 
 
 def test_partition_at_n_over_N_matches_ground_truth():
