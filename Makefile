@@ -17,6 +17,10 @@ else
 endif
 STAMP := $(ENV_DIR)/.privlib-installed
 
+# OpenMP threads that wait passively: the tests run two notebooks at a time on two cores, and
+# actively waiting threads of one slow down the other many times over.
+export OMP_WAIT_POLICY ?= passive
+
 # Reports go to reports/out/ (git-ignored): `make report` writes reports/out/acs/, `make reports`
 # reports/out/<dataset>/ for every bundled dataset, each with its course in course/.
 REPORT_PARAMS ?= reports/params/acs.yaml

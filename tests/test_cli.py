@@ -140,6 +140,13 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     assert set(by_label) == EXPECTED_MEASURES
     for m in metrics["measures"]:
         assert {"value", "baseline", "threshold", "verdict", "reading"} <= set(m)
+        # every measure has one of the four verdicts, and an interval around its value unless
+        # it says why it cannot be read
+        assert m["verdict"] in ("risk", "no evidence of risk", "inconclusive", "not assessable"), m["label"]
+        if m["verdict"] == "not assessable":
+            assert m["verdict_rule"], m["label"]
+        else:
+            assert m["ci_low"] <= m["value"] <= m["ci_high"], m["label"]
     # Identical matches, derived here with a merge: every copied row and any shuffled row that
     # happens to equal a training row.
     train, synthetic = pd.read_csv(paths["train"]), pd.read_csv(paths["synthetic"])
