@@ -205,8 +205,13 @@ def _rss(process) -> int:
 def run_size(size: int, measures, skip_cli: bool) -> dict:
     """Time the measures and the whole audit at ``size``; the record is saved after each step."""
     data = make_data(size)
-    record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
     path = WORK / f"results_{size}.json"
+    record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
+    if path.exists():  # keep the measures of an earlier run that this one does not repeat
+        earlier = json.loads(path.read_text())
+        record["measures"] = [r for r in earlier["measures"] if r["measure"] not in measures]
+        if skip_cli and "audit" in earlier:
+            record["audit"] = earlier["audit"]
     for name in measures:
         log = data / f"measure_{name}.log"
         outcome = run_watched(
@@ -293,7 +298,7 @@ def table_markdown() -> str:
             "|---|---:|---:|---:|---:|",
         ]
         total = total_cpu = 0.0
-        for row in record["measures"]:
+        for row in sorted(record["measures"], key=lambda r: MEASURES.index(r["measure"])):
             if row.get("failed"):
                 lines.append(f"| {row['measure']} | failed | | | {row['load']:.1f} |")
                 continue
