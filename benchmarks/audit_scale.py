@@ -317,6 +317,11 @@ def table_markdown() -> str:
                 f"{audit['cpu']:.1f} | {_gb(audit['peak_mb'])} (process tree) | "
                 f"{audit['load']:.1f} |"
             )
+        missing = [m for m in MEASURES if m not in {r["measure"] for r in record["measures"]}]
+        if missing:
+            lines += ["", f"Not timed at this size: {', '.join(missing)}."]
+        if not audit:
+            lines += ["", "The whole `privlib audit` was not run at this size."]
         cpu = audit["cpu"] if audit else total_cpu
         what = "the whole audit" if audit else "these measures"
         lines += ["", (
