@@ -140,6 +140,25 @@ def test_gower_matches_brute_force_with_ties(seed, n_query, n_reference, k):
     np.testing.assert_array_equal(nn.indices, want_i)
 
 
+@pytest.mark.parametrize("exclude_self", [False, True])
+def test_many_exact_duplicates_keep_the_lower_index_rule(exclude_self):
+    # 2 x 3 x 2 = 12 distinct records among 2,000: each query has hundreds of neighbours at
+    # distance 0 spread over many tiles; the engine skips the tiles whose records all come after
+    # its current k-th neighbour, and must still return the k lowest row numbers
+    rng = np.random.default_rng(8)
+
+    def table(n):
+        return pd.DataFrame({"a": rng.choice(["u", "v"], n), "b": rng.choice(["p", "q", "r"], n),
+                             "c": rng.choice([0.0, 1.0], n)})
+
+    reference = table(2000)
+    query = reference if exclude_self else table(300)
+    want_d, want_i = brute_knn(brute_gower(query, reference, [query, reference]), 5, exclude_self)
+    nn = kneighbors(query, reference, k=5, exclude_self=exclude_self)
+    np.testing.assert_array_equal(nn.indices, want_i)
+    np.testing.assert_allclose(nn.distances, want_d, atol=1e-12)
+
+
 def test_gower_matches_brute_force_on_continuous_values():
     rng = np.random.default_rng(5)
     query, reference = mixed_table(rng, 30, grid=False), mixed_table(rng, 50, grid=False)
