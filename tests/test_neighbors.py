@@ -147,12 +147,14 @@ def test_many_exact_duplicates_keep_the_lower_index_rule(exclude_self):
     # its current k-th neighbour, and must still return the k lowest row numbers
     rng = np.random.default_rng(8)
 
-    def table(n):
-        return pd.DataFrame({"a": rng.choice(["u", "v"], n), "b": rng.choice(["p", "q", "r"], n),
+    def table(n, a=("u", "v")):
+        return pd.DataFrame({"a": rng.choice(a, n), "b": rng.choice(["p", "q", "r"], n),
                              "c": rng.choice([0.0, 1.0], n)})
 
     reference = table(2000)
-    query = reference if exclude_self else table(300)
+    # queries with a = "w", absent from the reference, tie with several groups of records at
+    # distance 1/3, whose tiles hold interleaved row numbers
+    query = reference if exclude_self else table(300, a=("u", "v", "w"))
     want_d, want_i = brute_knn(brute_gower(query, reference, [query, reference]), 5, exclude_self)
     nn = kneighbors(query, reference, k=5, exclude_self=exclude_self)
     np.testing.assert_array_equal(nn.indices, want_i)
