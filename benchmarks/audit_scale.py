@@ -207,11 +207,6 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
     data = make_data(size)
     path = WORK / f"results_{size}.json"
     record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
-    if path.exists():  # keep the measures of an earlier run that this one does not repeat
-        earlier = json.loads(path.read_text())
-        record["measures"] = [r for r in earlier["measures"] if r["measure"] not in measures]
-        if skip_cli and "audit" in earlier:
-            record["audit"] = earlier["audit"]
     for name in measures:
         log = data / f"measure_{name}.log"
         outcome = run_watched(
@@ -222,7 +217,7 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         row["load"] = os.getloadavg()[0]
         print(json.dumps(row), flush=True)
         record["measures"].append(row)
-        path.write_text(json.dumps(record, indent=1))
+        _save(path, record)
     if not skip_cli:
         out = data / "audit"
         command = [
@@ -234,8 +229,20 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
     record["load_end"] = os.getloadavg()[0]
-    path.write_text(json.dumps(record, indent=1))
+    _save(path, record)
     return record
+
+
+def _save(path: Path, record: dict) -> None:
+    """Write ``record``, keeping what an earlier (or concurrent) run recorded for other measures."""
+    if path.exists():
+        earlier = json.loads(path.read_text())
+        mine = {r["measure"] for r in record["measures"]}
+        kept = [r for r in earlier["measures"] if r["measure"] not in mine]
+        record = record | dict(measures=kept + record["measures"])
+        if "audit" in earlier and "audit" not in record:
+            record["audit"] = earlier["audit"]
+    path.write_text(json.dumps(record, indent=1))
 
 
 # --------------------------------------------------------------------------------------------
