@@ -250,7 +250,6 @@ def _save(path: Path, record: dict) -> None:
 # --------------------------------------------------------------------------------------------
 def dask_benchmark(size: int) -> dict:
     import numpy as np
-    import pandas as pd
     from distributed import Client, LocalCluster
 
     import privlib as pl
