@@ -300,22 +300,30 @@ def test_tiny_memory_bound_gives_identical_results(monkeypatch):
     rng = np.random.default_rng(12)
     query, reference = mixed_table(rng, 100), mixed_table(rng, 250)
     whole = kneighbors(query, reference, k=5)
-    calls = []
+    calls, query_calls = [], []
     original = neighbors_module._TableSource.reference_block
+    original_query = neighbors_module._TableSource.query_block
 
     def counting(self, start, stop):
         calls.append((start, stop))
         return original(self, start, stop)
 
+    def counting_queries(self, start, stop):
+        query_calls.append((start, stop))
+        return original_query(self, start, stop)
+
     monkeypatch.setattr(neighbors_module._TableSource, "reference_block", counting)
+    monkeypatch.setattr(neighbors_module._TableSource, "query_block", counting_queries)
     blocked = kneighbors(query, reference, k=5, max_memory_mb=0.01)
     blocks = sorted(set(calls))
-    # several reference blocks that tile the table, each within the budget (4 float64 columns),
-    # prepared again for each of several query blocks
+    # several reference blocks that tile the table, each within the budget (4 float64 columns)
+    # and prepared once; the several query blocks are encoded again for each of them
     assert len(blocks) > 1 and blocks[0][0] == 0 and blocks[-1][1] >= 250
     assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
     assert max(stop - start for start, stop in blocks) * 4 * 8 <= 0.01 * 2**20
-    assert len(calls) % len(blocks) == 0 and len(calls) // len(blocks) > 1
+    assert len(calls) == len(blocks)
+    query_blocks = set(query_calls)
+    assert len(query_blocks) > 1 and len(query_calls) == len(query_blocks) * len(blocks)
     np.testing.assert_array_equal(blocked.distances, whole.distances)
     np.testing.assert_array_equal(blocked.indices, whole.indices)
     # leave-one-out across block borders
