@@ -205,8 +205,8 @@ def _rss(process) -> int:
 def run_size(size: int, measures, skip_cli: bool) -> dict:
     """Time the measures and the whole audit at ``size``; the record is saved after each step."""
     data = make_data(size)
-    record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
     path = WORK / f"results_{size}.json"
+    record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
     for name in measures:
         log = data / f"measure_{name}.log"
         outcome = run_watched(
@@ -217,7 +217,7 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         row["load"] = os.getloadavg()[0]
         print(json.dumps(row), flush=True)
         record["measures"].append(row)
-        path.write_text(json.dumps(record, indent=1))
+        _save(path, record)
     if not skip_cli:
         out = data / "audit"
         command = [
@@ -229,8 +229,20 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
     record["load_end"] = os.getloadavg()[0]
-    path.write_text(json.dumps(record, indent=1))
+    _save(path, record)
     return record
+
+
+def _save(path: Path, record: dict) -> None:
+    """Write ``record``, keeping what an earlier (or concurrent) run recorded for other measures."""
+    if path.exists():
+        earlier = json.loads(path.read_text())
+        mine = {r["measure"] for r in record["measures"]}
+        kept = [r for r in earlier["measures"] if r["measure"] not in mine]
+        record = record | dict(measures=kept + record["measures"])
+        if "audit" in earlier and "audit" not in record:
+            record["audit"] = earlier["audit"]
+    path.write_text(json.dumps(record, indent=1))
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +250,6 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
 # --------------------------------------------------------------------------------------------
 def dask_benchmark(size: int) -> dict:
     import numpy as np
-    import pandas as pd
     from distributed import Client, LocalCluster
 
     import privlib as pl
@@ -293,7 +304,7 @@ def table_markdown() -> str:
             "|---|---:|---:|---:|---:|",
         ]
         total = total_cpu = 0.0
-        for row in record["measures"]:
+        for row in sorted(record["measures"], key=lambda r: MEASURES.index(r["measure"])):
             if row.get("failed"):
                 lines.append(f"| {row['measure']} | failed | | | {row['load']:.1f} |")
                 continue
@@ -312,6 +323,11 @@ def table_markdown() -> str:
                 f"{audit['cpu']:.1f} | {_gb(audit['peak_mb'])} (process tree) | "
                 f"{audit['load']:.1f} |"
             )
+        missing = [m for m in MEASURES if m not in {r["measure"] for r in record["measures"]}]
+        if missing:
+            lines += ["", f"Not timed at this size: {', '.join(missing)}."]
+        if not audit:
+            lines += ["", "The whole `privlib audit` was not run at this size."]
         cpu = audit["cpu"] if audit else total_cpu
         what = "the whole audit" if audit else "these measures"
         lines += ["", (

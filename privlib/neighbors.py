@@ -106,8 +106,8 @@ def kneighbors(
         record in adversarial accuracy). Other records identical to it still count.
     max_memory_mb : float, default 256
         Bound on the working memory of the search: the encoded blocks of the two tables (a
-        reference larger than half of it is taken in several blocks, prepared again for each
-        block of queries) and the threads' buffers. The inputs and the outputs
+        reference larger than half of it is taken in several blocks, each prepared once, and
+        the queries are encoded again for each of them) and the threads' buffers. The inputs and the outputs
         (``16 * n_query * k`` bytes) come on top; no ``n_query x n_reference`` array is made.
     n_jobs : int, optional
         Threads to use; ``None`` or ``-1`` uses every core available to numba.
@@ -487,42 +487,30 @@ def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
     query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
     ref_starts = range(0, n_reference, ref_rows)
     query_starts = range(0, n_query, query_rows)
-    # A reference that fits in one block is prepared once; a larger one is prepared again for
-    # each query block, which keeps the memory bounded at the cost of repeated encoding. The
-    # sort keys come from the first block encoded.
-    settings = cached = None
-    if len(ref_starts) == 1:
-        block = tables.reference_block(0, n_reference)
-        settings = _settings(tables, metric, block)
-        cached = [(0, _prepare_reference(block, settings.keys))]
-        del block
-
-    def prepared_blocks():
-        if cached is not None:
-            yield from cached
-            return
-        for r0 in ref_starts:
-            yield r0, _prepare_reference(tables.reference_block(r0, r0 + ref_rows), settings.keys)
-            if bar is not None:
-                bar.update()
-
     distances = np.full((n_query, k), np.inf)
     indices = np.full((n_query, k), -1, dtype=np.int64)
     bar = _progress_bar(progress, len(query_starts) * len(ref_starts))
+    settings = None
     previous_threads = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        for q0 in query_starts:
-            q1 = min(q0 + query_rows, n_query)
-            xq = tables.query_block(q0, q1)
-            if settings is None:
-                settings = _settings(tables, metric, xq)
-            _merge_block(
-                xq, q0 if tables.exclude_self else -1, prepared_blocks(), settings,
-                distances[q0:q1], indices[q0:q1],
-            )
-            if bar is not None and cached is not None:
-                bar.update()
+        # Each reference block is encoded, sorted and tiled once, and every query block merges
+        # its neighbours in it; a reference in several blocks has the queries encoded once per
+        # block, far cheaper than preparing every reference block again for each query block.
+        for r0 in ref_starts:
+            block = tables.reference_block(r0, r0 + ref_rows)
+            if settings is None:  # the sort keys come from the first block
+                settings = _settings(tables, metric, block)
+            prepared = [(r0, _prepare_reference(block, settings.keys))]
+            del block
+            for q0 in query_starts:
+                q1 = min(q0 + query_rows, n_query)
+                _merge_block(
+                    tables.query_block(q0, q1), q0 if tables.exclude_self else -1, prepared,
+                    settings, distances[q0:q1], indices[q0:q1],
+                )
+                if bar is not None:
+                    bar.update()
     finally:
         numba.set_num_threads(previous_threads)
         if bar is not None:

@@ -140,6 +140,27 @@ def test_gower_matches_brute_force_with_ties(seed, n_query, n_reference, k):
     np.testing.assert_array_equal(nn.indices, want_i)
 
 
+@pytest.mark.parametrize("exclude_self", [False, True])
+def test_many_exact_duplicates_keep_the_lower_index_rule(exclude_self):
+    # 2 x 3 x 2 = 12 distinct records among 2,000: each query has hundreds of neighbours at
+    # distance 0 spread over many tiles; the engine skips the tiles whose records all come after
+    # its current k-th neighbour, and must still return the k lowest row numbers
+    rng = np.random.default_rng(8)
+
+    def table(n, a=("u", "v")):
+        return pd.DataFrame({"a": rng.choice(a, n), "b": rng.choice(["p", "q", "r"], n),
+                             "c": rng.choice([0.0, 1.0], n)})
+
+    reference = table(2000)
+    # queries with a = "w", absent from the reference, tie with several groups of records at
+    # distance 1/3, whose tiles hold interleaved row numbers
+    query = reference if exclude_self else table(300, a=("u", "v", "w"))
+    want_d, want_i = brute_knn(brute_gower(query, reference, [query, reference]), 5, exclude_self)
+    nn = kneighbors(query, reference, k=5, exclude_self=exclude_self)
+    np.testing.assert_array_equal(nn.indices, want_i)
+    np.testing.assert_allclose(nn.distances, want_d, atol=1e-12)
+
+
 def test_gower_matches_brute_force_on_continuous_values():
     rng = np.random.default_rng(5)
     query, reference = mixed_table(rng, 30, grid=False), mixed_table(rng, 50, grid=False)
@@ -279,22 +300,30 @@ def test_tiny_memory_bound_gives_identical_results(monkeypatch):
     rng = np.random.default_rng(12)
     query, reference = mixed_table(rng, 100), mixed_table(rng, 250)
     whole = kneighbors(query, reference, k=5)
-    calls = []
+    calls, query_calls = [], []
     original = neighbors_module._TableSource.reference_block
+    original_query = neighbors_module._TableSource.query_block
 
     def counting(self, start, stop):
         calls.append((start, stop))
         return original(self, start, stop)
 
+    def counting_queries(self, start, stop):
+        query_calls.append((start, stop))
+        return original_query(self, start, stop)
+
     monkeypatch.setattr(neighbors_module._TableSource, "reference_block", counting)
+    monkeypatch.setattr(neighbors_module._TableSource, "query_block", counting_queries)
     blocked = kneighbors(query, reference, k=5, max_memory_mb=0.01)
     blocks = sorted(set(calls))
-    # several reference blocks that tile the table, each within the budget (4 float64 columns),
-    # prepared again for each of several query blocks
+    # several reference blocks that tile the table, each within the budget (4 float64 columns)
+    # and prepared once; the several query blocks are encoded again for each of them
     assert len(blocks) > 1 and blocks[0][0] == 0 and blocks[-1][1] >= 250
     assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
     assert max(stop - start for start, stop in blocks) * 4 * 8 <= 0.01 * 2**20
-    assert len(calls) % len(blocks) == 0 and len(calls) // len(blocks) > 1
+    assert len(calls) == len(blocks)
+    query_blocks = set(query_calls)
+    assert len(query_blocks) > 1 and len(query_calls) == len(query_blocks) * len(blocks)
     np.testing.assert_array_equal(blocked.distances, whole.distances)
     np.testing.assert_array_equal(blocked.indices, whole.indices)
     # leave-one-out across block borders
