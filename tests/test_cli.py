@@ -114,7 +114,7 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
     assert positions == sorted(positions)  # the conclusion comes first, the references last
     verdicts = page.split('class="privlib-verdicts"')[1].split("</table>")[0]
     header = re.findall(r"<th>(.*?)</th>", verdicts.split("</thead>")[0])
-    assert header == ["measure", "value", "95% interval", "baseline", "threshold", "verdict", "rule and reading"]
+    assert header == ["measure", "value", "95% interval", "baseline", "threshold", "verdict", "reading, with the rule and its source"]
     groups = re.findall(r'<tr class="privlib-family"><th colspan="7">(.*?)</th>', verdicts)
     assert groups == ["Identity disclosure", "Attribute disclosure", "Membership disclosure"]
     measures = re.findall(r'<td class="privlib-measure">(.*?)</td>', verdicts)
