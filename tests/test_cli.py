@@ -28,8 +28,8 @@ from privlib.pipeline import AUDIT_FILES
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 EXPECTED_MEASURES = {
-    "identical_match_share", "dcr", "replicated_uniques", "cap (Expenditure)",
-    "knn_risk (Expenditure)", "dcr_holdout_share", "threshold_attack", "nn_mia",
+    "identical_match_share", "dcr", "replicated_uniques", "singling_out", "singling_out_multivariate",
+    "linkability", "cap (Expenditure)", "knn_risk (Expenditure)", "inference (Expenditure)", "dcr_holdout_share", "threshold_attack", "nn_mia",
     "adversarial_accuracy", "privacy_loss", "partition_risk", "discriminator_test",
 }
 SECTION_HEADINGS = [
