@@ -330,14 +330,26 @@ def table_markdown() -> str:
             lines += ["", "The whole `privlib audit` was not run at this size."]
         cpu = audit["cpu"] if audit else total_cpu
         what = "the whole audit" if audit else "these measures"
+        inside = _audit_steps(folder(size) / "audit.log") if audit else ""
+        if inside:
+            lines += ["", f"Wall seconds of each step inside the whole audit (from its log): {inside}."]
         lines += ["", (
-            f"The machine was shared (load average about {record['load_start']:.0f} on 2 cores), "
-            f"so each process got a fraction of a core and the wall times are mostly waiting. "
+            f"The machine was shared with other jobs (load average {record['load_start']:.0f} to "
+            f"{record.get('load_end', record['load_start']):.0f} on 2 cores). "
             f"*Estimate, not a measurement:* {what} used {cpu:.0f} CPU seconds, so on an idle "
             f"machine with these 2 cores it would take between {cpu / 2:.0f} s (both cores busy) "
             f"and {cpu:.0f} s (one core busy)."
         )]
     return "\n".join(lines)
+
+
+def _audit_steps(log: Path) -> str:
+    """``name s, ...`` from the "[i] Section: name ..." / "done in s" lines of an audit's log."""
+    if not log.exists():
+        return ""
+    text = log.read_text(errors="replace")
+    steps = re.findall(r"\[\d+\] [^:\n]+: ([^\n]+?) \.\.\.\s+done in ([\d.]+) s", text)
+    return ", ".join(f"{name} {float(seconds):.0f}" for name, seconds in steps)
 
 
 def dask_markdown() -> str:
