@@ -65,9 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
         "notebook, report.html, report.pdf and metrics.json into --out.",
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
-    audit.add_argument("--train", help="CSV file of the training (confidential) data")
-    audit.add_argument("--synthetic", nargs="+", help="one or several CSV files of synthetic data")
-    audit.add_argument("--holdout", help="CSV file of real records the generator never saw")
+    audit.add_argument("--train", help="CSV or Parquet file of the training (confidential) data")
+    audit.add_argument("--synthetic", nargs="+", help="one or several CSV or Parquet files of synthetic data")
+    audit.add_argument("--holdout", help="CSV or Parquet file of real records the generator never saw")
     audit.add_argument("--population-size", type=int, help="size N of the population the training data came from")
     audit.add_argument("--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)")
     audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn (spaces or commas between names)")

@@ -185,6 +185,9 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    # OpenMP threads that wait passively (numba, gradient boosting): actively waiting threads slow
+    # a run down many times over on a machine shared with other jobs.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     try:
         papermill.execute_notebook(
             str(notebook), str(output), parameters=parameters, cwd=str(cwd),
