@@ -133,7 +133,7 @@ def _check_name(name: str) -> str:
 def dataset_info(name: str) -> DatasetInfo:
     """Metadata of a bundled dataset (keys, sensitive variables, population size, provenance)."""
     _check_name(name)
-    card = Path(__file__).resolve().parents[1] / "data" / name / "README.md"
+    card = data_dir() / name / "README.md"
     return DatasetInfo(name=name, card=card if card.exists() else None, **_INFO[name])
 
 
