@@ -24,7 +24,7 @@ What is timed, each in a fresh process:
    children, polled every 0.2 s);
 2. every measure of the audit called directly with the audit's arguments (as the report
    notebook calls them, seed 2026, 5 repetitions), after the inputs are read with
-   ``privlib.report.load_audit_inputs``: wall and CPU seconds of the call and the process's
+   ``privlib.audit.load_audit_inputs``: wall and CPU seconds of the call and the process's
    peak resident memory (which includes the inputs).
 
 Every timed process runs with ``OMP_WAIT_POLICY=passive`` (see ``ENV``).
@@ -147,7 +147,7 @@ def measure_worker(name: str, size: int) -> dict:
     import privlib as pl
 
     data = folder(size)
-    inputs = pl.report.load_audit_inputs(
+    inputs = pl.audit.load_audit_inputs(
         train=str(data / "train.csv"), synthetic=[str(data / "synthetic.csv")],
         holdout=str(data / "holdout.csv"), population_size=10 * size, keys=KEYS,
         sensitive=SENSITIVE,
