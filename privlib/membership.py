@@ -374,10 +374,6 @@ def _check_share(value, name: str) -> float:
     return float(value)
 
 
-def _check_h(h) -> int:
-    return _check_integer(h, "h", minimum=0)
-
-
 def _check_tables(**tables) -> dict:
     """Check every table and that each has the first one's columns and column types.
 
@@ -754,8 +750,6 @@ def ground_truth_risk(
             "`members` covers every row of `population`, so membership reveals nothing and the "
             "relative risk is undefined; pass the larger population the training data came from."
         )
-    h = _check_h(h)
-    n_repeats = _check_integer(n_repeats, "n_repeats")
     if attack_size is None:
         attack_size = min(DEFAULT_ATTACK_SIZE, size)
     attack_size = _check_integer(attack_size, "attack_size")
@@ -933,8 +927,6 @@ def partition_risk(
             )
         t = n / population_size
     t = _check_share(t, "t")
-    h = _check_h(h)
-    n_repeats = _check_integer(n_repeats, "n_repeats")
     attack_size, from_train = _partition_attack_size(attack_size, t, n, len(holdout))
     encoder = TableEncoder(metric="hamming", n_bins=_check_integer(n_bins, "n_bins")).fit(
         train, holdout, names=["train", "holdout"]
@@ -1272,7 +1264,6 @@ def adversarial_accuracy(
     """
     confidence = check_confidence(confidence)
     _check_tables(target=target, synthetic=synthetic)
-    n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
     repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats, client)
@@ -1345,7 +1336,6 @@ def privacy_loss(
     """
     confidence = check_confidence(confidence)
     _check_tables(train=train, test=test, synthetic=synthetic)
-    n_repeats = _check_integer(n_repeats, "n_repeats")
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
     on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
@@ -1501,7 +1491,6 @@ def discriminator_test(
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     if len(synthetic) < 2:
         raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
-    n_repeats = _check_integer(n_repeats, "n_repeats")
     confidence = check_confidence(confidence)
     if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
         raise PrivlibError(
