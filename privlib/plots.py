@@ -494,9 +494,9 @@ def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
 
     Examples
     --------
-    >>> forest_position(0.60, threshold=0.55, baseline=0.5)  # an AUC 0.05 beyond its margin
+    >>> forest_position(0.75, threshold=0.625, baseline=0.5)  # as far beyond as the margin
     2.0
-    >>> forest_position(0.40, threshold=0.45, baseline=0.5, higher_is_riskier=False)
+    >>> forest_position(0.25, threshold=0.375, baseline=0.5, higher_is_riskier=False)
     2.0
     >>> forest_position(0.1, threshold=0.2)  # no baseline: the reference is 0
     0.5

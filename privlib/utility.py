@@ -591,16 +591,17 @@ def _marginal_codes(left: pd.DataFrame, right: pd.DataFrame, kinds: dict, n_bins
             both = np.concatenate([a, b])
             both = both[np.isfinite(both)]
             low, span = (both.min(), both.max() - both.min()) if both.size else (0.0, 0.0)
-
-            def binned(values):
-                bins = np.zeros(len(values)) if span == 0 else np.floor((values - low) / span * n_bins)
-                return np.where(np.isnan(values), n_bins, np.clip(bins, 0, n_bins - 1)).astype(np.intp)
-
-            codes[column] = (binned(a), binned(b), n_bins + 1)
+            codes[column] = (_bin_codes(a, low, span, n_bins), _bin_codes(b, low, span, n_bins), n_bins + 1)
         else:
             levels, uniques = pd.factorize(np.concatenate([left[column].to_numpy(), right[column].to_numpy()]))
             codes[column] = (levels[: len(left)], levels[len(left):], len(uniques))
     return codes
+
+
+def _bin_codes(values: np.ndarray, low: float, span: float, n_bins: int) -> np.ndarray:
+    """Equal-width bin of each value over ``[low, low + span]``; missing values in bin ``n_bins``."""
+    bins = np.zeros(len(values)) if span == 0 else np.floor((values - low) / span * n_bins)
+    return np.where(np.isnan(values), n_bins, np.clip(bins, 0, n_bins - 1)).astype(np.intp)
 
 
 def _tvd(left_codes: np.ndarray, right_codes: np.ndarray, n_levels: int) -> float:
