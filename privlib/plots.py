@@ -628,7 +628,8 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         ax.spines[side].set_visible(False)
     # The legend shows each verdict's own marker, whatever shape its first point was drawn with.
     order = [v for v in VERDICT_STYLE if v in seen]
-    handles = [Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0]) for v in order]
+    handles = [Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0])
+               for v in order]
     legend = {"handles": handles, "labels": order, "fontsize": 7, "ncols": max(1, len(order)),
               "loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "frameon": False}
     _finish(

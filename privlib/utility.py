@@ -53,7 +53,8 @@ from privlib.errors import PrivlibError
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
-    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, bootstrap_interval, percentile_interval, resampled_means,
+    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, bootstrap_interval, percentile_interval,
+    resampled_means,
 )
 from privlib.validation import (
     HasMethods, Instance, Integer, Names, Number, RandomState, Table, validate_params,
@@ -593,7 +594,8 @@ def _marginal_codes(left: pd.DataFrame, right: pd.DataFrame, kinds: dict, n_bins
             low, span = (both.min(), both.max() - both.min()) if both.size else (0.0, 0.0)
             codes[column] = (_bin_codes(a, low, span, n_bins), _bin_codes(b, low, span, n_bins), n_bins + 1)
         else:
-            levels, uniques = pd.factorize(np.concatenate([left[column].to_numpy(), right[column].to_numpy()]))
+            both = np.concatenate([left[column].to_numpy(), right[column].to_numpy()])
+            levels, uniques = pd.factorize(both)
             codes[column] = (levels[: len(left)], levels[len(left):], len(uniques))
     return codes
 
@@ -867,11 +869,13 @@ def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_stat
     >>> fidelity_summary(train=real, synthetic=real, random_state=0).get("mean_tvd").value
     0.0
     """
-    streams = dict(zip(("tstr_ratio", "pmse_ratio", "mean_tvd"), np.random.default_rng(random_state).spawn(3)))
+    keys = ("tstr_ratio", "pmse_ratio", "mean_tvd")
+    streams = dict(zip(keys, np.random.default_rng(random_state).spawn(len(keys)), strict=True))
     bootstrap = {"n_bootstrap": n_bootstrap, "confidence": confidence}
     measures, skipped = [], []
     if holdout is None or target is None:
-        needs = [what for what, given in (("a holdout", holdout), ("a target variable", target)) if given is None]
+        needs = [what for what, given in (("a holdout", holdout), ("a target variable", target))
+                 if given is None]
         skipped.append(("tstr_ratio", f"train on synthetic, test on real needs {' and '.join(needs)}"))
     else:
         try:
@@ -885,21 +889,22 @@ def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_stat
             measures.append(FidelityMeasure(
                 key="tstr_ratio", title="Train on synthetic, test on real (share of the real data's score)",
                 value=result.ratio, ci_low=low, ci_high=high, ideal=1.0,
-                reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real records "
-                f"with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data reaches "
-                f"({result.value:.3f} against {result.baseline:.3f}).",
-                details={"tstr": result.value, "trtr": result.baseline, "metric": fit.metric, "target": fit.target,
-                         "task": fit.task, "model": fit.model},
+                reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real "
+                f"records with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data "
+                f"reaches ({result.value:.3f} against {result.baseline:.3f}).",
+                details={"tstr": result.value, "trtr": result.baseline, "metric": fit.metric,
+                         "target": fit.target, "task": fit.task, "model": fit.model},
             ))
     propensity = pmse(original=train, synthetic=synthetic)
     low, high = _pmse_ratio_interval(propensity, len(train), rng=streams["pmse_ratio"], **bootstrap)
     measures.append(FidelityMeasure(
         key="pmse_ratio", title="Propensity score MSE ratio (real or synthetic?)",
         value=propensity.ratio, ci_low=low, ci_high=high, ideal=1.0,
-        reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as well as "
-        "it tells apart two samples of one distribution (1 or less = indistinguishable; larger = easier to tell "
-        "apart).",
-        details={"pmse": propensity.value, "null_expectation": propensity.baseline, "model": propensity.model},
+        reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as "
+        "well as it tells apart two samples of one distribution (1 or less = indistinguishable; larger = "
+        "easier to tell apart).",
+        details={"pmse": propensity.value, "null_expectation": propensity.baseline,
+                 "model": propensity.model},
     ))
     kinds = infer_kinds(train, name="train")
     marginals = marginal_fidelity(original=train, synthetic=synthetic)
@@ -909,10 +914,11 @@ def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_stat
     measures.append(FidelityMeasure(
         key="mean_tvd", title="Mean distance between real and synthetic marginals (TVD)",
         value=marginals.value, ci_low=low, ci_high=high, ideal=0.0,
-        reading=f"A variable's synthetic distribution differs from the real one by a total variation distance of "
-        f"{marginals.value:.3f} on average (0 = identical shares, 1 = no overlap); the largest gap is "
-        f"{marginals.worst_variable!r}, {marginals.max_tvd:.3f}.",
-        details={"max_tvd": marginals.max_tvd, "worst_variable": marginals.worst_variable, "n_bins": marginals.n_bins},
+        reading=f"A variable's synthetic distribution differs from the real one by a total variation "
+        f"distance of {marginals.value:.3f} on average (0 = identical shares, 1 = no overlap); the largest "
+        f"gap is {marginals.worst_variable!r}, {marginals.max_tvd:.3f}.",
+        details={"max_tvd": marginals.max_tvd, "worst_variable": marginals.worst_variable,
+                 "n_bins": marginals.n_bins},
     ))
     return FidelitySummary(measures=tuple(measures), skipped=tuple(skipped), confidence=float(confidence))
 

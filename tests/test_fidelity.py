@@ -79,7 +79,8 @@ def test_without_holdout_or_target_tstr_is_skipped_and_the_rest_unchanged():
     full = fidelity_summary(train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=7,
                             n_bootstrap=40)
     for missing in (dict(holdout=holdout), dict(target="y"), {}):
-        partial = fidelity_summary(train=train, synthetic=synthetic, random_state=7, n_bootstrap=40, **missing)
+        partial = fidelity_summary(train=train, synthetic=synthetic, random_state=7, n_bootstrap=40,
+                                   **missing)
         assert [m.key for m in partial.measures] == ["pmse_ratio", "mean_tvd"]
         assert [key for key, _ in partial.skipped] == ["tstr_ratio"]
         # one random stream per figure: skipping TSTR leaves the other intervals as they were
