@@ -83,7 +83,8 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     text = _text(page)
     assert "Decision do not release" in text
     assert ("Identity disclosure : risk : 200 people's full records appear verbatim in the release. "
-            "Deciding: Exact copies of training records 0.2 (95% interval 0.17 to 0.23); risk above 0.011.") in text
+            "Deciding: Exact copies of training records 0.2 (95% interval 0.17 to 0.23); risk above 0.011."
+            ) in text
     assert "Attribute disclosure : inconclusive" in text
     # a family that was not assessed is listed, with the reason and what to give
     assert ("Membership disclosure : not assessed Why: no holdout was given. To assess it: a holdout: real "
