@@ -18,7 +18,7 @@ from audit_report_fixture import leaky_report, measure
 
 from privlib.plots import VERDICT_STYLE, forest_position, plot_verdict_forest
 from privlib.render import render_html, render_pdf
-from privlib.render.audit import (
+from privlib.render.audit_pages import (
     appendix_html, audit_page_html, decision_html, figure_html, fidelity_html, forest_alt_text,
     verdict_lines_html,
 )

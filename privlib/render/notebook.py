@@ -69,7 +69,7 @@ def render_html(
     stays at the top of the screen (:func:`add_toc`; it is not printed). A figure shown with
     alt text in its display metadata (``display(fig, metadata={"image/png": {"alt": ...}})``)
     keeps it as the image's ``alt``; the audit shows its figures as ``<figure>`` fragments with
-    alt text and caption (:func:`privlib.render.audit.figure_html`). Left out: the papermill
+    alt text and caption (:func:`privlib.render.audit_pages.figure_html`). Left out: the papermill
     parameters cells, cells tagged ``remove-cell``, the
     source of cells tagged ``hide-input``, the outputs of cells tagged ``hide-output`` (progress
     lines), every stderr stream (warnings, progress bars) and nbval's ``# NBVAL_`` markers; with
