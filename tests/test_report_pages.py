@@ -183,3 +183,20 @@ def test_add_toc_numbers_headings_without_an_id():
     page = add_toc("<html><body><h2>One</h2><p>x</p><h2 id='b'>Two</h2></body></html>")
     assert '<a href="#section-1">One</a><a href="#b">Two</a>' in page
     assert page.index("<nav") < page.index("<h2")
+
+
+def test_a_measures_figure_says_what_it_shows():
+    from privlib.plots import plot_roc
+    from privlib.render.audit_pages import measure_figure_html
+
+    record = measure("nn_mia_auc", "Nearest-neighbour attack AUC", "membership", 0.5, 0.45, 0.55, 0.5, 0.55,
+                     "no evidence of risk")
+    def draw(result, ax):
+        plot_roc([0, 1], [0, 1], ax=ax, title="Membership attack ROC")
+
+    page = measure_figure_html(record, None, draw)
+    alt = html.unescape(re.search(r'alt="([^"]*)"', page).group(1))
+    assert alt == ("Membership attack ROC, for Nearest-neighbour attack AUC. Reading of Nearest-neighbour "
+                   "attack AUC.")
+    assert "privlib-figure-half" in page and "(nn_mia_auc)</figcaption>" in page
+    assert plt.get_fignums() == []  # the figure is closed

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from privlib.render.pages import render_page
 
 __all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "appendix_html", "figure_html",
-           "forest_figure_html", "forest_alt_text", "audit_page_html", "NOT_ASSESSED"]
+           "forest_figure_html", "forest_alt_text", "measure_figure_html", "audit_page_html", "NOT_ASSESSED"]
 
 #: The verdict of a family none of whose measures could run.
 NOT_ASSESSED = "not assessed"
@@ -185,7 +185,7 @@ def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None 
     """
     if not alt or not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
-    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id)
+    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, half=False)
 
 
 def forest_alt_text(measures) -> str:
@@ -229,6 +229,25 @@ def forest_figure_html(report) -> str:
         )
     finally:
         plt.close(ax.figure)
+
+
+def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
+    """One measure's figure (its declaration's ``plot(result, ax)``) as a half-width ``<figure>``,
+    with alt text saying what it shows (the plot's title, the measure's name and its reading)
+    and the measure's name and key as caption."""
+    import matplotlib.pyplot as plt
+
+    record = _plain(record)
+    figure, ax = plt.subplots(figsize=figsize, layout="constrained")
+    try:
+        plot(result, ax)
+        drawn = ax.get_title() or "Figure"
+        title = record.get("title") or record.get("key", "")
+        alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
+        return render_page("figure.html.j2", png=figure_png(figure), alt=alt, id=None,
+                           caption=f"{title} ({record.get('key', '')})", half=True)
+    finally:
+        plt.close(figure)
 
 
 def audit_page_html(report) -> str:
