@@ -200,3 +200,35 @@ def test_a_measures_figure_says_what_it_shows():
                    "attack AUC.")
     assert "privlib-figure-half" in page and "(nn_mia_auc)</figcaption>" in page
     assert plt.get_fignums() == []  # the figure is closed
+
+
+def test_each_reading_is_written_once_in_its_familys_section():
+    from privlib.render.audit_pages import readings_html
+
+    report = leaky_report()
+    page = audit_page_html(report)
+    for m in report["measures"]:
+        assert page.count(m["reading"]) == 1
+    text = _text(readings_html(report))
+    assert "Membership disclosure In the training data? Nearest-neighbour attack AUC not run nn_mia_auc : " \
+           "needs a holdout." in text
+    assert re.findall(r'<a href="#([a-z-]+)">', page) == [
+        "decision", "forest", "verdicts", "fidelity", "family-identity", "family-attribute",
+        "family-membership", "appendix"]
+
+
+def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
+    from privlib.render.audit_pages import comparison_html
+
+    leaky = leaky_report()
+    other = leaky_report()
+    other["decision"] = "release only with the listed caveats"
+    copies = dict(other["measures"][0], value=0.001, verdict="no evidence of risk")
+    other["measures"] = [copies] + other["measures"][1:3]
+    page = comparison_html({"leaky.csv": leaky, "other.csv": other})
+    rows = [_text(r) for r in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S)]
+    assert rows[0] == "measure leaky.csv other.csv"
+    assert rows[1] == "decision do not release release only with the listed caveats"
+    assert "Exact copies of training records identical_match_share 0.2 risk 0.001 no evidence of risk" in rows
+    assert ("Nearest-neighbour adversarial accuracy adversarial_accuracy 0.51 no evidence of risk not run"
+            in rows)

@@ -20,8 +20,9 @@ from markupsafe import Markup
 
 from privlib.render.pages import render_page
 
-__all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "appendix_html", "figure_html",
-           "forest_figure_html", "forest_alt_text", "measure_figure_html", "audit_page_html", "NOT_ASSESSED"]
+__all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "readings_html", "comparison_html",
+           "appendix_html", "figure_html", "forest_figure_html", "forest_alt_text", "measure_figure_html",
+           "audit_page_html", "NOT_ASSESSED"]
 
 #: The verdict of a family none of whose measures could run.
 NOT_ASSESSED = "not assessed"
@@ -157,6 +158,54 @@ def fidelity_html(report) -> str:
     return render_page("audit_fidelity.html.j2", fidelity=view)
 
 
+def readings_html(report) -> str:
+    """Each family's readings, written once (the verdict lines and the appendix do not repeat
+    them), with what did not run and why."""
+    report = _plain(report)
+    families = []
+    for family in report.get("families", []):
+        key = family.get("family")
+        families.append({
+            "key": key, "name": family.get("title") or str(key).capitalize(),
+            "question": family.get("question") or "",
+            "measures": [_measure_view(m) for m in report.get("measures", []) if m.get("family") == key],
+            "skipped": [s for s in report.get("skipped", []) if s.get("family") == key],
+        })
+    return render_page("audit_families.html.j2", families=families)
+
+
+def comparison_html(reports) -> str:
+    """Several synthetic files side by side, from one audit report per file (a mapping of the
+    file's label to its report): each file's decision, then every measure by its key, with the
+    value and verdict the file's own verdict page gives, grouped by family. A measure one audit
+    did not compute shows "not run"."""
+    reports = {str(label): _plain(report) for label, report in reports.items()}
+    if not reports:
+        return ""
+    first = next(iter(reports.values()))
+    titles = _family_titles(first)
+    records = {label: {m.get("key"): m for m in r.get("measures", [])} for label, r in reports.items()}
+    keys = list(dict.fromkeys(m.get("key") for r in reports.values() for m in r.get("measures", [])))
+    families = {m.get("key"): m.get("family") for r in reports.values() for m in r.get("measures", [])}
+    named = {m.get("key"): m.get("title") or m.get("key")
+             for r in reports.values() for m in r.get("measures", [])}
+    groups = []
+    for family in dict.fromkeys(families[k] for k in keys):
+        rows = []
+        for key in (k for k in keys if families[k] == family):
+            cells = []
+            for label in reports:
+                record = records[label].get(key)
+                cells.append(None if record is None else {
+                    "value": _number(record.get("value")),
+                    "verdict": record.get("verdict") or "not assessable",
+                })
+            rows.append({"title": named[key], "key": key, "cells": cells})
+        groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
+    return render_page("audit_comparison.html.j2", labels=list(reports),
+                       decisions=[r.get("decision", "") for r in reports.values()], groups=groups)
+
+
 def appendix_html(report) -> str:
     """The decision rule, each measure's rule, source, reading and details, and what did not run."""
     report = _plain(report)
@@ -251,15 +300,21 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
 
 
 def audit_page_html(report) -> str:
-    """The whole audit as one self-contained HTML page with a sticky table of contents."""
+    """The whole audit as one self-contained HTML page with a sticky table of contents: the
+    decision, the forest figure, the verdict lines, the fidelity card, the readings of each
+    family and the appendix (without the measures' own figures, which need the results'
+    per-record arrays: the audit notebook adds them)."""
     report = _plain(report)
     entries = [("decision", "Decision"), ("forest", "All measures"), ("verdicts", "Verdicts"),
-               ("fidelity", "Fidelity"), ("appendix", "Appendix")]
+               ("fidelity", "Fidelity")]
+    entries += [(f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
+                for f in report.get("families", [])]
+    entries.append(("appendix", "Appendix"))
     if not report.get("measures"):
         entries.remove(("forest", "All measures"))
     return render_page(
         "audit_report.html.j2", title=report.get("title", "Privacy audit"), entries=entries,
         decision=Markup(decision_html(report)), forest=Markup(forest_figure_html(report)),
         verdicts=Markup(verdict_lines_html(report)), fidelity=Markup(fidelity_html(report)),
-        appendix=Markup(appendix_html(report)),
+        readings=Markup(readings_html(report)), appendix=Markup(appendix_html(report)),
     )
