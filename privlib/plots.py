@@ -578,7 +578,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.34 * len(lines) + 1.0
+    height = 0.25 * len(lines) + 1.0
     ax = _axes(ax, figsize=(7.5, height))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
@@ -596,9 +596,9 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         row = item
         verdict = row["verdict"] or "not assessable"
         colour, marker = VERDICT_STYLE.get(verdict, VERDICT_STYLE["not assessable"])
-        ax.text(-0.01, y + 0.12, row.get("title") or row["key"], transform=label_at, ha="right",
+        ax.text(-0.01, y + 0.14, row.get("title") or row["key"], transform=label_at, ha="right",
                 va="center", fontsize=8, parse_math=False)
-        ax.text(-0.01, y - 0.28, row["key"], transform=label_at, ha="right", va="center",
+        ax.text(-0.01, y - 0.27, row["key"], transform=label_at, ha="right", va="center",
                 fontsize=6, color="#555555", family="monospace", parse_math=False)
         ax.text(1.01, y, _native_text(row), transform=label_at, ha="left", va="center",
                 fontsize=7, color="#333333", parse_math=False)

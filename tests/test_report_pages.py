@@ -116,11 +116,16 @@ def test_fidelity_card_shows_values_intervals_and_what_was_not_computed():
 
 
 def test_appendix_has_the_decision_rule_each_rule_and_what_did_not_run():
-    text = _text(appendix_html(leaky_report()))
-    assert "Do not release when any family's verdict is risk" in text
-    assert "Rule: risk when the whole interval lies below the threshold (kit default)." in text
-    assert "n_copies 200" in text
-    assert "Nearest-neighbour attack AUC nn_mia_auc Membership disclosure needs a holdout" in text
+    page = appendix_html(leaky_report(), introductions={"identity": "Copies and distances.", "other": "x"})
+    text = _text(page)
+    assert "How the decision is made. Do not release when any family's verdict is risk" in text
+    assert "Identity disclosure. Copies and distances." in text and "other" not in text
+    rows = [_text(r) for r in re.findall(r"<tr>(.*?)</tr>", page, re.S)]
+    assert ("Nearest-neighbour adversarial accuracy adversarial_accuracy risk when the whole interval lies "
+            "below the threshold (kit default) (95% wilson interval)") in rows
+    assert any(row.endswith("n_copies 200") for row in rows)
+    assert "Nearest-neighbour attack AUC nn_mia_auc Membership disclosure needs a holdout" in rows
+    assert "Reading of" not in text  # the readings are in the family sections
 
 
 def test_every_figure_has_alt_text_that_says_what_it_shows():
@@ -175,8 +180,10 @@ def test_notebook_figures_keep_their_alt_text_and_sections_get_a_contents_bar(tm
     assert 'alt="A rising line &lt;from 0 to 1&gt;"' in out
     nav = re.search(r'<nav [^>]*class="privlib-toc".*?</nav>', out, re.S).group(0)
     assert re.findall(r">([^<>]+)</a>", nav) == ["First section", "Second &amp; last"]
-    plain = render_html(tmp_path / "in.ipynb", tmp_path / "plain.html")
-    assert "<nav" not in plain.read_text(encoding="utf-8")
+    plain = render_html(tmp_path / "in.ipynb", tmp_path / "plain.html").read_text(encoding="utf-8")
+    assert "<nav" not in plain and 'class="privlib-compact"' not in plain
+    compact = render_html(tmp_path / "in.ipynb", tmp_path / "compact.html", compact=True)
+    assert re.search(r'<body[^>]*class="[^"]*privlib-compact', compact.read_text(encoding="utf-8"))
 
 
 def test_add_toc_numbers_headings_without_an_id():
@@ -206,8 +213,13 @@ def test_each_reading_is_written_once_in_its_familys_section():
     from privlib.render.audit_pages import readings_html
 
     report = leaky_report()
-    page = audit_page_html(report)
-    for m in report["measures"]:
+    quoted = report["measures"][0]
+    quoted["reading"] = f"Copies beyond chance, above the cut-off (rule: {quoted['verdict_rule']})."
+    assert "Copies beyond chance, above the cut-off." in _text(readings_html(report, "identity"))
+    assert "Attribute" not in readings_html(report, "identity")
+    page = html.unescape(audit_page_html(report))
+    assert page.count("Copies beyond chance, above the cut-off.") == 1
+    for m in report["measures"][1:]:
         assert page.count(m["reading"]) == 1
     text = _text(readings_html(report))
     assert "Membership disclosure In the training data? Nearest-neighbour attack AUC not run nn_mia_auc : " \

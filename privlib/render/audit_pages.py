@@ -158,17 +158,28 @@ def fidelity_html(report) -> str:
     return render_page("audit_fidelity.html.j2", fidelity=view)
 
 
-def readings_html(report) -> str:
-    """Each family's readings, written once (the verdict lines and the appendix do not repeat
-    them), with what did not run and why."""
+def _reading_without_rule(record: Mapping) -> str:
+    """The measure's reading without the rule it quotes at its end (``(rule: ...)``): the rule
+    and its source are printed once, in the appendix."""
+    reading, rule = record.get("reading") or "", record.get("verdict_rule")
+    return reading.replace(f" (rule: {rule})", "") if rule else reading
+
+
+def readings_html(report, family: str | None = None) -> str:
+    """Each family's readings (only ``family``'s when given), written once: the verdict lines and
+    the appendix do not repeat them, and the rule each reading quotes is left to the appendix.
+    What did not run is listed with the reason."""
     report = _plain(report)
     families = []
-    for family in report.get("families", []):
-        key = family.get("family")
+    for finding in report.get("families", []):
+        key = finding.get("family")
+        if family is not None and key != family:
+            continue
         families.append({
-            "key": key, "name": family.get("title") or str(key).capitalize(),
-            "question": family.get("question") or "",
-            "measures": [_measure_view(m) for m in report.get("measures", []) if m.get("family") == key],
+            "key": key, "name": finding.get("title") or str(key).capitalize(),
+            "question": finding.get("question") or "",
+            "measures": [dict(_measure_view(m), reading=_reading_without_rule(m))
+                         for m in report.get("measures", []) if m.get("family") == key],
             "skipped": [s for s in report.get("skipped", []) if s.get("family") == key],
         })
     return render_page("audit_families.html.j2", families=families)
@@ -206,8 +217,10 @@ def comparison_html(reports) -> str:
                        decisions=[r.get("decision", "") for r in reports.values()], groups=groups)
 
 
-def appendix_html(report) -> str:
-    """The decision rule, each measure's rule, source, reading and details, and what did not run."""
+def appendix_html(report, introductions: Mapping[str, str] | None = None) -> str:
+    """The decision rule, what each kind of disclosure measures (``introductions``: family key ->
+    text, when given), each measure's rule with its source and its details, and what did not
+    run."""
     report = _plain(report)
     titles = _family_titles(report)
     skipped = [
@@ -215,7 +228,8 @@ def appendix_html(report) -> str:
              family=titles.get(s.get("family")) or s.get("family", ""))
         for s in report.get("skipped", [])
     ]
-    return render_page("audit_appendix.html.j2", report=report,
+    families = [(titles[key], text) for key, text in (introductions or {}).items() if key in titles]
+    return render_page("audit_appendix.html.j2", report=report, families=families,
                        measures=[_measure_view(m) for m in report.get("measures", [])], skipped=skipped)
 
 

@@ -34,17 +34,25 @@ def add_toc(page: str) -> str:
 
     The entries are the headings' text, rendered by the kit's ``toc.html.j2`` with autoescape.
     """
+    return _with_layout(page, toc=True, compact=False)
+
+
+def _with_layout(page: str, *, toc: bool, compact: bool) -> str:
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(page, features="html.parser")
+    if soup.body is None:
+        return page
+    if compact:
+        soup.body["class"] = [*soup.body.get("class", []), "privlib-compact"]
     entries = []
-    for number, heading in enumerate(soup.find_all("h2"), start=1):
+    for number, heading in enumerate(soup.find_all("h2") if toc else [], start=1):
         for anchor in heading.select("a.anchor-link"):  # nbconvert's pilcrow links
             anchor.decompose()
         if not heading.get("id"):
             heading["id"] = f"section-{number}"
         entries.append((heading["id"], heading.get_text(" ", strip=True)))
-    if entries and soup.body is not None:
+    if entries:
         nav = BeautifulSoup(render_page("toc.html.j2", entries=entries), features="html.parser")
         soup.body.insert(0, nav)
     return str(soup)
@@ -58,6 +66,7 @@ def render_html(
     math: bool = False,
     title: str | None = None,
     toc: bool = False,
+    compact: bool = False,
 ) -> Path:
     """Render an executed notebook to a self-contained HTML file.
 
@@ -66,7 +75,8 @@ def render_html(
     :func:`~privlib.render.math.typeset_math` as embedded SVG images, so they show offline,
     without JavaScript and in the PDF (one that mathtext cannot read stays as its source, in
     ``<code>``). With ``toc=True`` a table of contents linking every section heading (``<h2>``)
-    stays at the top of the screen (:func:`add_toc`; it is not printed). A figure shown with
+    stays at the top of the screen (:func:`add_toc`; it is not printed); with ``compact=True``
+    the page prints in denser type (the body gets the class ``privlib-compact``). A figure shown with
     alt text in its display metadata (``display(fig, metadata={"image/png": {"alt": ...}})``)
     keeps it as the image's ``alt``; the audit shows its figures as ``<figure>`` fragments with
     alt text and caption (:func:`privlib.render.audit_pages.figure_html`). Left out: the papermill
@@ -103,8 +113,8 @@ def render_html(
                                    remove_all_outputs_tags=set(HIDE_OUTPUT_TAGS))
     exporter.register_preprocessor(hidden, enabled=True)
     body, _ = exporter.from_notebook_node(nb, resources={"privlib_css": stylesheet()})
-    if toc:
-        body = add_toc(body)
+    if toc or compact:
+        body = _with_layout(body, toc=toc, compact=compact)
     target = Path(target)
     target.write_text(body, encoding="utf-8")
     return target
