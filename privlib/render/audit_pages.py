@@ -24,6 +24,9 @@ __all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "readings_htm
            "appendix_html", "figure_html", "forest_figure_html", "forest_alt_text", "measure_figure_html",
            "audit_page_html", "NOT_ASSESSED"]
 
+#: How many of a measure's details (its other scalar fields) the appendix shows; metrics.json has all.
+SHOWN_DETAILS = 6
+
 #: The verdict of a family none of whose measures could run.
 NOT_ASSESSED = "not assessed"
 
@@ -84,7 +87,7 @@ def _measure_view(record: Mapping) -> dict:
             (str(name), _number(value))
             for name, value in (record.get("details") or {}).items()
             if isinstance(value, (str, int, float)) and not _missing(value)
-        ],
+        ][:SHOWN_DETAILS],
     }
 
 
