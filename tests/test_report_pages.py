@@ -89,6 +89,11 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     # a family that was not assessed is listed, with the reason and what to give
     assert ("Membership disclosure : not assessed Why: no holdout was given. To assess it: a holdout: real "
             "records from the same population the generator never saw.") in text
+    # a family that ran only in part says what did not run and why
+    report = leaky_report()
+    report["skipped"] += [dict(report["skipped"][0], family="attribute", key=f"k{i}", reason="no keys were given")
+                          for i in range(2)]
+    assert "Not run: 2 measures: no keys were given." in _text(decision_html(report))
     # one card per family, with the records at risk
     assert page.count('class="privlib-card"') == 3
     assert "200 training records copied" in text

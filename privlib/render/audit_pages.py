@@ -97,6 +97,18 @@ def _counts_text(counts: Mapping) -> str:
     return " · ".join(parts) if parts else "no measure judged"
 
 
+def _not_run(report: dict, family: str) -> list[str]:
+    """Why measures of ``family`` did not run, one sentence per reason with how many it stopped
+    ("7 measures: no holdout data was given"), the most frequent first."""
+    reasons: dict[str, int] = {}
+    for skipped in report.get("skipped", []):
+        if skipped.get("family") == family:
+            reason = (skipped.get("reason") or "").rstrip(". ")
+            reasons[reason] = reasons.get(reason, 0) + 1
+    ordered = sorted(reasons.items(), key=lambda item: -item[1])
+    return [f"{n} measure{'s' if n > 1 else ''}: {reason}" for reason, n in ordered]
+
+
 def _families(report: dict) -> list[dict]:
     measures = {m.get("key"): m for m in report.get("measures", [])}
     views = []
@@ -115,6 +127,7 @@ def _families(report: dict) -> list[dict]:
                 for item in family.get("at_risk", [])
             ],
             "counts_text": _counts_text(family.get("counts") or {}),
+            "not_run": _not_run(report, family.get("family")),
         })
     return views
 
