@@ -91,8 +91,8 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
             "records from the same population the generator never saw.") in text
     # a family that ran only in part says what did not run and why
     report = leaky_report()
-    report["skipped"] += [dict(report["skipped"][0], family="attribute", key=f"k{i}", reason="no keys were given")
-                          for i in range(2)]
+    unkeyed = dict(report["skipped"][0], family="attribute", reason="no keys were given")
+    report["skipped"] += [dict(unkeyed, key="k1"), dict(unkeyed, key="k2")]
     assert "Not run: 2 measures: no keys were given." in _text(decision_html(report))
     # one card per family, with the records at risk
     assert page.count('class="privlib-card"') == 3
