@@ -82,9 +82,9 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     page = decision_html(leaky_report())
     text = _text(page)
     assert "Decision do not release" in text
-    assert ("Identity disclosure : risk : 200 people's full records appear verbatim in the release. "
-            "Deciding: Exact copies of training records 0.2 (95% interval 0.17 to 0.23); risk above 0.011."
-            ) in text
+    # what is at risk, in counts, then the deciding measure by its human name
+    assert ("Identity disclosure : risk 200 training records copied. Deciding: Exact copies of training "
+            "records 0.2 (95% interval 0.17 to 0.23); risk above 0.011.") in text
     assert "Attribute disclosure : inconclusive" in text
     # a family that was not assessed is listed, with the reason and what to give
     assert ("Membership disclosure : not assessed Why: no holdout was given. To assess it: a holdout: real "

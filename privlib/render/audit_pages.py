@@ -118,7 +118,10 @@ def _families(report: dict) -> list[dict]:
             "key": family.get("family", ""),
             "name": family.get("title") or str(family.get("family", "")).capitalize(),
             "verdict": family.get("verdict") or NOT_ASSESSED,
-            "headline": (family.get("headline") or "").rstrip(". "),
+            "at_risk_sentence": "; ".join(
+                f"{item.get('count')} {item.get('what', '')}".strip()
+                for item in family.get("at_risk", []) if item.get("count")
+            ),
             "reason": family.get("reason"),
             "how_to_assess": family.get("how_to_assess"),
             "deciding": _measure_view(deciding) if deciding else None,
