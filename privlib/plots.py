@@ -362,7 +362,7 @@ def plot_threshold_precision(result, *, ax=None, title=None):
     ax.set_ylim(0, 1.02)
     return _finish(
         ax,
-        xlabel="distance threshold (Gower): a record at most this close to S is called a member",
+        xlabel="threshold on the distance (Gower) to the nearest synthetic record",
         ylabel="share",
         title=title,
         legend=dict(loc="lower right", fontsize="small"),
