@@ -259,15 +259,18 @@ def figure_png(figure, *, dpi: int = 150) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None = None) -> str:
-    """One figure as ``<figure>`` with an embedded PNG, its alt text and caption.
+def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None = None,
+                heading: str | None = None) -> str:
+    """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
+    ``<h2>`` ``heading`` (with the ``id``) when one is given.
 
     The alt text is required and must say what the figure shows, not what it is ("Forest plot:
     2 of 14 measures at risk, ..."), so that a screen reader and the PDF's text carry its message.
     """
     if not alt or not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
-    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, half=False)
+    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id,
+                       heading=heading, half=False)
 
 
 def forest_alt_text(measures) -> str:
@@ -303,7 +306,7 @@ def forest_figure_html(report) -> str:
     ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
     try:
         return figure_html(
-            ax.figure, alt=forest_alt_text(measures), id="forest",
+            ax.figure, alt=forest_alt_text(measures), id="forest", heading="Every measure against its threshold",
             caption="Every measure against its threshold. Each line is a measure's interval and the marker "
             "its value, placed so that 0 is the measure's baseline (what chance gives) and 1 its "
             "threshold: right of the dashed line is beyond the threshold. The measure's own numbers "
@@ -326,7 +329,7 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
         drawn = ax.get_title() or "Figure"
         title = record.get("title") or record.get("key", "")
         alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
-        return render_page("figure.html.j2", png=figure_png(figure), alt=alt, id=None,
+        return render_page("figure.html.j2", png=figure_png(figure), alt=alt, id=None, heading=None,
                            caption=f"{title} ({record.get('key', '')})", half=True)
     finally:
         plt.close(figure)
