@@ -306,8 +306,9 @@ def forest_figure_html(report) -> str:
     ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
     try:
         return figure_html(
-            ax.figure, alt=forest_alt_text(measures), id="forest", heading="Every measure against its threshold",
-            caption="Every measure against its threshold. Each line is a measure's interval and the marker "
+            ax.figure, alt=forest_alt_text(measures), id="forest",
+            heading="Every measure against its threshold",
+            caption="Each line is a measure's interval and the marker "
             "its value, placed so that 0 is the measure's baseline (what chance gives) and 1 its "
             "threshold: right of the dashed line is beyond the threshold. The measure's own numbers "
             "are on the right.",
