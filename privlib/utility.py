@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, get_scorer, get_scorer_names, r2_score, roc_auc_score
+from sklearn.metrics import accuracy_score, get_scorer, get_scorer_names, r2_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
@@ -53,7 +53,7 @@ from privlib.errors import PrivlibError
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
-    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, bootstrap_interval, percentile_interval,
+    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, AUCRanks, bootstrap_interval, percentile_interval,
     resampled_means,
 )
 from privlib.validation import (
@@ -686,12 +686,8 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
 # --------------------------------------------------------------------------------------------
 # Fidelity beside privacy
 # --------------------------------------------------------------------------------------------
-#: The response of a fitted model each default TSTR metric scores, and the metric itself.
-_DEFAULT_SCORES = {
-    "roc_auc": ("predict_proba", roc_auc_score),
-    "accuracy": ("predict", accuracy_score),
-    "r2": ("predict", r2_score),
-}
+#: The metric of each default TSTR task scored on predictions (the AUC is resampled by ranks).
+_DEFAULT_SCORES = {"accuracy": accuracy_score, "r2": r2_score}
 
 
 @dataclass(frozen=True)
@@ -760,20 +756,29 @@ class FidelitySummary:
 
 def _tstr_ratio_interval(fit: _TSTRFit, *, rng, n_bootstrap, confidence) -> tuple[float, float]:
     """Percentile bootstrap interval of TSTR / TRTR over the holdout's records, the two fitted
-    models held fixed: each resample scores both models on the same resampled records."""
-    response, score = _DEFAULT_SCORES[fit.metric]
-    with threadpool_limits(limits=_THREADS):
-        predicted = {}
-        for source, model in fit.models.items():
-            out = getattr(model, response)(fit.x_test)
-            # classes_ are sorted: column 1 is the later label, the roc_auc scorer's positive class
-            predicted[source] = out[:, 1] if out.ndim == 2 else out
+    models held fixed: each resample scores both models on the same resampled records. An AUC is
+    resampled within each class (the holdout's positives and negatives separately, as
+    :func:`privlib.uncertainty.auc_interval` does), so that every resample has both classes."""
     truth = fit.y_test.to_numpy()
-    binary_auc = fit.metric == "roc_auc"
+    with threadpool_limits(limits=_THREADS):
+        if fit.metric == "roc_auc":
+            positive = truth == sorted(set(truth))[-1]  # the scorer's positive class: the later label
+            ranks = {}
+            for source, model in fit.models.items():
+                # classes_ are sorted: column 1 is the positive class's probability
+                scores = model.predict_proba(fit.x_test)[:, 1]
+                ranks[source] = AUCRanks(scores[positive], scores[~positive])
+        else:
+            predicted = {source: model.predict(fit.x_test) for source, model in fit.models.items()}
+    if fit.metric == "roc_auc":
+        values = np.empty(n_bootstrap)
+        for b in range(n_bootstrap):
+            rows = ranks["synthetic"].resample(rng)
+            values[b] = ranks["synthetic"].auc(*rows) / ranks["train"].auc(*rows)
+        return percentile_interval(values, confidence=confidence)
+    score = _DEFAULT_SCORES[fit.metric]
 
     def ratio(rows):
-        if binary_auc and len(np.unique(truth[rows])) < 2:
-            return float("nan")  # a resample with one class has no AUC
         trtr = score(truth[rows], predicted["train"][rows])
         return score(truth[rows], predicted["synthetic"][rows]) / trtr if trtr != 0 else float("nan")
 
@@ -801,11 +806,20 @@ def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confid
     percentiles are therefore moved down by the resamples' mean excess over the estimate (the
     bootstrap estimate of the bias; Efron & Tibshirani 1993, ch. 10) and kept within [0, 1].
     """
-    n_left, n_right = (len(next(iter(codes.values()))[side]) for side in (0, 1))
+    # Every variable's levels numbered apart (an offset per variable), so that one count over a
+    # resample's rows gives the level counts of all variables at once.
+    levels = np.array([k for _, _, k in codes.values()])
+    offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
+    tables = [np.column_stack([c[side] for c in codes.values()]).astype(np.int32) + offsets.astype(np.int32)
+              for side in (0, 1)]
     values = np.empty(n_bootstrap)
     for b in range(n_bootstrap):
-        left_rows, right_rows = rng.integers(0, n_left, n_left), rng.integers(0, n_right, n_right)
-        values[b] = np.mean([_tvd(a[left_rows], c[right_rows], k) for a, c, k in codes.values()])
+        shares = []
+        for table in tables:
+            rows = rng.integers(0, len(table), len(table))
+            shares.append(np.bincount(table[rows].ravel(), minlength=int(levels.sum())) / len(table))
+        per_variable = 0.5 * np.add.reduceat(np.abs(shares[0] - shares[1]), offsets)
+        values[b] = per_variable.mean()
     bias = float(np.mean(values)) - estimate
     low, high = percentile_interval(values - bias, confidence=confidence)
     return float(np.clip(low, 0.0, 1.0)), float(np.clip(high, 0.0, 1.0))
