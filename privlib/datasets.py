@@ -274,31 +274,44 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
         raise PrivlibError(f"file {str(path)!r} does not exist; check the path passed as `{label}`.")
     parquet = path.suffix.lower() in PARQUET_SUFFIXES
     df = _read_parquet(path, label) if parquet else _read_csv(path, label)
+    if parquet:
+        return frame_like(df, label, like=like)
     check_frame(df, label)
     if like is not None:
-        kinds = infer_kinds(like, name="reference")
-        shared = {c: k for c, k in kinds.items() if c in df.columns}
-        df = coerce_kinds(df, shared)
-        for column in shared:
-            if isinstance(like[column].dtype, pd.CategoricalDtype):
-                df[column] = _as_categories_of(df[column], like[column].dtype)
-            elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
-                parsed = pd.to_datetime(df[column], errors="coerce")
-                unreadable = int((parsed.isna() & df[column].notna()).sum())
-                if unreadable:
-                    raise PrivlibError(
-                        f"column {column!r} of `{label}` holds {unreadable} value(s) that are not "
-                        "dates (the reference data has dates there); write them as YYYY-MM-DD or "
-                        "leave them empty."
-                    )
-                df[column] = parsed
-        return df
-    if parquet:
-        text = [c for c in df.columns
-                if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
-        return coerce_kinds(df, infer_kinds(df[text], name=label))
+        return _typed_like(df, label, like)
     df = _parse_dates(df)
     return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
+
+
+def frame_like(df: pd.DataFrame, name: str, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A table that stores its types (a Parquet file, a DataFrame) typed by the kit's rules: its
+    types are kept, only text columns become categoricals; with ``like``, the columns take the
+    kinds and categories of that table, as :func:`read_table` does."""
+    check_frame(df, name)
+    if like is not None:
+        return _typed_like(df, name, like)
+    text = [c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
+    return coerce_kinds(df, infer_kinds(df[text], name=name))
+
+
+def _typed_like(df: pd.DataFrame, label: str, like: pd.DataFrame) -> pd.DataFrame:
+    kinds = infer_kinds(like, name="reference")
+    shared = {c: k for c, k in kinds.items() if c in df.columns}
+    df = coerce_kinds(df, shared)
+    for column in shared:
+        if isinstance(like[column].dtype, pd.CategoricalDtype):
+            df[column] = _as_categories_of(df[column], like[column].dtype)
+        elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
+            parsed = pd.to_datetime(df[column], errors="coerce")
+            unreadable = int((parsed.isna() & df[column].notna()).sum())
+            if unreadable:
+                raise PrivlibError(
+                    f"column {column!r} of `{label}` holds {unreadable} value(s) that are not "
+                    "dates (the reference data has dates there); write them as YYYY-MM-DD or "
+                    "leave them empty."
+                )
+            df[column] = parsed
+    return df
 
 
 def _delimiter(path: Path) -> str:
