@@ -17,23 +17,21 @@ Each pipeline stages, executes, renders and publishes:
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
-import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-from privlib.audit import load_audit_inputs, materialise, read_params
+from privlib.audit import AuditSpec, load_audit_inputs, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.render import render_html, render_page, render_pdf
 from privlib.resources import resource_path
-from privlib.thresholds import check_overrides
 
 __all__ = [
-    "AUDIT_FILES", "ReportError", "audit_notebook", "course_notebooks", "params_file",
+    "AUDIT_FILES", "ReportError", "audit_notebook", "audit_spec", "course_notebooks", "params_file",
     "run_audit", "run_course", "run_all",
 ]
 
@@ -125,20 +123,24 @@ def _publish(finished: Path, out: Path, own: set[str]) -> None:
 # --------------------------------------------------------------------------------------------
 # Executing a notebook
 # --------------------------------------------------------------------------------------------
-class _ProgressLines(logging.Filter):
-    """Let through, of papermill's log of cell outputs, only the audit's progress lines."""
-
-    pattern = re.compile(r"^(\[\d+\] |    (done|skipped))")
-
-    def filter(self, record):
-        message = record.getMessage().strip("\n")
-        if not self.pattern.match(message):
-            return False
-        record.msg, record.args = message, ()
-        return True
+logger = logging.getLogger(__name__)
 
 
-_PROGRESS_FILTER = _ProgressLines()
+class _KernelProgress(io.TextIOBase):
+    """Where the kernel's stderr goes while a notebook runs: the lines the kit's own loggers wrote
+    there (``privlib...: message``, already redacted in the kernel) are logged here as progress;
+    anything else (library warnings) stays in the notebook only."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            if line.startswith("privlib."):
+                logger.info("%s", line.split(": ", 1)[-1])
+        return len(text)
 
 
 def _ipc_kernel_manager():
@@ -175,12 +177,6 @@ def _require_dask() -> None:
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
     import papermill
-
-    # papermill logs every cell's output at INFO; of those, the progress lines of the audit are
-    # worth showing during a long run, the rest repeats what the report shows.
-    papermill_log = logging.getLogger("papermill")
-    if _PROGRESS_FILTER not in papermill_log.filters:
-        papermill_log.addFilter(_PROGRESS_FILTER)
     # The kernel inherits this process's environment; MPLBACKEND=Agg (set for headless runs)
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
@@ -191,9 +187,10 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
     try:
         papermill.execute_notebook(
             str(notebook), str(output), parameters=parameters, cwd=str(cwd),
-            # The audit's own progress lines (through the log) say where the run is; papermill's
-            # cell bar on the same stream would interleave with them.
-            kernel_name="python3", progress_bar=False, log_output=progress,
+            # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
+            # run is; papermill's cell bar on the same stream would interleave with them.
+            kernel_name="python3", progress_bar=False, log_output=False,
+            stderr_file=_KernelProgress() if progress else None,
             kernel_manager_class=_ipc_kernel_manager(),
         )
     except papermill.PapermillExecutionError as exc:
@@ -209,9 +206,9 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
 
 
 def _say(progress: bool, message: str) -> None:
-    """A progress line on stderr (stdout may be a pipe the caller reads)."""
+    """A progress line (the CLI shows them on stderr; stdout may be a pipe the caller reads)."""
     if progress:
-        print(f"privlib: {message} ...", file=sys.stderr, flush=True)
+        logger.info("%s ...", message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,18 +246,46 @@ def params_file(dataset: str) -> Path:
 # --------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------
-def _audit_arguments(params, given: dict) -> dict:
-    """The audit's arguments: those given, else the params file's, else the defaults."""
-    spec = read_params(params) if params is not None else {}
-    names = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
-    merged = {name: given[name] if given.get(name) is not None else spec.get(name) for name in names}
-    merged["seed"] = 2026 if merged["seed"] is None else merged["seed"]
-    if isinstance(merged["seed"], bool) or not isinstance(merged["seed"], int) or merged["seed"] < 0:
-        raise PrivlibError(f"`seed` must be a whole number >= 0, got {merged['seed']!r}.")
-    merged["attack_share"] = 0.5 if merged["attack_share"] is None else merged["attack_share"]
-    merged["thresholds"] = check_overrides(merged["thresholds"])
-    merged["title"] = merged["title"] or "Privacy audit of a synthetic dataset"
-    return {"spec": spec, **merged}
+#: Settings a params file may give, beside how its tables are made or where they are.
+_PARAMS_SETTINGS = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
+#: Fields of a bundled-dataset params file that say how its tables are made.
+_RECIPE_FIELDS = ("dataset", "n_train", "n_holdout", "synthesizers")
+
+
+def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
+    """The spec of an audit from a params file and the arguments ``given`` (those not ``None``
+    win over the file's), checked before any work; with it, the recipe of a bundled-dataset
+    params file whose tables :func:`privlib.audit.materialise` still has to make (else ``None``).
+    """
+    values = {name: value for name, value in given.items() if value is not None}
+    recipe = None
+    if params is not None:
+        found = read_params(params)
+        values = {name: found[name] for name in _PARAMS_SETTINGS if found.get(name) is not None} | values
+        if "dataset" in found:
+            recipe = {name: found[name] for name in _RECIPE_FIELDS if name in found}
+            # the tables do not exist yet: the params file stands in for them while the settings
+            # are checked
+            values |= {"train": params, "synthetic": [params], "holdout": None}
+        else:
+            values = {"train": found["train"], "synthetic": found["synthetic"],
+                      "holdout": found.get("holdout")} | values
+    spec = AuditSpec.build(**values)
+    return spec, recipe
+
+
+def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
+    """The spec with its files as absolute paths, for a notebook that runs in another folder."""
+    def absolute(table):
+        return table.resolve() if isinstance(table, Path) else table
+
+    synthetic = ({k: absolute(v) for k, v in spec.synthetic.items()} if isinstance(spec.synthetic, dict)
+                 else [absolute(v) for v in spec.synthetic])
+    return spec.model_copy(update={
+        "train": absolute(spec.train), "synthetic": synthetic,
+        "holdout": None if spec.holdout is None else absolute(spec.holdout),
+        "schema_file": None if spec.schema_file is None else absolute(spec.schema_file),
+    })
 
 
 def run_audit(
@@ -277,7 +302,7 @@ def run_audit(
     thresholds: dict | None = None,
     attack_share: float | None = None,
     params=None,
-    allow_new_categories: bool = False,
+    allow_new_categories: bool | None = None,
     schema=None,
     dask_scheduler: str | None = None,
     targeted_attack: str | None = None,
@@ -287,7 +312,7 @@ def run_audit(
 
     Give either the file arguments (``train``, ``synthetic``, ...) or ``params``, a YAML file
     (see :func:`privlib.audit.read_params`); values in the file are used where the arguments
-    are left at ``None``. Defaults: seed 2026, attack share 0.5.
+    are left at ``None``. The defaults are those of :class:`privlib.audit.AuditSpec`.
 
     Returns
     -------
@@ -302,58 +327,46 @@ def run_audit(
     """
     out = _checked_out(out)
     _require_report_extra()
-    if dask_scheduler is not None:
+    spec, recipe = audit_spec(
+        params=params, train=train, synthetic=synthetic, holdout=holdout,
+        population_size=population_size, keys=keys, sensitive=sensitive, seed=seed, title=title,
+        thresholds=thresholds, attack_share=attack_share, allow_new_categories=allow_new_categories,
+        schema_file=schema, dask_scheduler=dask_scheduler, targeted_attack=targeted_attack,
+    )
+    if spec.dask_scheduler is not None:
         _require_dask()
-    if targeted_attack is not None:
+    if spec.targeted_attack is not None:
         from privlib.targeted import resolve_synthesizer
 
-        resolve_synthesizer(targeted_attack)  # a bad name or entry point fails before any work
-    notebook = audit_notebook()
-    arguments = _audit_arguments(params, dict(
-        keys=keys, sensitive=sensitive, population_size=population_size, seed=seed, title=title,
-        thresholds=thresholds, attack_share=attack_share,
-    ))
-    spec = arguments.pop("spec")
+        resolve_synthesizer(spec.targeted_attack)  # a bad name or entry point fails before any work
     with _staging(out, "audit") as stage:
         work, report = stage / "work", stage / "report"
         work.mkdir()
         report.mkdir()
-        recipe = None
-        if "dataset" in spec:
-            _say(progress, f"making the tables of {spec['dataset']} (seed {arguments['seed']})")
-            made = materialise(spec | {"seed": arguments["seed"]}, work)
-            train, synthetic, holdout, recipe = made["train"], made["synthetic"], made["holdout"], made["recipe"]
-        elif spec:
-            train, synthetic, holdout = spec["train"], spec["synthetic"], spec.get("holdout")
-        inputs = load_audit_inputs(
-            train=train, synthetic=synthetic, holdout=holdout,
-            population_size=arguments["population_size"], keys=arguments["keys"],
-            sensitive=arguments["sensitive"], allow_new_categories=allow_new_categories,
-            schema=schema,
+        if recipe is not None:
+            _say(progress, f"making the tables of {recipe['dataset']} (seed {spec.seed})")
+            made = materialise(recipe | {"seed": spec.seed}, work)
+            spec = spec.model_copy(update={
+                "train": Path(made["train"]), "synthetic": [Path(p) for p in made["synthetic"]],
+                "holdout": Path(made["holdout"]) if made["holdout"] else None, "recipe": made["recipe"],
+            })
+        spec = _with_absolute_paths(spec)
+        # Every check of the inputs, before the notebook starts (bad input: exit 2).
+        load_audit_inputs(
+            train=spec.train, synthetic=spec.synthetic, holdout=spec.holdout,
+            population_size=spec.population_size, keys=spec.keys, sensitive=spec.sensitive,
+            allow_new_categories=spec.allow_new_categories, schema=spec.schema_file,
         )
-        parameters = {
-            "train": str(Path(train).resolve()),
-            "synthetic": [str(Path(p).resolve()) for p in inputs.files["synthetic"]],
-            "holdout": str(Path(holdout).resolve()) if holdout is not None else None,
-            "population_size": inputs.population_size,
-            "keys": inputs.keys,
-            "sensitive": inputs.sensitive,
-            "thresholds": arguments["thresholds"],
-            "attack_share": arguments["attack_share"],
-            "seed": arguments["seed"],
-            "title": arguments["title"],
-            "recipe": recipe,
-            "dask_scheduler": dask_scheduler,
-            "targeted_attack": targeted_attack,
-            "metrics_path": str(report / "metrics.json"),
-        }
+        spec_file = spec.write(work / "audit_spec.json")
         executed = report / "privacy_audit.ipynb"
         _say(progress, "running the audit notebook")
-        _execute(notebook, executed, parameters, cwd=work, progress=progress)
-        if not (report / "metrics.json").is_file():
+        _execute(audit_notebook(), executed, {"spec_path": spec_file.name}, cwd=work, progress=progress)
+        metrics = work / "metrics.json"
+        if not metrics.is_file():
             raise ReportError("the audit notebook did not write metrics.json; is it the kit's template?")
+        os.replace(metrics, report / "metrics.json")
         _say(progress, "rendering report.html and report.pdf")
-        render_html(executed, report / "report.html", title=arguments["title"])
+        render_html(executed, report / "report.html", title=spec.title)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
     return out

@@ -38,24 +38,28 @@ import math
 from dataclasses import dataclass
 from numbers import Real
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
 
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 __all__ = ["Threshold", "REGISTRY", "cutoff", "judge", "check_overrides", "rule_text",
            "verdict_sentence", "disagreements", "registry_frame"]
 
 
-def __getattr__(name: str):
-    # The registry is read from the measure declarations, which import the measure modules; it is
-    # built on first use so that importing this module never imports them.
-    if name == "REGISTRY":
-        return _registry()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _Registry(Mapping):
+    """Every measure's rule, by ``Result.measure``: a view of the declarations in
+    :mod:`privlib.audit.measures`, read on first use (they import the measure modules, which this
+    module must not import)."""
+
+    def __getitem__(self, key: str) -> Threshold:
+        return _registry()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_registry())
+
+    def __len__(self) -> int:
+        return len(_registry())
 
 
 def _registry() -> Mapping[str, Threshold]:
@@ -163,6 +167,11 @@ class Threshold:
 
 def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+#: Every measure's threshold rule, keyed by ``Result.measure`` (declared in
+#: :mod:`privlib.audit.measures`).
+REGISTRY: Mapping[str, Threshold] = _Registry()
 
 
 def registry_frame():

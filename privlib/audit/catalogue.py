@@ -9,7 +9,7 @@ records-at-risk counter. The declarations themselves are in :mod:`privlib.audit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 

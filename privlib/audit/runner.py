@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from privlib.audit.catalogue import FAMILIES, NEEDS, Context, MeasureSpec
-from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
+from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
 from privlib.audit.measures import CATALOGUE
 from privlib.audit.report import (
     DO_NOT_RELEASE,
