@@ -87,7 +87,7 @@ def _as_sources(value, parameter: str) -> list[tuple[str, Source]]:
     if value is None or (isinstance(value, (list, tuple, dict)) and not value):
         raise PrivlibError(f"`{parameter}` is required; give the path of a CSV file or a DataFrame.")
     if isinstance(value, dict):
-        named = [(str(label), table) for label, table in value.items()]
+        named: list[tuple[str | None, object]] = [(str(label), table) for label, table in value.items()]
     else:
         values = [value] if isinstance(value, (str, os.PathLike, pd.DataFrame)) else list(value)
         named = [(None, v) for v in values]
