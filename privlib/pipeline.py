@@ -66,12 +66,23 @@ _PROGRESS_FILTER = _ProgressLines()
 
 def _ipc_kernel_manager():
     """A kernel manager whose kernel listens on IPC sockets (files in the run's folder), so no
-    code or output travels over TCP, and the kernel does not warn that it does."""
+    code or output travels over TCP, and the kernel does not warn that it does.
+
+    The kernel process writes nothing to the terminal: cell outputs come over its sockets, and
+    what it prints itself is its own chatter, such as a ZMQ traceback when an interrupted run
+    closes the sockets it was about to answer on."""
+    import subprocess
+
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import CaselessStrEnum
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        async def _async_pre_start_kernel(self, **kw):
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
+            return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
@@ -89,11 +100,31 @@ def _require_report_extra() -> None:
         )
 
 
-def _require_dask() -> None:
+#: Seconds a Dask scheduler has to answer before an audit refuses to start.
+SCHEDULER_TIMEOUT = 10
+
+
+def _require_dask(address: str) -> None:
+    """Refuse, before any work, a Dask scheduler that the dask extra or the network cannot reach
+    within :data:`SCHEDULER_TIMEOUT` seconds."""
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
+    from distributed import Client
+
+    # distributed logs every failed attempt to connect; the refusal below says it once.
+    quiet = logging.getLogger("distributed")
+    level, quiet.level = quiet.level, logging.CRITICAL
+    try:
+        Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False).close()
+    except Exception as exc:  # a bad address (ValueError, TypeError) or no answer (OSError)
+        raise PrivlibError(
+            f"the Dask scheduler {address!r} did not answer within {SCHEDULER_TIMEOUT} s "
+            f"({type(exc).__name__}); check the address and that the scheduler runs."
+        ) from None
+    finally:
+        quiet.level = level
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
@@ -152,6 +183,9 @@ def course_notebooks(folder=None, lessons=None) -> list[Path]:
     found = sorted(folder.glob("0*.ipynb"))
     if not found:
         raise PrivlibError(f"no teaching notebooks (0*.ipynb) found in {str(folder)!r}.")
+    if lessons is not None and not all(str(lesson).strip() for lesson in lessons):
+        raise PrivlibError("`lessons` holds an empty name; give lesson numbers such as 00 04, or leave it "
+                           "out for every lesson.")
     if lessons:
         unknown = [l for l in lessons if not any(p.name.startswith(str(l)) for p in found)]
         if unknown:
@@ -226,7 +260,7 @@ def run_audit(
     out = _checked_out(out)
     _require_report_extra()
     if dask_scheduler is not None:
-        _require_dask()
+        _require_dask(dask_scheduler)
     if targeted_attack is not None:
         from privlib.targeted import resolve_synthesizer
 
@@ -302,6 +336,11 @@ def _course_dataset(dataset, params, seed):
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
+
+
 def _notebook_title(path) -> str | None:
     """The first level-1 heading of a notebook, if any."""
     import nbformat
@@ -356,6 +395,7 @@ def run_course(
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
+    _check_seed(seed)
     lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
