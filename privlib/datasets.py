@@ -364,7 +364,9 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
         df = coerce_kinds(df, shared)
         for column in shared:
             if isinstance(like[column].dtype, pd.CategoricalDtype):
-                df[column] = _as_categories_of(df[column], like[column].dtype)
+                cast = _as_categories_of(df[column], like[column].dtype)
+                _check_nothing_lost(df[column], cast, like[column].dtype, column, label)
+                df[column] = cast
             elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
                 parsed = pd.to_datetime(df[column], errors="coerce")
                 unreadable = int((parsed.isna() & df[column].notna()).sum())
@@ -380,7 +382,7 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
         text = [c for c in df.columns
                 if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
         return coerce_kinds(df, infer_kinds(df[text], name=label))
-    df = _parse_dates(df)
+    df = _parse_dates(df, label)
     return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
 
 
@@ -429,25 +431,94 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
             f"file {str(path)!r} ({label}) is Parquet, which needs pyarrow: pip install "
             "'privlib[parquet]' (or pyarrow), or save the table as CSV."
         ) from None
+    import pyarrow.parquet
+
     try:
-        return pd.read_parquet(path, engine="pyarrow")
+        schema = pyarrow.parquet.read_schema(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise PrivlibError(
-            f"file {str(path)!r} ({label}) is not a readable Parquet file ({exc}); check the "
-            "file, or give a CSV file a name that does not end in .parquet."
+            f"file {str(path)!r} ({label}) is not a readable Parquet file ({type(exc).__name__}); "
+            "check the file, or give a CSV file a name that does not end in .parquet."
         ) from None
+    decimals = _parquet_numbers(schema, label)
+    try:
+        df = pd.read_parquet(path, engine="pyarrow")
+    except (OSError, ValueError) as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is not a readable Parquet file ({type(exc).__name__}); "
+            "check the file, or give a CSV file a name that does not end in .parquet."
+        ) from None
+    for column in decimals:  # exact decimals (money) are numbers to every measure of the kit
+        df[column] = df[column].astype("float64")
+    return df
 
 
-def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
-    """Turn text columns written as ISO dates (2020-04-28, optionally with a time) into datetimes."""
+#: Parquet types the kit cannot compare (bytes, nested values, times of day); each is refused by name.
+_PARQUET_REFUSED = (
+    "binary", "large_binary", "fixed_size_binary", "binary_view", "list", "large_list",
+    "fixed_size_list", "list_view", "large_list_view", "struct", "map", "union", "time", "interval",
+)
+
+
+def _parquet_numbers(schema, label: str) -> list[str]:
+    """The decimal columns of a Parquet schema, after refusing the columns of a type the kit
+    cannot compare (named by their type, never by a value)."""
+    import pyarrow.types
+
+    decimals = []
+    for column in schema:
+        kind = column.type.value_type if pyarrow.types.is_dictionary(column.type) else column.type
+        if pyarrow.types.is_decimal(kind):
+            decimals.append(column.name)
+            continue
+        refused = [name for name in _PARQUET_REFUSED
+                   if getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind)]
+        if refused:
+            raise PrivlibError(
+                f"column {column.name!r} of `{label}` has Parquet type {refused[0]} ({str(kind)[:60]}), "
+                "which the kit cannot compare; convert it to numbers, dates or labels, or drop it."
+            )
+    return decimals
+
+
+def _parse_dates(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Turn text columns written as ISO dates (2020-04-28, optionally with a time) into datetimes;
+    refuse a column of them holding dates that do not exist (2020-13-45), which would otherwise
+    become missing without a word."""
     out = df.copy()
     for column in out.columns:
         values = out[column].dropna()
         if values.empty or not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
             continue
         if values.astype(str).str.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?").all():
-            out[column] = pd.to_datetime(out[column], errors="coerce")
+            parsed = pd.to_datetime(out[column], errors="coerce", format="ISO8601")
+            impossible = int((parsed.isna() & out[column].notna()).sum())
+            if impossible:
+                raise PrivlibError(
+                    f"column {column!r} of `{label}` holds {impossible} value(s) written as dates that "
+                    "do not exist (a month above 12 or a day past the month's end); correct them or "
+                    "leave them empty."
+                )
+            out[column] = parsed
     return out
+
+
+def _type_names(values) -> str:
+    return "/".join(sorted({"true/false" if isinstance(v, (bool, np.bool_)) else
+                            "number" if isinstance(v, (int, float, np.number)) else "text" for v in values}))
+
+
+def _check_nothing_lost(before: pd.Series, after: pd.Series, dtype: pd.CategoricalDtype, column, label: str):
+    """Refuse a column whose values the reference categories cannot hold: true/false against
+    0/1 would otherwise become missing values without a word."""
+    lost = int((before.notna() & after.isna()).sum())
+    if lost:
+        raise PrivlibError(
+            f"column {column!r} of `{label}` holds {lost} value(s) of type "
+            f"{_type_names(before.dropna().unique())} where the reference data holds "
+            f"{_type_names(dtype.categories)}; write the column the same way in both files (e.g. "
+            "true/false in both, or 0/1 in both)."
+        )
 
 
 def _as_categories_of(series: pd.Series, dtype: pd.CategoricalDtype) -> pd.Series:

@@ -132,6 +132,13 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     return columns
 
 
+def _too_small(*frames: pd.DataFrame) -> bool:
+    """Whether a table has too few rows to judge whether its categories were recoded: a handful
+    of rows shares no category with the training data by chance (the audit then says the
+    tables are too small, see :data:`MIN_ROWS`)."""
+    return any(len(frame) < MIN_ROWS for frame in frames)
+
+
 def _read(path: Path, label: str, like=None, schema=None) -> pd.DataFrame:
     check_header(path, label)
     frame = read_table(path, label, like=like)
@@ -202,13 +209,15 @@ def load_audit_inputs(
     for label, path in zip(file_labels(synthetic_paths), synthetic_paths):
         name = f"synthetic ({path.name})"
         synthetic_dfs[label] = _check_like(train_df, _read(path, name, like=train_df, schema=schema), name)
-        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
+        notes += new_categories(train_df, synthetic_dfs[label], name,
+                                allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]))
     holdout_df = None
     if holdout_path:
         holdout_df = _check_like(train_df, _read(holdout_path[0], "holdout", like=train_df, schema=schema), "holdout")
         same = holdout_path[0].resolve() == train_path[0].resolve() or sha256(holdout_path[0]) == sha256(train_path[0])
         check_holdout(train_df, holdout_df, same_file=same)
-        notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
+        notes += new_categories(train_df, holdout_df, "holdout",
+                                allow=allow_new_categories or _too_small(train_df, holdout_df))
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)
