@@ -151,6 +151,13 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     return columns
 
 
+def _too_small(*frames: pd.DataFrame) -> bool:
+    """Whether a table has too few rows to judge whether its categories were recoded: a handful
+    of rows shares no category with the training data by chance (the audit then says the
+    tables are too small, see :data:`MIN_ROWS`)."""
+    return any(len(frame) < MIN_ROWS for frame in frames)
+
+
 def _read(source: Source, label: str, like=None, schema=None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         frame = frame_like(source, label, like=like)
@@ -224,7 +231,7 @@ def load_audit_inputs(
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
         synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)
-        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
+        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]))
     digests = {"train": [_digest(train_source[0][1])],
                "synthetic": [_digest(source) for _, source in synthetic_sources],
                "holdout": [_digest(source) for _, source in holdout_source]}
@@ -233,7 +240,8 @@ def load_audit_inputs(
         holdout_df = _check_like(train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout")
         same = digests["holdout"][0] == digests["train"][0] or _same_file(holdout_source[0][1], train_source[0][1])
         check_holdout(train_df, holdout_df, same_file=same)
-        notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
+        notes += new_categories(train_df, holdout_df, "holdout",
+                                allow=allow_new_categories or _too_small(train_df, holdout_df))
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)
