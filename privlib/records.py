@@ -76,14 +76,30 @@ from scipy.stats import beta, hypergeom, nhypergeom
 
 from privlib.errors import PrivlibError
 from privlib.results import NOT_ASSESSABLE, Result, per_record
-from privlib.schema import CATEGORICAL, NUMERIC, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.schema import (
+    CATEGORICAL,
+    NUMERIC,
+    check_comparable,
+    check_frame,
+    infer_kinds,
+    numeric_values,
+)
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence, wilson_interval
 from privlib.validation import CONFIDENCE, Number, Table, validate_params
 
 __all__ = [
-    "LOW_FPRS", "DEFAULT_NUMERIC_TOLERANCE", "CLOPPER_PEARSON", "LowFprPoint", "CopyTest",
-    "FamilyTests", "clopper_pearson", "tpr_at_low_fpr", "low_fpr_points", "copy_test",
-    "family_tests", "low_fpr_key",
+    "CLOPPER_PEARSON",
+    "DEFAULT_NUMERIC_TOLERANCE",
+    "LOW_FPRS",
+    "CopyTest",
+    "FamilyTests",
+    "LowFprPoint",
+    "clopper_pearson",
+    "copy_test",
+    "family_tests",
+    "low_fpr_key",
+    "low_fpr_points",
+    "tpr_at_low_fpr",
 ]
 
 logger = logging.getLogger(__name__)
@@ -259,8 +275,8 @@ def tpr_at_low_fpr(
     members, nonmembers = _scores(member_scores, "member_scores"), _scores(nonmember_scores, "nonmember_scores")
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
-    common = dict(measure=low_fpr_key(attack, fpr), attack=attack, fpr_target=float(fpr),
-                  n_members=m, n_nonmembers=n, confidence=confidence, allowed_false=allowed)
+    common = {"measure": low_fpr_key(attack, fpr), "attack": attack, "fpr_target": float(fpr),
+                  "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed}
     if allowed < 1:
         return LowFprPoint(
             value=math.nan, verdict=NOT_ASSESSABLE, **common,
