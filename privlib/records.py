@@ -94,6 +94,7 @@ __all__ = [
     "CopyTest",
     "FamilyTests",
     "LowFprPoint",
+    "attack_scores",
     "clopper_pearson",
     "copy_test",
     "family_tests",
@@ -303,6 +304,36 @@ def tpr_at_low_fpr(
     )
 
 
+def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
+    """The attack's name and its per-record scores of members and non-members (higher: more
+    likely a member), read from the result of :func:`privlib.membership.nn_mia`,
+    :func:`privlib.targeted.density_attack` or :func:`privlib.targeted.shadow_model_attack`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from privlib.membership import nn_mia
+    >>> train, holdout = pd.DataFrame({"x": [0.0, 1.0]}), pd.DataFrame({"x": [0.5, 2.0]})
+    >>> name, members, others = attack_scores(nn_mia(train=train, holdout=holdout, synthetic=train))
+    >>> name, members.tolist(), others.tolist()
+    ('nn_mia', [-0.0, -0.0], [-0.25, -0.5])
+    """
+    kind = type(attack_result).__name__
+    if kind not in _ATTACK_SCORES:
+        raise PrivlibError(
+            f"`attack_result` must be the result of nn_mia, density_attack or shadow_model_attack, "
+            f"got {kind}; for other scores call tpr_at_low_fpr."
+        )
+    attack, read = _ATTACK_SCORES[kind]
+    try:
+        members, nonmembers = read(attack_result)
+    except TypeError:  # a per-record array left out (None)
+        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.") from None
+    if members is None or nonmembers is None:
+        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.")
+    return attack, np.asarray(members, dtype="float64"), np.asarray(nonmembers, dtype="float64")
+
+
 def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[LowFprPoint, ...]:
     """The low false-positive operating points of a membership attack the kit has run.
 
@@ -337,16 +368,7 @@ def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[Lo
     >>> [(p.measure, p.members_called) for p in low_fpr_points(attack)]
     [('nn_mia_tpr_at_0.1pct', 1000), ('nn_mia_tpr_at_1pct', 1000)]
     """
-    kind = type(attack_result).__name__
-    if kind not in _ATTACK_SCORES:
-        raise PrivlibError(
-            f"`attack_result` must be the result of nn_mia, density_attack or shadow_model_attack, "
-            f"got {kind}; for other scores call tpr_at_low_fpr."
-        )
-    attack, read = _ATTACK_SCORES[kind]
-    members, nonmembers = read(attack_result)
-    if members is None:
-        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.")
+    attack, members, nonmembers = attack_scores(attack_result)
     confidence = attack_result.confidence if confidence is None else confidence
     return tuple(
         tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate, attack=attack,
