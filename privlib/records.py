@@ -154,7 +154,9 @@ def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENC
 
 def _upper_tail(pmf: np.ndarray) -> np.ndarray:
     """``P(X >= x)`` for x = 0..len(pmf)-1 from the probabilities of a distribution on 0..n."""
-    return np.clip(np.cumsum(pmf[::-1])[::-1], 0.0, 1.0)
+    tail = np.clip(np.cumsum(pmf[::-1])[::-1], 0.0, 1.0)
+    tail[0] = 1.0  # exactly, whatever the rounding of the sum
+    return tail
 
 
 def _critical(tail: np.ndarray, level: float) -> int:
@@ -334,6 +336,7 @@ def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
     return attack, np.asarray(members, dtype="float64"), np.asarray(nonmembers, dtype="float64")
 
 
+@validate_params({"confidence": [CONFIDENCE, None]})
 def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[LowFprPoint, ...]:
     """The low false-positive operating points of a membership attack the kit has run.
 
