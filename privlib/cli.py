@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -51,14 +52,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
 
 
+#: Longest ``--thresholds`` text read: a few dozen measures fit in a fraction of it.
+THRESHOLDS_LIMIT = 10_000
+
+
 def _thresholds(text: str) -> dict:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
+    shown = repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text):,} characters)"
+    value = None
+    if len(text) <= THRESHOLDS_LIMIT:
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):  # bad JSON, a number too long to read, deep nesting
+            value = None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(
-            f"--thresholds must be a JSON object of measure name to number, got {text!r}"
+            f"--thresholds must be a JSON object of measure name to number, got {shown}"
         )
     return value
 
@@ -235,21 +243,32 @@ def main(argv=None) -> int:
     _configure_logging(args)
     for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
-    # SIGTERM ends the run like Ctrl-C: through the clean-up of every temporary folder.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGTERM and SIGHUP (a closed terminal) end the run like Ctrl-C: through the clean-up of
+    # every temporary folder.
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
-        message = " ".join(str(exc).split())  # one line, whatever the message holds
-        print(f"privlib: error: {message}", file=sys.stderr)
+        _error(str(exc))
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
+    except OSError as exc:  # the machine refused a write (a full disk, a quota): nothing was published
+        where = f" {os.path.basename(exc.filename)!r}" if exc.filename else ""
+        _error(f"cannot write{where} ({exc.strerror or exc}); free space or choose another --out. The "
+               "earlier report is intact.")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("privlib: interrupted; the earlier report is intact", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _error(message: str) -> None:
+    """The one error line: whatever the message holds (line breaks included) stays on it."""
+    print(f"privlib: error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _interrupt(signum, frame):

@@ -8,25 +8,25 @@ Each pipeline stages, executes, renders and publishes:
   removed on every exit, including Ctrl-C and SIGTERM (see :mod:`privlib.cli`);
 * **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP);
 * **render**: :mod:`privlib.render` writes HTML and PDF;
-* **publish**: the finished folder replaces the output folder by renaming (atomic on one
-  filesystem); entries of an earlier output folder that are not the report's own (e.g. a
-  ``course/`` folder) move along by rename, and symbolic links are moved, never followed. A run
-  that fails at any step leaves the earlier output untouched.
+* **publish**: each finished file replaces its earlier version in the output folder by one
+  rename; nothing else there is touched and no link is followed (:mod:`privlib.publish`, which
+  also locks the output folder for the run and refuses one inside the kit's own folders). A run
+  that fails before publishing leaves the earlier output untouched.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import logging
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from privlib.audit import AuditSpec, load_audit_inputs, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
+from privlib.publish import checked_out as _checked_out
+from privlib.publish import publish as _publish
+from privlib.publish import staging as _staging
 from privlib.render import render_html, render_page, render_pdf
 from privlib.resources import resource_path
 
@@ -41,83 +41,6 @@ AUDIT_FILES = ("privacy_audit.ipynb", "report.html", "report.pdf", "metrics.json
 
 class ReportError(PrivlibError):
     """A notebook failed while it ran (not bad input): the report was not written."""
-
-
-# --------------------------------------------------------------------------------------------
-# The output folder: checked first, staged beside, published by rename
-# --------------------------------------------------------------------------------------------
-def _checked_out(out) -> Path:
-    """``out`` as an absolute path, after the checks that need no writing."""
-    if out is None or not str(out).strip():
-        raise PrivlibError("`--out` is empty; give the folder the report should be written to.")
-    out = Path(os.path.abspath(os.path.expanduser(str(out))))
-    if out.is_symlink():
-        raise PrivlibError(f"`--out` {str(out)!r} is a symbolic link; give a real folder.")
-    if out.exists() and not out.is_dir():
-        raise PrivlibError(f"`--out` {str(out)!r} exists and is not a folder; choose a folder.")
-    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
-        raise PrivlibError(f"`--out` {str(out)!r} is not writable; choose a folder you can write to.")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise PrivlibError(
-                    f"`--out` {str(out)!r} cannot be made: {str(parent)!r} is a file, not a folder."
-                )
-            break
-    return out
-
-
-@contextlib.contextmanager
-def _staging(out: Path, prefix: str):
-    """A private folder beside ``out`` (made first, removed on every exit)."""
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.{prefix}-", dir=out.parent))
-    except OSError as exc:
-        raise PrivlibError(
-            f"cannot write beside `--out` {str(out)!r} ({exc.strerror or exc}); choose a folder "
-            "you can write to."
-        ) from None
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _publish(finished: Path, out: Path, own: set[str]) -> None:
-    """Replace ``out`` by the folder ``finished`` (both on one filesystem).
-
-    Entries of an earlier ``out`` not named in ``own`` are moved into ``finished`` first, so that
-    they survive; the earlier ``out`` is renamed aside, ``finished`` renamed into place, and the
-    earlier one removed. On failure the earlier ``out`` is put back as it was.
-    """
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise PrivlibError(f"`--out` {str(out)!r} changed while the report was made; nothing was written.")
-    carried = []
-    if out.exists():
-        for entry in sorted(os.listdir(out)):
-            if entry not in own and not (finished / entry).exists():
-                os.rename(out / entry, finished / entry)
-                carried.append(entry)
-    aside = finished.parent / (finished.name + ".previous")
-    moved_aside = False
-    try:
-        if out.exists():
-            os.rename(out, aside)
-            moved_aside = True
-        os.rename(finished, out)
-    except OSError as exc:
-        if moved_aside and not out.exists():
-            os.rename(aside, out)
-        for entry in carried:
-            with contextlib.suppress(OSError):
-                os.rename(finished / entry, out / entry)
-        raise PrivlibError(
-            f"could not publish into `--out` {str(out)!r} ({exc.strerror or exc}); the earlier "
-            "output is intact."
-        ) from None
-    if moved_aside:
-        shutil.rmtree(aside, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,12 +68,23 @@ class _KernelProgress(io.TextIOBase):
 
 def _ipc_kernel_manager():
     """A kernel manager whose kernel listens on IPC sockets (files in the run's folder), so no
-    code or output travels over TCP, and the kernel does not warn that it does."""
+    code or output travels over TCP, and the kernel does not warn that it does.
+
+    The kernel process writes nothing to the terminal: cell outputs come over its sockets, and
+    what it prints itself is its own chatter, such as a ZMQ traceback when an interrupted run
+    closes the sockets it was about to answer on."""
+    import subprocess
+
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import CaselessStrEnum
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        async def _async_pre_start_kernel(self, **kw):
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
+            return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
@@ -168,11 +102,31 @@ def _require_report_extra() -> None:
         )
 
 
-def _require_dask() -> None:
+#: Seconds a Dask scheduler has to answer before an audit refuses to start.
+SCHEDULER_TIMEOUT = 10
+
+
+def _require_dask(address: str) -> None:
+    """Refuse, before any work, a Dask scheduler that the dask extra or the network cannot reach
+    within :data:`SCHEDULER_TIMEOUT` seconds."""
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
+    from distributed import Client
+
+    # distributed logs every failed attempt to connect; the refusal below says it once.
+    quiet = logging.getLogger("distributed")
+    level, quiet.level = quiet.level, logging.CRITICAL
+    try:
+        Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False).close()
+    except Exception as exc:  # a bad address (ValueError, TypeError) or no answer (OSError)
+        raise PrivlibError(
+            f"the Dask scheduler {address!r} did not answer within {SCHEDULER_TIMEOUT} s "
+            f"({type(exc).__name__}); check the address and that the scheduler runs."
+        ) from None
+    finally:
+        quiet.level = level
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
@@ -226,6 +180,9 @@ def course_notebooks(folder=None, lessons=None) -> list[Path]:
     found = sorted(folder.glob("0*.ipynb"))
     if not found:
         raise PrivlibError(f"no teaching notebooks (0*.ipynb) found in {str(folder)!r}.")
+    if lessons is not None and not all(str(lesson).strip() for lesson in lessons):
+        raise PrivlibError("`lessons` holds an empty name; give lesson numbers such as 00 04, or leave it "
+                           "out for every lesson.")
     if lessons:
         unknown = [l for l in lessons if not any(p.name.startswith(str(l)) for p in found)]
         if unknown:
@@ -334,7 +291,7 @@ def run_audit(
         schema_file=schema, dask_scheduler=dask_scheduler, targeted_attack=targeted_attack,
     )
     if spec.dask_scheduler is not None:
-        _require_dask()
+        _require_dask(spec.dask_scheduler)
     if spec.targeted_attack is not None:
         from privlib.targeted import resolve_synthesizer
 
@@ -392,6 +349,11 @@ def _course_dataset(dataset, params, seed):
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
+
+
 def _notebook_title(path) -> str | None:
     """The first level-1 heading of a notebook, if any."""
     import nbformat
@@ -446,6 +408,7 @@ def run_course(
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
+    _check_seed(seed)
     lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
@@ -488,6 +451,8 @@ def run_all(*, out, datasets=None, course: bool = True, progress: bool = True) -
             run_course(out=out / name / "course", params=path, progress=progress)
     entries = [{"name": d, "title": dataset_info(d).title, "course": course} for d in datasets]
     page = render_page("reports_index.html.j2", title="privlib reports", entries=entries)
-    (out / "index.html").write_text(page, encoding="utf-8")
+    with _staging(out, "reports") as stage:
+        (stage / "index.html").write_text(page, encoding="utf-8")
+        _publish(stage, out, {"index.html"})
     return out
 

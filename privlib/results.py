@@ -22,16 +22,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
 #: The four verdicts of a judged measure.
-RISK = "risk"
-NO_EVIDENCE = "no evidence of risk"
-INCONCLUSIVE = "inconclusive"
-NOT_ASSESSABLE = "not assessable"
+RISK: Final = "risk"
+NO_EVIDENCE: Final = "no evidence of risk"
+INCONCLUSIVE: Final = "inconclusive"
+NOT_ASSESSABLE: Final = "not assessable"
 VERDICTS = (RISK, NO_EVIDENCE, INCONCLUSIVE, NOT_ASSESSABLE)
 
 

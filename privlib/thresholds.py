@@ -121,15 +121,15 @@ class Threshold:
         """The absolute cut-off for a result with this ``baseline``, gap ``reference`` and
         ``count`` (``None`` when the rule needs one of them and there is none)."""
         if self.gap_to is not None:
-            if _missing(baseline) or _missing(reference):
+            if baseline is None or reference is None or _missing(baseline) or _missing(reference):
                 return self.fallback
             return baseline + self.cutoff * (reference - baseline)
         if self.from_baseline:
-            if _missing(baseline):
+            if baseline is None or _missing(baseline):
                 return self.fallback
             return baseline + self.cutoff if self.higher_is_riskier else baseline - self.cutoff
         if self.per is not None:
-            return None if _missing(count) else self.cutoff * count
+            return None if count is None or _missing(count) else self.cutoff * count
         return self.cutoff
 
     def describe(self) -> str:
@@ -300,18 +300,20 @@ def _verdict_of(result: Result, override: float | None) -> Result:
             source=f"set for this audit (the registry's rule: {entry.source})",
         )
     value = result.value
-    if _missing(value):
+    if value is None or _missing(value):
         return dataclasses.replace(
             result, verdict=NOT_ASSESSABLE, verdict_rule="the value is undefined for these data"
         )
     reference, count = entry.reference_of(result), entry.count_of(result)
-    if entry.gap_to is not None and not _missing(reference) and not _missing(result.baseline):
-        gap = reference - result.baseline
+    baseline = result.baseline
+    if (entry.gap_to is not None and reference is not None and baseline is not None
+            and not _missing(reference) and not _missing(baseline)):
+        gap = reference - baseline
         if (gap <= 0) if entry.higher_is_riskier else (gap >= 0):
             return dataclasses.replace(
                 result, verdict=NOT_ASSESSABLE, higher_is_riskier=entry.higher_is_riskier,
                 verdict_rule=f"the reference ({reference:.3g}) does no better than the baseline "
-                f"({result.baseline:.3g}), so there is nothing beyond guessing to reveal and no "
+                f"({baseline:.3g}), so there is nothing beyond guessing to reveal and no "
                 f"cut-off between them: {entry.source}",
             )
     cut = entry.effective(result.baseline, reference, count)
@@ -321,7 +323,7 @@ def _verdict_of(result: Result, override: float | None) -> Result:
             verdict_rule="there is no baseline to judge against: " + rule_text(entry),
         )
     low, high = result.ci_low, result.ci_high
-    if _missing(low) or _missing(high):
+    if low is None or high is None or _missing(low) or _missing(high):
         low = high = value
     if entry.higher_is_riskier:
         verdict = RISK if low > cut else NO_EVIDENCE if high <= cut else INCONCLUSIVE

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
+
 from privlib.thresholds import Threshold
 
 __all__ = ["Family", "FAMILIES", "MeasureSpec", "Context", "NEEDS", "with_settings", "release"]
@@ -103,10 +105,10 @@ class Context:
     ``target`` is set for measures run once per sensitive variable.
     """
 
-    train: object
-    synthetic: object
-    holdout: object
-    synthetics: dict
+    train: pd.DataFrame
+    synthetic: pd.DataFrame
+    holdout: pd.DataFrame | None
+    synthetics: dict[str, pd.DataFrame]
     keys: list
     sensitive: list
     population_size: int | None

@@ -87,7 +87,7 @@ def _as_sources(value, parameter: str) -> list[tuple[str, Source]]:
     if value is None or (isinstance(value, (list, tuple, dict)) and not value):
         raise PrivlibError(f"`{parameter}` is required; give the path of a CSV file or a DataFrame.")
     if isinstance(value, dict):
-        named = [(str(label), table) for label, table in value.items()]
+        named: list[tuple[str | None, object]] = [(str(label), table) for label, table in value.items()]
     else:
         values = [value] if isinstance(value, (str, os.PathLike, pd.DataFrame)) else list(value)
         named = [(None, v) for v in values]
@@ -149,6 +149,13 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     if repeated:
         raise PrivlibError(f"`{parameter}` names {repeated} more than once; give each variable once.")
     return columns
+
+
+def _too_small(*frames: pd.DataFrame) -> bool:
+    """Whether a table has too few rows to judge whether its categories were recoded: a handful
+    of rows shares no category with the training data by chance (the audit then says the
+    tables are too small, see :data:`MIN_ROWS`)."""
+    return any(len(frame) < MIN_ROWS for frame in frames)
 
 
 def _read(source: Source, label: str, like=None, schema=None) -> pd.DataFrame:
@@ -224,7 +231,7 @@ def load_audit_inputs(
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
         synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)
-        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
+        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]))
     digests = {"train": [_digest(train_source[0][1])],
                "synthetic": [_digest(source) for _, source in synthetic_sources],
                "holdout": [_digest(source) for _, source in holdout_source]}
@@ -233,7 +240,8 @@ def load_audit_inputs(
         holdout_df = _check_like(train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout")
         same = digests["holdout"][0] == digests["train"][0] or _same_file(holdout_source[0][1], train_source[0][1])
         check_holdout(train_df, holdout_df, same_file=same)
-        notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
+        notes += new_categories(train_df, holdout_df, "holdout",
+                                allow=allow_new_categories or _too_small(train_df, holdout_df))
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)

@@ -109,6 +109,7 @@ def _partition_arguments(context: Context) -> dict:
 def _population(context: Context) -> pd.DataFrame:
     """Training and holdout records as one table (shared categories): the real records the
     targeted attack draws its shadow training sets from."""
+    assert context.holdout is not None  # the measure needs a holdout
     both = harmonize({"train": context.train, "holdout": context.holdout})
     return pd.concat([both["train"], both["holdout"]], ignore_index=True)
 

@@ -13,7 +13,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -28,11 +28,11 @@ __all__ = [
 SCHEMA_VERSION = "2.0"
 
 #: The family verdict when none of its measures could run.
-NOT_ASSESSED = "not assessed"
+NOT_ASSESSED: Final = "not assessed"
 
-DO_NOT_RELEASE = "do not release"
-WITH_CAVEATS = "release only with the listed caveats"
-NO_EVIDENCE_FOUND = "no evidence of risk at the strength of these attacks"
+DO_NOT_RELEASE: Final = "do not release"
+WITH_CAVEATS: Final = "release only with the listed caveats"
+NO_EVIDENCE_FOUND: Final = "no evidence of risk at the strength of these attacks"
 #: The overall decisions, most severe first.
 DECISIONS = (DO_NOT_RELEASE, WITH_CAVEATS, NO_EVIDENCE_FOUND, NOT_ASSESSABLE)
 
@@ -43,6 +43,11 @@ DECISION_RULE = (
 )
 
 Verdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable"]
+FamilyVerdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable", "not assessed"]
+Decision = Literal[
+    "do not release", "release only with the listed caveats",
+    "no evidence of risk at the strength of these attacks", "not assessable",
+]
 
 
 class _Frozen(BaseModel):
@@ -97,7 +102,7 @@ class FamilyFinding(_Frozen):
     family: str
     title: str
     question: str
-    verdict: Verdict | Literal["not assessed"]
+    verdict: FamilyVerdict
     deciding: str | None = Field(None, description="key of the measure that gave the verdict")
     headline: str
     reason: str | None = Field(None, description="why the family was not assessed")
@@ -127,12 +132,9 @@ class Provenance(_Frozen):
 class AuditReport(_Frozen):
     """The result of an audit (see the module's docstring)."""
 
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
+    schema_version: Literal["2.0"] = "2.0"
     title: str
-    decision: Literal[
-        "do not release", "release only with the listed caveats",
-        "no evidence of risk at the strength of these attacks", "not assessable",
-    ]
+    decision: Decision
     decision_rule: str = DECISION_RULE
     assessable: bool
     problem: str | None = None

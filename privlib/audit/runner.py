@@ -23,7 +23,7 @@ import platform
 import re
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -37,11 +37,13 @@ from privlib.audit.report import (
     WITH_CAVEATS,
     AtRisk,
     AuditReport,
+    Decision,
     FamilyFinding,
     InputFile,
     MeasureRecord,
     Provenance,
     Skipped,
+    Verdict,
     plain_number,
 )
 from privlib.audit.spec import AuditSpec
@@ -284,7 +286,8 @@ class Audit:
             ci_high=plain_number(result.ci_high), ci_method=result.ci_method,
             confidence=result.confidence, baseline=plain_number(result.baseline),
             threshold=plain_number(result.threshold), higher_is_riskier=result.higher_is_riskier,
-            verdict=result.verdict or NOT_ASSESSABLE, verdict_rule=self._redacted(result.verdict_rule),
+            verdict=cast(Verdict, result.verdict or NOT_ASSESSABLE),
+            verdict_rule=self._redacted(result.verdict_rule),
             reading=self.redact(result.reading()), seconds=round(seconds, 3),
             details=_json_safe(details),
         )
@@ -349,6 +352,7 @@ class Audit:
                 how_to_assess=_HOW_TO_ASSESS[family], counts=counts,
             )
         worst = max(judged, key=lambda m: (_SEVERITY[m.verdict], _excess(m)))
+        assert worst.verdict != NOT_ASSESSABLE
         return FamilyFinding(
             family=family, title=about.title, question=about.question, verdict=worst.verdict,
             deciding=worst.key, headline=_headline(about.title, worst), counts=counts,
@@ -367,7 +371,8 @@ class Audit:
         from privlib import __version__
 
         inputs = self.inputs
-        rows = {"train": [len(inputs.train)], "synthetic": [len(f) for f in inputs.synthetic.values()],
+        rows: dict[str, list[int | None]] = {
+                "train": [len(inputs.train)], "synthetic": [len(f) for f in inputs.synthetic.values()],
                 "holdout": [len(inputs.holdout) if inputs.holdout is not None else None]}
         files = [
             InputFile(role=role, file=source.name, rows=rows[role][i], columns=inputs.train.shape[1],
@@ -412,7 +417,7 @@ def _headline(family: str, record: MeasureRecord) -> str:
             f"{interval}{threshold}.")
 
 
-def _decision(assessable: bool, families: list[FamilyFinding]) -> str:
+def _decision(assessable: bool, families: list[FamilyFinding]) -> Decision:
     if not assessable:
         return NOT_ASSESSABLE
     verdicts = {f.verdict for f in families}

@@ -140,5 +140,9 @@ def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord
     """``(record, table)`` for every computed measure of ``family`` whose declaration shows a table."""
     from privlib.audit.measures import MEASURES
 
-    return [(m, MEASURES[m.measure].table(report.result(m.key))) for m in report.by_family(family)
-            if MEASURES[m.measure].table is not None]
+    shown = []
+    for m in report.by_family(family):
+        table = MEASURES[m.measure].table
+        if table is not None:
+            shown.append((m, table(report.result(m.key))))
+    return shown
