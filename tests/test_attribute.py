@@ -1,6 +1,5 @@
 """Tests of privlib.attribute: every expected value is worked out by hand in the comments."""
 
-import itertools
 
 import numpy as np
 import pandas as pd

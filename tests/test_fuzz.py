@@ -9,7 +9,6 @@ table runs in seconds.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 

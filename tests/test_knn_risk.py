@@ -22,6 +22,7 @@ from privlib.attribute import _key_features, knn_risk
 from privlib.results import NOT_ASSESSABLE, RISK
 from privlib.thresholds import REGISTRY, judge
 
+
 # --------------------------------------------------------------------------------------------
 # knn_risk
 # --------------------------------------------------------------------------------------------

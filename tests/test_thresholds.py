@@ -13,10 +13,10 @@ import pytest
 import privlib as pl
 from privlib import attribute, identity
 from privlib import membership as mb
-from privlib.errors import PrivlibError
-from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.audit.catalogue import FAMILIES
 from privlib.audit.measures import MEASURES
+from privlib.errors import PrivlibError
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.thresholds import (
     REGISTRY,
     Threshold,
