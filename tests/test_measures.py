@@ -9,6 +9,7 @@ declared twice, a family or an input that does not exist, each fails here with t
 from __future__ import annotations
 
 import collections
+import importlib
 import inspect
 import re
 import typing
@@ -104,7 +105,7 @@ def test_every_audited_function_is_public():
         if spec.function is None:
             assert spec.not_applicable, f"{spec.key}: no function and no reason why the audit never runs it"
             continue
-        module = __import__(spec.function.__module__, fromlist=["__all__"])
+        module = importlib.import_module(spec.function.__module__)
         assert spec.function.__name__ in module.__all__, (
             f"{spec.key}: {spec.function.__qualname__} is not public"
         )
