@@ -35,7 +35,7 @@ EXPECTED_MEASURES = {
     "adversarial_accuracy", "privacy_loss", "partition_f1", "discriminator_excess_realness",
 }
 SECTION_HEADINGS = [
-    "Decision", "Every measure against its threshold", "Verdicts", "Fidelity beside privacy",
+    "Decision", "Fidelity beside privacy", "Every measure against its threshold", "Verdicts",
     "Identity disclosure", "Attribute disclosure", "Membership disclosure", "Synthetic files side by side",
     "Appendix", "Provenance", "References",
 ]

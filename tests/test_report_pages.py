@@ -114,7 +114,7 @@ def test_verdict_lines_are_one_row_per_measure_grouped_by_family():
 
 def test_fidelity_card_shows_values_intervals_and_what_was_not_computed():
     text = _text(fidelity_html(leaky_report()))
-    assert "none of these figures changes a privacy verdict" in text
+    assert "none of these figures changes a verdict" in text
     assert "1.8 [1.6 to 2]" in text and "0.021 [0.015 to 0.027]" in text
     assert "tstr_ratio not computed: train on synthetic, test on real needs a holdout." in text
     assert "Fidelity was not computed" in _text(fidelity_html(dict(leaky_report(), fidelity=None)))
@@ -152,7 +152,7 @@ def test_the_page_has_a_table_of_contents_and_prints_to_a_short_pdf(tmp_path):
 
     page = audit_page_html(leaky_report())
     links = re.findall(r'<a href="#([a-z]+)">', page)
-    assert links == ["decision", "forest", "verdicts", "fidelity", "appendix"]
+    assert links == ["decision", "fidelity", "forest", "verdicts", "appendix"]
     assert all(f'id="{anchor}"' in page for anchor in links)
     (tmp_path / "report.html").write_text(page, encoding="utf-8")
     render_pdf(tmp_path / "report.html", tmp_path / "report.pdf")
@@ -230,7 +230,7 @@ def test_each_reading_is_written_once_in_its_familys_section():
     assert "Membership disclosure In the training data? Nearest-neighbour attack AUC not run nn_mia_auc : " \
            "needs a holdout." in text
     assert re.findall(r'<a href="#([a-z-]+)">', page) == [
-        "decision", "forest", "verdicts", "fidelity", "family-identity", "family-attribute",
+        "decision", "fidelity", "forest", "verdicts", "family-identity", "family-attribute",
         "family-membership", "appendix"]
 
 

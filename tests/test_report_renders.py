@@ -78,10 +78,12 @@ def _metrics(out: Path) -> dict:
     return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("name, most_pages", [("acs", 8), ("leaky", 10), ("no_holdout", 10)])
-def test_page_one_states_the_decision_and_every_family(renders, name, most_pages):
+@pytest.mark.parametrize("name", ["acs", "leaky", "no_holdout"])
+def test_page_one_states_the_decision_and_every_family(renders, name):
     pages = _pdf_pages(renders[name])
-    assert len(pages) <= most_pages
+    # a generous bound: the count depends on the fonts (with DejaVu the ACS report prints on 8
+    # A4 pages, the leaky one with its comparison on 9)
+    assert len(pages) <= 10
     metrics = _metrics(renders[name])
     first = pages[0]
     assert f"DECISION {metrics['decision']}" in first.replace("Decision", "DECISION")
@@ -144,6 +146,6 @@ def test_the_comparison_shows_the_verdict_lines_own_values(renders):
 
 def test_fidelity_is_shown_beside_privacy(renders):
     text = " ".join(_pdf_pages(renders["leaky"]))
-    assert "Fidelity beside privacy" in text and "none of these figures changes a privacy verdict" in text
+    assert "Fidelity beside privacy" in text and "none of these figures changes a verdict" in text
     no_holdout = " ".join(_pdf_pages(renders["no_holdout"]))
     assert "tstr_ratio not computed" in no_holdout

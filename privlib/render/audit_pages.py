@@ -338,12 +338,12 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
 
 def audit_page_html(report) -> str:
     """The whole audit as one self-contained HTML page with a sticky table of contents: the
-    decision, the forest figure, the verdict lines, the fidelity card, the readings of each
+    decision, the fidelity card, the forest figure, the verdict lines, the readings of each
     family and the appendix (without the measures' own figures, which need the results'
     per-record arrays: the audit notebook adds them)."""
     report = _plain(report)
-    entries = [("decision", "Decision"), ("forest", "All measures"), ("verdicts", "Verdicts"),
-               ("fidelity", "Fidelity")]
+    entries = [("decision", "Decision"), ("fidelity", "Fidelity"), ("forest", "All measures"),
+               ("verdicts", "Verdicts")]
     entries += [(f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
                 for f in report.get("families", [])]
     entries.append(("appendix", "Appendix"))
