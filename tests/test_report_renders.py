@@ -56,15 +56,17 @@ def _audit(out: Path, *arguments: str) -> Path:
 def renders(tmp_path_factory):
     folder = tmp_path_factory.mktemp("renders")
     paths = _adult_tables(folder)
+    leaky = ["--train", str(paths["train"]), "--synthetic", str(paths["leaky"]), str(paths["shuffled"]),
+             "--holdout", str(paths["holdout"]), "--keys", "age", "sex", "race", "--sensitive", "income",
+             "--population-size", str(paths["population_size"]), "--seed", "5",
+             "--title", "Leaky Adult release"]
+    # few inputs: no holdout, no keys or sensitive variables
+    few = ["--train", str(paths["train"]), "--synthetic", str(paths["shuffled"]), "--seed", "5",
+           "--title", "Adult release without a holdout"]
     return {
         "acs": _audit(folder / "acs", "--params", str(params_file("acs"))),
-        "leaky": _audit(folder / "leaky", "--train", str(paths["train"]), "--synthetic", str(paths["leaky"]),
-                        str(paths["shuffled"]), "--holdout", str(paths["holdout"]), "--keys", "age", "sex", "race",
-                        "--sensitive", "income", "--population-size", str(paths["population_size"]), "--seed", "5",
-                        "--title", "Leaky Adult release"),
-        # few inputs: no holdout, no keys or sensitive variables
-        "no_holdout": _audit(folder / "no_holdout", "--train", str(paths["train"]), "--synthetic",
-                             str(paths["shuffled"]), "--seed", "5", "--title", "Adult release without a holdout"),
+        "leaky": _audit(folder / "leaky", *leaky),
+        "no_holdout": _audit(folder / "no_holdout", *few),
     }
 
 
