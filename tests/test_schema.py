@@ -42,7 +42,7 @@ def test_privlib_error_is_a_value_error():
         (pd.DataFrame({"a": []}), "0 row"),
         (pd.DataFrame(index=range(3)), "no columns"),
         (pd.DataFrame({"a": [1, 2], "b": [np.nan, np.nan]}), "column 'b' .* entirely missing"),
-        (pd.DataFrame({"a": [1, "x", 2.5]}), "column 'a' .* mixes numbers"),
+        (pd.DataFrame({"a": [1, "x", 2.5]}), r"column 'a' .* mixes 2 number\(s\) with 1 other value"),
         ([[1, 2]], "must be a pandas DataFrame"),
     ],
 )
