@@ -403,7 +403,8 @@ def test_hostile_params_files_are_refused_in_one_line_before_any_work(case, tmp_
 
 def test_a_params_file_that_is_a_fifo_or_a_folder_is_named_so(tmp_path, capsys):
     os.mkfifo(tmp_path / "p.yaml")
-    for path, words in ((tmp_path / "p.yaml", "is a named pipe (FIFO)"), (tmp_path, "is a folder; give the path of a YAML file")):
+    for path, words in ((tmp_path / "p.yaml", "is a named pipe (FIFO)"),
+                        (tmp_path, "is a folder; give the path of a YAML file")):
         status = main(["--quiet", "audit", "--params", str(path), "--out", str(tmp_path / "out")])
         err = capsys.readouterr().err.strip().splitlines()
         assert status == EXIT_BAD_INPUT and len(err) == 1 and words in err[0], err

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 import privlib as pl
 from privlib import PrivlibError
 from privlib.attribute import _key_features, knn_risk
-from privlib.results import NOT_ASSESSABLE, RISK
+from privlib.results import NOT_ASSESSABLE
 from privlib.thresholds import REGISTRY
 
 # --------------------------------------------------------------------------------------------

@@ -149,8 +149,10 @@ def _users_folder(tmp_path):
 
 
 def _snapshot(out):
-    return {str(p.relative_to(out)): (os.readlink(p) if p.is_symlink() else p.read_text() if p.is_file() else "dir")
-            for p in sorted(out.rglob("*")) if p.name not in OWN}
+    def content(p):
+        return os.readlink(p) if p.is_symlink() else p.read_text() if p.is_file() else "a folder"
+
+    return {str(p.relative_to(out)): content(p) for p in sorted(out.rglob("*")) if p.name not in OWN}
 
 
 def _complete_reports(out):
@@ -214,7 +216,7 @@ def test_a_folder_at_a_reports_name_stops_the_publication_before_any_file_moves(
     out = _users_folder(tmp_path)
     (out / "report.html").write_text("earlier report")
     (out / "report.pdf").mkdir()
-    with pytest.raises(PrivlibError, match="holds 'report.pdf', which is not a file where the report writes one"):
+    with pytest.raises(PrivlibError, match="holds 'report.pdf', which is not a file where the report writes"):
         with staging(checked_out(out), "audit") as stage:
             for name in OWN:
                 (stage / name).write_text("new")
@@ -293,7 +295,8 @@ def test_an_interrupt_ends_quietly_with_130(tmp_path, signum, to_group):
     _, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     # after the progress lines, one line and nothing from the kernel (no ZMQ traceback)
-    after = [line for line in err.splitlines() if line.strip() and not re.match(r"^(\[\d+\] |\s+(done|skipped))", line)]
+    progress_line = re.compile(r"^(\[\d+\] |\s+(done|skipped))")
+    after = [line for line in err.splitlines() if line.strip() and not progress_line.match(line)]
     assert after == ["privlib: interrupted; the earlier report is intact"], (progress, err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert (out / "report.html").read_text() == "an earlier report"
