@@ -415,7 +415,11 @@ def _read_csv(path: Path, label: str) -> pd.DataFrame:
             f"file {str(path)!r} ({label}) cannot be read as its name says ({type(exc).__name__}); "
             "check the file or its name's ending (.gz, .bz2, .xz, .zip)."
         ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is not UTF-8 text ({exc.reason}); save it as UTF-8."
+        ) from None
+    except pd.errors.ParserError as exc:  # the tokenizer names lines and field counts, not values
         raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
     unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
     if unnamed and unnamed == [df.columns[0]] and df[unnamed[0]].is_unique:
