@@ -494,3 +494,16 @@ def test_parquet_decimals_are_numbers_and_match_a_csv(tmp_path, tables):
                                holdout=tmp_path / "holdout.parquet")
     assert inputs.train["price"].dtype == "float64" and inputs.train["price"].iloc[3] == 3.75
     assert inputs.primary["price"].dtype == "float64"
+
+
+@pytest.mark.parametrize("argv", [
+    ["course", "--dataset", "ce", "--out", str(resource_path("notebooks"))],
+    ["reports", "--datasets", "ce", "--out", str(resource_path("reports") / "params")],
+    ["reports", "--datasets", "ce", "--out", str(resource_path("data") / "ce")],
+])
+def test_course_and_reports_refuse_the_kits_own_folders_too(argv, capsys):
+    shipped = sorted(p.name for p in Path(argv[-1]).iterdir())
+    status = main(["--quiet", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == EXIT_BAD_INPUT and len(err) == 1 and "is inside the kit's own folder" in err[0], err
+    assert sorted(p.name for p in Path(argv[-1]).iterdir()) == shipped
