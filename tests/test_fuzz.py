@@ -381,6 +381,8 @@ PARAMS_CASES = {
     "n of true": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: true}"), "`n` must be a whole number"),
     "n of 1e12": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: 1000000000000}"), "`n` must be a whole number"),
     "an unknown synthesizer": (_ENTRY.replace("Copy", "NoSuch"), "unknown synthesizer 'NoSuch'"),
+    "eleven synthesizers": ("dataset: ce\nn_train: 100\nsynthesizers: [" + ", ".join(["{method: Copy}"] * 11) + "]\n",
+                            "lists 11 synthesizers, more than the 10 a report compares"),
     "a file over 1 MB": (_ENTRY + "# " + "x" * (1 << 20) + "\n", "more than the 1,048,576 accepted"),
     "nested 100,000 deep": ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
 }
@@ -420,6 +422,7 @@ def test_a_schema_file_is_read_as_strictly(tmp_path, tables):
 
 @pytest.mark.parametrize("argv, words", [
     (["--seed", "-5"], "`seed` must be a whole number >= 0, got -5"),
+    (["--dataset", "/dev/zero"], "'/dev/zero' (`dataset`) is a device, not a regular file"),
     (["--lessons", ""], "`lessons` holds an empty name"),
     (["--lessons", "00", " "], "`lessons` holds an empty name"),
 ])
