@@ -395,3 +395,24 @@ def test_the_dcr_axis_ends_where_ten_records_lie_beyond_not_at_the_largest():
         plt.close(fig)
     # 101 distances: the axis ends at the 91st smallest (10 records at or beyond it), wherever the outlier is
     assert limits[0] == limits[1] == pytest.approx(np.sort(distances)[90])
+
+
+def test_a_folder_of_the_report_is_merged_file_by_file(tmp_path):
+    """The course's ``assets/`` folder: its files replace their earlier versions, a file the user
+    put beside them stays."""
+    from privlib.publish import checked_out, publish, staging
+
+    out = _users_folder(tmp_path)
+    (out / "assets" / "js").mkdir(parents=True)
+    (out / "assets" / "js" / "reveal.js").write_text("old")
+    (out / "assets" / "mine.css").write_text("the user's")
+    with staging(checked_out(out), "course") as stage:
+        (stage / "assets" / "js").mkdir(parents=True)
+        (stage / "assets" / "js" / "reveal.js").write_text("new")
+        (stage / "assets" / "theme.css").write_text("new")
+        (stage / "index.html").write_text("index")
+        publish(stage, out, {"assets", "index.html"})
+    assert (out / "assets" / "js" / "reveal.js").read_text() == "new"
+    assert (out / "assets" / "theme.css").read_text() == "new"
+    assert (out / "assets" / "mine.css").read_text() == "the user's"
+    assert (out / "index.html").read_text() == "index"
