@@ -253,10 +253,10 @@ def main(argv=None) -> int:
 
         _error(str(exc))
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
-    except OSError as exc:  # the machine refused a write (a full disk, a quota): nothing was published
-        where = f" {os.path.basename(exc.filename)!r}" if exc.filename else ""
-        _error(f"cannot write{where} ({exc.strerror or exc}); free space or choose another --out. The "
-               "earlier report is intact.")
+    except OSError as exc:  # the system refused (a full disk, a quota): nothing was published
+        where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
+        _error(f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
+               "--out. Nothing was published; the earlier report is intact.")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("privlib: interrupted; the earlier report is intact", file=sys.stderr)

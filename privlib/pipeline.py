@@ -341,11 +341,11 @@ def _course_dataset(dataset, params, seed):
         raise PrivlibError("give `--dataset` (a bundled dataset or a CSV path) or `--params`.")
     if dataset in DATASETS:
         return dataset, dataset_info(dataset).title, seed
-    if not Path(dataset).is_file():
+    if not os.path.lexists(dataset):
         raise PrivlibError(
             f"`dataset` {dataset!r} is neither a bundled dataset {list(DATASETS)} nor an existing CSV file."
         )
-    read_table(dataset, "dataset")  # fails early on an empty or unreadable file
+    read_table(dataset, "dataset")  # fails early on a FIFO, a folder, an empty or unreadable file
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 

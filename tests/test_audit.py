@@ -81,7 +81,8 @@ def test_synthetic_with_other_columns_or_text_in_a_numeric_column_is_refused(fil
     with pytest.raises(PrivlibError, match=r"\['weight'\] only in `synthetic \(extra.csv\)`"):
         load_audit_inputs(train=files["train"], synthetic=extra)
     text = _write(files["folder"], "text.csv", table.assign(age="old"))
-    with pytest.raises(PrivlibError, match="column 'age' holds numbers in `train`"):
+    n = len(table)  # every age is "old": n values of n are not numbers, and none is quoted
+    with pytest.raises(PrivlibError, match=rf"column 'age' holds numbers in `train` but {n} of its {n} value\(s\)"):
         load_audit_inputs(train=files["train"], synthetic=text)
 
 

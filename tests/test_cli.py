@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 # CE's Expenditure is a number: its k-NN attack is the squared-error form.
 EXPECTED_MEASURES = {
     "identical_match_share", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
-    "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_mse[Expenditure]",
+    "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_relative_error[Expenditure]",
     "inference_risk[Expenditure]", "dcr_holdout_share", "threshold_attack_precision", "nn_mia_auc",
     "adversarial_accuracy", "privacy_loss", "partition_f1", "discriminator_excess_realness",
 }

@@ -258,14 +258,16 @@ _DECLARED = (
         applies=lambda c: not _numeric_target(c),
     ),
     MeasureSpec(
-        "knn_risk_mse", "Nearest-neighbour prediction of a sensitive number", "attribute",
+        "knn_risk_relative_error", "Nearest-neighbour prediction of a sensitive number", "attribute",
         Threshold(
             0.5, gap_to="original_value", higher_is_riskier=False,
-            source="kit default: a model fitted on the synthetic data closes more than half of "
-            "the gap in squared error between guessing the mean and the same model fitted on the "
-            "original data",
-            scope="fits a model on the synthetic data and measures its squared error on the "
-            "original records' target",
+            source="kit default: a model fitted on the synthetic data closes more than half of the "
+            "gap in error (in interquartile ranges of the target, each record's error capped at one) "
+            "between guessing the median and the same model fitted on the original data (Choi et al. "
+            "2017 compare the two without a cut-off)",
+            scope="fits a model on the synthetic data and measures its error on the original "
+            "records' target, in interquartile ranges of the target, each record's error capped at "
+            "one, so that no outlier can be read back from it",
             risk_words="the synthetic data predicts the target nearly as well as the original",
             safe_words="the synthetic data predicts the target less than half as well as the "
             "original, beyond guessing",
