@@ -67,7 +67,7 @@ SMALL = (
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _population(dataset: str) -> pd.DataFrame:
     return pl.load_dataset(dataset)
 
@@ -210,11 +210,11 @@ def main():
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    from joblib import Parallel, delayed
-
     from _timing import machine
+
     # the workers import this file as a module: a function of __main__ would travel by value
     from calibration import run_draw
+    from joblib import Parallel, delayed
 
     header = machine()
     start = time.perf_counter()
