@@ -122,12 +122,13 @@ def _plot_dcr(result, ax):
 
 
 _CARLINI = (
-    "Carlini, Chien, Nasr, Song, Terzis & Tramer, 'Membership Inference Attacks From First "
-    "Principles', IEEE S&P 2022: judge an attack by its true-positive rate at a low false-positive "
-    "rate, since an attack that identifies a few members with certainty is a privacy failure even "
-    "when its AUC is 0.5; the kit's rule: risk when an exact one-sided test at the audit's "
-    "confidence finds more members than an attack that cannot tell members from non-members, with "
-    "no margin, since each member found there is a certain disclosure (privlib.records)"
+    "kit default: risk when an exact one-sided test at the audit's confidence finds more members "
+    "than an attack that cannot tell members from non-members, with no margin, since each member "
+    "found there is a certain disclosure (privlib.records); the operating point follows Carlini, "
+    "Chien, Nasr, Song, Terzis & Tramer, 'Membership Inference Attacks From First Principles', "
+    "IEEE S&P 2022: judge an attack by its true-positive rate at a low false-positive rate, since "
+    "an attack that identifies a few members with certainty is a privacy failure even when its AUC "
+    "is 0.5"
 )
 
 
@@ -171,7 +172,7 @@ _DECLARED = (
         "copy_test", "Training records with a synthetic copy, beyond chance", "identity",
         Threshold(
             0.0, from_baseline=True,
-            source="kit rule: Fisher's exact test, one-sided at the audit's confidence, of the "
+            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
             "training records with a synthetic copy against the holdout records with one; no "
             "margin, since every record copied beyond chance is a disclosure. It replaces the "
             "fixed margin of 1 in 100 of identical_match_share wherever a holdout exists",
