@@ -282,7 +282,8 @@ def tpr_at_low_fpr(
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
     common = {"measure": low_fpr_key(attack, fpr), "attack": attack, "fpr_target": float(fpr),
-                  "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed}
+              "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed,
+              "member_scores": members, "nonmember_scores": nonmembers}
     if allowed < 1:
         return LowFprPoint(
             value=math.nan, verdict=NOT_ASSESSABLE, **common,
@@ -305,8 +306,7 @@ def tpr_at_low_fpr(
         tied_nonmembers=int(np.count_nonzero(nonmembers == threshold)), tpr_low=tpr_low,
         tpr_high=tpr_high, fpr=false / n, fpr_low=fpr_low, fpr_high=fpr_high,
         critical_count=critical, p_value=float(tail[called]),
-        excess_members=max(0, round(called - m * false / n)), score_threshold=threshold,
-        member_scores=members, nonmember_scores=nonmembers, **common,
+        excess_members=max(0, round(called - m * false / n)), score_threshold=threshold, **common,
     )
 
 

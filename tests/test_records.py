@@ -147,6 +147,9 @@ def test_fewer_holdout_records_than_one_over_the_rate_are_not_assessable():
     point = tpr_at_low_fpr(member_scores=np.ones(999), nonmember_scores=np.zeros(999), fpr=0.001)
     assert point.verdict == NOT_ASSESSABLE and math.isnan(point.value)
     assert "at least 1000" in point.verdict_rule
+    # the report's table and figure still read it: 999 records show a rate of 1% (9 of them)
+    table = pl.records.operating_points(point)
+    assert pd.isna(table.iloc[0]["members called"]) and table.iloc[1]["holdout records allowed"] == 9
     assert pl.thresholds.judge  # the runner's judge keeps a not-assessable verdict as it is
     reachable = tpr_at_low_fpr(member_scores=np.ones(1000), nonmember_scores=np.zeros(1000), fpr=0.001)
     assert reachable.verdict is None and reachable.allowed_false == 1
