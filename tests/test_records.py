@@ -83,9 +83,9 @@ def test_the_exact_test_at_2000_records_matches_the_closed_form():
     m = n = 2000
     allowed = 2
 
-    def tail(x):
-        return float(sum(Fraction(math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
-                                  math.comb(m + n, n)) for j in range(x, m + 1)))
+    def tail(x):  # one minus the exact probabilities below x (they sum to one)
+        return float(1 - sum(Fraction(math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
+                                      math.comb(m + n, n)) for j in range(x)))
 
     holdout = np.linspace(0, 1, n)
     for called in (0, 3, 8, 9, 20):
@@ -102,8 +102,8 @@ def test_the_binomial_test_against_the_achieved_rate_would_cry_wolf():
     # Why the kit does not test X against K/n: under the null, P(X >= 6) is about 1 in 7 at
     # 0.1% of 2,000 holdout records, and X = 6 already puts the rate's 95% interval above K/n.
     m = n = 2000
-    p_null = sum(Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n))
-                 for j in range(6, m + 1))
+    p_null = 1 - sum(Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n))
+                     for j in range(6))
     assert 0.13 < float(p_null) < 0.16
     assert binomtest(6, m).proportion_ci(method="exact").low > 2 / n
 
