@@ -727,7 +727,8 @@ def ground_truth_risk(
     >>> population = pd.DataFrame({"a": list("xxyyzzww"), "b": list("pqpqpqpq")})
     >>> r = ground_truth_risk(population=population, members=[0, 2, 4], synthetic=population.iloc[[0, 2, 4]],
     ...                       h=0, random_state=0)
-    >>> r.f1, r.verdict
+    >>> from privlib.thresholds import judge
+    >>> r.f1, judge(r).verdict
     (1.0, 'risk')
     """
     _check_tables(population=population, synthetic=synthetic)

@@ -190,6 +190,7 @@ def registry_frame():
         dict(measure=key, family=spec.family, title=spec.title, rule=spec.rule.describe(),
              published=spec.rule.published, source=spec.rule.source, scope=spec.rule.scope)
         for key, spec in _measures().items()
+        if spec.rule is not None
     ]
     return pd.DataFrame(rows).set_index("measure")
 
