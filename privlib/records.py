@@ -281,9 +281,10 @@ def tpr_at_low_fpr(
     members, nonmembers = _scores(member_scores, "member_scores"), _scores(nonmember_scores, "nonmember_scores")
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
-    common = {"measure": low_fpr_key(attack, fpr), "attack": attack, "fpr_target": float(fpr),
-              "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed,
-              "member_scores": members, "nonmember_scores": nonmembers}
+    rate = f"{100 * fpr:g}"  # as low_fpr_key writes it
+    common = dict(measure=f"{attack}_tpr_at_{rate}pct", attack=attack, fpr_target=float(fpr),
+                  n_members=m, n_nonmembers=n, confidence=confidence, allowed_false=allowed,
+                  member_scores=members, nonmember_scores=nonmembers)
     if allowed < 1:
         return LowFprPoint(
             value=math.nan, verdict=NOT_ASSESSABLE, **common,

@@ -179,6 +179,9 @@ def test_bad_scores_and_rates_are_refused():
 def test_keys():
     assert low_fpr_key("nn_mia", 0.001) == "nn_mia_tpr_at_0.1pct"
     assert low_fpr_key("shadow_model", 0.01) == "shadow_model_tpr_at_1pct"
+    for rate in pl.records.LOW_FPRS:
+        point = tpr_at_low_fpr(member_scores=[1.0], nonmember_scores=np.zeros(1000), fpr=rate, attack="x")
+        assert point.measure == low_fpr_key("x", rate)
 
 
 # --------------------------------------------------------------------------------------------
