@@ -12,6 +12,8 @@ because every record it finds is a disclosure:
   per-record scores an attack already computed (the distances of :func:`privlib.membership.nn_mia`,
   the density ratios of :func:`privlib.targeted.density_attack`, the classifier scores of
   :func:`privlib.targeted.shadow_model_attack`); nothing is searched again.
+  :func:`nn_mia_low_fpr` is the audit's form (tables in, ``nn_mia``'s distances reused),
+  :func:`operating_points` its table and :func:`privlib.plots.plot_roc_loglog` its figure.
 * :func:`copy_test` - how many training records have a synthetic copy, against how many holdout
   records have one by chance (Fisher's exact test); the excess is the number of records at risk.
 * :func:`family_tests` - Holm's step-down adjustment across the tests of one family, so that a
