@@ -39,6 +39,7 @@ health data. AIDR 2019. doi:10.1145/3359115.3359124
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -81,7 +82,7 @@ __all__ = [
     "discriminator_test",
     "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
     "PrivacyLoss", "DiscriminatorTest",
-    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points",
+    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points", "nn_mia_low_fpr",
 ]
 
 #: Relative risk M above which El Emam, Mosquera & Fang (2022, JAMIA Open 5(4), Discussion) judge
@@ -1020,14 +1021,42 @@ def dcr_holdout_share(
     )
 
 
+#: The distances of the last distance attack run on whole tables, under a digest of the tables'
+#: contents: :func:`privlib.records.nn_mia_low_fpr` reads the attack's low false-positive
+#: operating points from them without a second neighbour search. One entry only, so it holds no
+#: more than one attack's distances.
+_LAST_DISTANCES: dict = {}
+
+
+def _tables_digest(*tables: pd.DataFrame) -> str:
+    """SHA-256 of the tables' column names, types and values (row order included)."""
+    digest = hashlib.sha256()
+    for table in tables:
+        digest.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
+        digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
 def _attack_distances(train, holdout, synthetic, rng, client=None):
-    """DCR to the synthetic data of each training and holdout record, and who is a member."""
+    """DCR to the synthetic data of each training and holdout record, and who is a member.
+
+    Without ``rng`` (no subsampling) the distances depend on the tables alone and are kept for
+    the next call on the same tables (read-only arrays).
+    """
+    key = None if rng is not None else _tables_digest(train, holdout, synthetic)
+    if key is not None and key in _LAST_DISTANCES:
+        return _LAST_DISTANCES[key]
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
     dcr = np.concatenate([
         nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
         nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
     ])
     is_member = np.repeat([True, False], [len(train), len(holdout)])
+    if key is not None:
+        dcr.setflags(write=False)
+        is_member.setflags(write=False)
+        _LAST_DISTANCES.clear()
+        _LAST_DISTANCES[key] = (dcr, is_member)
     return dcr, is_member
 
 
@@ -1597,5 +1626,5 @@ def _model_name(model) -> str:
     return type(final).__name__
 
 
+from privlib.records import low_fpr_points, nn_mia_low_fpr, tpr_at_low_fpr  # noqa: E402
 from privlib.targeted import density_attack, shadow_model_attack  # noqa: E402
-from privlib.records import low_fpr_points, tpr_at_low_fpr  # noqa: E402

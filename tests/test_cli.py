@@ -29,7 +29,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 # CE's Expenditure is a number: its k-NN attack is the squared-error form.
 EXPECTED_MEASURES = {
-    "identical_match_share", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
+    "copy_test", "nn_mia_tpr_at_0.1pct", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
     "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_relative_error[Expenditure]",
     "inference_risk[Expenditure]", "dcr_holdout_share", "threshold_attack_precision", "nn_mia_auc",
     "adversarial_accuracy", "privacy_loss", "partition_f1", "discriminator_excess_realness",
@@ -148,13 +148,21 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
         assert m["verdict"] in ("risk", "no evidence of risk", "inconclusive", "not assessable"), m["key"]
         if m["verdict"] == "not assessable":
             assert m["verdict_rule"], m["key"]
+        elif m["ci_low"] is None:
+            # judged by an exact test (privlib.records): its baseline is the test's own bound
+            assert m["details"]["p_value"] is not None and m["threshold"] == m["baseline"], m["key"]
         else:
             assert m["ci_low"] <= m["value"] <= m["ci_high"], m["key"]
-    # Identical matches, derived here with a merge: every copied row and any shuffled row that
-    # happens to equal a training row.
-    train, synthetic = pd.read_csv(paths["train"]), pd.read_csv(paths["synthetic"])
-    in_train = synthetic.merge(train.drop_duplicates(), how="left", indicator=True)["_merge"] == "both"
-    assert by_label["identical_match_share"]["value"] == pytest.approx(in_train.mean())
+    # The copy test: the 75 training rows copied verbatim have a copy (and maybe more, within the
+    # numeric tolerance); its p-value is Fisher's one-sided exact test on the counts it reports.
+    from scipy.stats import fisher_exact
+
+    copies = by_label["copy_test"]["details"]
+    a, b = copies["train_copied"], copies["holdout_copied"]
+    assert a >= 75 and by_label["copy_test"]["verdict"] == "risk"
+    assert copies["p_value"] == pytest.approx(fisher_exact([[a, 150 - a], [b, 150 - b]], alternative="greater")[1])
+    # 150 holdout records cannot show a false-positive rate of 0.1%
+    assert by_label["nn_mia_tpr_at_0.1pct"]["verdict"] == "not assessable"
     share = by_label["dcr_holdout_share"]
     # The registry's kit default: 5 points above the 50% of a generator that memorised nothing,
     # judged on the interval.
