@@ -323,7 +323,7 @@ def run_audit(
             raise ReportError("the audit notebook did not write metrics.json; is it the kit's template?")
         os.replace(metrics, report / "metrics.json")
         _say(progress, "rendering report.html and report.pdf")
-        render_html(executed, report / "report.html", title=spec.title)
+        render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
     return out

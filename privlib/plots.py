@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
 
 from privlib.errors import PrivlibError
 
@@ -371,7 +372,7 @@ def plot_threshold_precision(result, *, ax=None, title=None):
     ax.set_ylim(0, 1.02)
     return _finish(
         ax,
-        xlabel="distance threshold (Gower): a record at most this close to S is called a member",
+        xlabel="threshold on the distance (Gower) to the nearest synthetic record",
         ylabel="share",
         title=title,
         legend=dict(loc="lower right", fontsize="small"),
@@ -471,6 +472,190 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     ax.set_yticks(positions, [str(v) for v in table.index])
     return _finish(ax, xlabel="distance between original and synthetic marginal (0 = identical)",
                    title=title, legend=dict(fontsize="small", loc="lower right"))
+
+
+# --------------------------------------------------------------------------------------------
+# the audit's verdicts
+# --------------------------------------------------------------------------------------------
+#: Colour and marker of each verdict in the forest plot: the Okabe-Ito palette, which stays
+#: distinct for the common colour-vision deficiencies, and a different marker for each verdict
+#: so that the plot also reads in grey.
+VERDICT_STYLE = {
+    "risk": ("#D55E00", "s"),                 # vermillion square
+    "inconclusive": ("#E69F00", "D"),         # orange diamond
+    "no evidence of risk": ("#0072B2", "o"),  # blue circle
+    "not assessable": ("#7F7F7F", "x"),       # grey cross
+}
+
+#: The forest plot's horizontal range on its normalised scale; points beyond it are drawn at its
+#: edge as an arrow (their value in the measure's own units is printed on the right).
+FOREST_RANGE = (-1.0, 3.0)
+
+
+def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
+    """Where ``value`` sits on the forest plot's scale: 0 at the reference, 1 at the threshold.
+
+    The reference is the measure's baseline (chance, or what guessing gives) when it has one,
+    else 0. With ``d = |threshold - reference|`` and ``s = +1`` when higher values are riskier
+    (``-1`` otherwise), the position is ``1 + s (value - threshold) / d``: larger is riskier for
+    every measure, the threshold is at 1 whatever its units, and one unit is the distance from
+    the reference to the threshold. ``NaN`` when the threshold is missing or equals the reference
+    (no scale), or the value is missing.
+
+    Examples
+    --------
+    >>> forest_position(0.75, threshold=0.625, baseline=0.5)  # as far beyond as the margin
+    2.0
+    >>> forest_position(0.25, threshold=0.375, baseline=0.5, higher_is_riskier=False)
+    2.0
+    >>> forest_position(0.1, threshold=0.2)  # no baseline: the reference is 0
+    0.5
+    """
+    numbers = [value, threshold, 0.0 if baseline is None else baseline]
+    if any(v is None for v in numbers) or not np.isfinite(np.asarray(numbers, dtype="float64")).all():
+        return float("nan")
+    reference = 0.0 if baseline is None else float(baseline)
+    scale = abs(float(threshold) - reference)
+    if scale == 0:
+        return float("nan")
+    sign = 1.0 if higher_is_riskier else -1.0
+    return 1.0 + sign * (float(value) - float(threshold)) / scale
+
+
+def _short(value) -> str:
+    """A number in three significant digits, or an empty string when it is missing."""
+    if value is None or not np.isfinite(value):
+        return ""
+    return f"{value:.3g}"
+
+
+def _native_text(row: Mapping) -> str:
+    """The row's value, interval and threshold in the measure's own units, for the right margin."""
+    value = _short(row.get("value"))
+    if not value:
+        return row.get("verdict") or "not assessable"
+    low, high = _short(row.get("ci_low")), _short(row.get("ci_high"))
+    text = value + (f" [{low}, {high}]" if low and high else "")
+    threshold = _short(row.get("threshold"))
+    if threshold:
+        text += f"; threshold {threshold}"
+    return text
+
+
+def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
+    """Every measure's value and interval against its threshold, coloured by verdict.
+
+    One line per measure, grouped by family (in the order the rows give them), each labelled by
+    its human title with its key in small print below. Measures have different units (a share,
+    an AUC, a count of people), so the horizontal axis is normalised per measure by
+    :func:`forest_position`: **0 is the measure's baseline** (what chance or guessing gives; 0
+    for a measure without one), **1 is its threshold**, and further right is riskier, whether
+    the measure's own risky direction is up or down. One unit is the distance from the baseline
+    to the threshold, so a point at 3 lies twice that distance beyond the threshold. The line is
+    the interval, the marker the value; colour and marker shape give the verdict (Okabe-Ito
+    colours, see :data:`VERDICT_STYLE`). The value, interval and threshold in the measure's own
+    units are printed on the right. A point beyond :data:`FOREST_RANGE` is drawn at the edge as
+    an arrow; a measure with no value or no usable threshold is listed with its verdict only.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        One per measure, with the fields of the audit's measure records: ``key``, ``title``,
+        ``family``, ``value``, ``ci_low``, ``ci_high``, ``baseline``, ``threshold``,
+        ``higher_is_riskier`` and ``verdict`` (missing numbers as ``None`` or NaN).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure sized to the rows by default.
+    family_titles : mapping of str to str, optional
+        A heading per family key (default: the key, capitalised).
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    rows = [dict(r) for r in rows]
+    if not rows:
+        raise PrivlibError("`rows` must hold at least one measure record to plot.")
+    for i, row in enumerate(rows):
+        missing = [f for f in ("key", "family", "verdict") if f not in row]
+        if missing:
+            raise PrivlibError(f"`rows[{i}]` has no {missing}; pass the audit's measure records.")
+    family_titles = dict(family_titles or {})
+    families = list(dict.fromkeys(row["family"] for row in rows))
+    # Lines from the top: a heading per family, then its measures.
+    lines = []
+    for family in families:
+        lines.append(("family", family_titles.get(family, str(family).capitalize())))
+        lines += [("measure", row) for row in rows if row["family"] == family]
+    height = 0.25 * len(lines) + 1.0
+    ax = _axes(ax, figsize=(7.5, height))
+    low_edge, high_edge = FOREST_RANGE
+    ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
+    ax.axvline(0.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)
+    ax.axvline(1.0, color="black", linewidth=1.0, linestyle="--", zorder=1)
+    label_at = ax.get_yaxis_transform()  # x in axes fractions, y in data
+    seen = set()
+    for i, (kind, item) in enumerate(lines):
+        y = len(lines) - 1 - i
+        if kind == "family":
+            ax.text(-0.01, y, item, transform=label_at, ha="right", va="center", fontsize=9,
+                    fontweight="bold", parse_math=False)
+            ax.axhline(y + 0.5, color="#CCCCCC", linewidth=0.6, zorder=1)
+            continue
+        row = item
+        verdict = row["verdict"] or "not assessable"
+        colour, marker = VERDICT_STYLE.get(verdict, VERDICT_STYLE["not assessable"])
+        ax.text(-0.01, y + 0.14, row.get("title") or row["key"], transform=label_at, ha="right",
+                va="center", fontsize=8, parse_math=False)
+        ax.text(-0.01, y - 0.27, row["key"], transform=label_at, ha="right", va="center",
+                fontsize=6, color="#555555", family="monospace", parse_math=False)
+        ax.text(1.01, y, _native_text(row), transform=label_at, ha="left", va="center",
+                fontsize=7, color="#333333", parse_math=False)
+        direction = {
+            "threshold": row.get("threshold"), "baseline": row.get("baseline"),
+            "higher_is_riskier": row.get("higher_is_riskier", True),
+        }
+        centre = forest_position(row.get("value"), **direction)
+        if not np.isfinite(centre):
+            continue
+        ends = [forest_position(row.get(end), **direction) for end in ("ci_low", "ci_high")]
+        if all(np.isfinite(ends)):
+            ax.plot(np.clip(sorted(ends), low_edge, high_edge), [y, y], color=colour, linewidth=2,
+                    solid_capstyle="butt", zorder=2)
+        seen.add(verdict)
+        if low_edge <= centre <= high_edge:
+            ax.scatter([centre], [y], marker=marker, s=36, color=colour, zorder=3)
+        else:
+            edge, arrow = (high_edge, ">") if centre > high_edge else (low_edge, "<")
+            ax.scatter([edge], [y], marker=arrow, s=48, color=colour, zorder=3)
+    ax.set_xlim(low_edge - 0.05, high_edge + 0.05)
+    ax.set_ylim(-0.7, len(lines) - 0.4)
+    ax.set_yticks([])
+    ax.set_xticks([-1, 0, 1, 2, 3])
+    # The two reference lines are named on the first line (a family heading, empty in the axes),
+    # one on each side, so that the names never collide however narrow the axes.
+    ax.text(-0.04, len(lines) - 1, "baseline", ha="right", va="center", fontsize=7, color="#555555")
+    ax.text(1.04, len(lines) - 1, "threshold", ha="left", va="center", fontsize=7,
+            color="#333333")
+    ax.tick_params(axis="x", labelsize=8)
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    # The legend shows each verdict's own marker, whatever shape its first point was drawn with.
+    order = [v for v in VERDICT_STYLE if v in seen]
+    handles = [Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0])
+               for v in order]
+    legend = {"handles": handles, "labels": order, "fontsize": 7, "ncols": max(1, len(order)),
+              "loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "frameon": False}
+    _finish(
+        ax,
+        xlabel="position from the baseline (0) to the threshold (1), per measure; right of 1 = "
+        "beyond the threshold, riskier",
+        title=title,
+        legend=legend,
+    )
+    ax.xaxis.label.set_fontsize(8)
+    return ax
 
 
 def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):

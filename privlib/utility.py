@@ -30,8 +30,9 @@ health data. AIDR 2019 (train on synthetic, test on real).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -42,21 +43,25 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import get_scorer, get_scorer_names
+from sklearn.metrics import accuracy_score, get_scorer, get_scorer_names, r2_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from privlib import attribute, membership
 from privlib.errors import PrivlibError
-from privlib.results import Result, _fmt, per_record
+from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.uncertainty import (
+    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, AUCRanks, bootstrap_interval, percentile_interval,
+    resampled_means,
+)
 from privlib.validation import (
-    HasMethods, Instance, Integer, Names, RandomState, Table, validate_params,
+    HasMethods, Instance, Integer, Names, Number, RandomState, Table, validate_params,
 )
 
-__all__ = ["tstr", "pmse", "marginal_fidelity", "compare_synthesizers", "TSTRResult", "PMSEResult",
-           "MarginalFidelityResult"]
+__all__ = ["tstr", "pmse", "marginal_fidelity", "fidelity_summary", "compare_synthesizers", "TSTRResult",
+           "PMSEResult", "MarginalFidelityResult", "FidelitySummary", "FidelityMeasure"]
 
 #: Label given to a missing categorical value before encoding, so "missing" is a level of its own.
 MISSING_LABEL = "<missing>"
@@ -268,6 +273,30 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
     >>> tstr(train=real, synthetic=real, holdout=real, target="y").value
     1.0
     """
+    return _tstr_result(_tstr_fit(train=train, synthetic=synthetic, holdout=holdout, target=target,
+                                  estimator=estimator, metric=metric))
+
+
+@dataclass(frozen=True)
+class _TSTRFit:
+    """The two fitted models of TSTR and TRTR with the holdout they are scored on."""
+
+    models: dict            # "synthetic" and "train" -> the fitted estimator
+    x_test: pd.DataFrame    # the holdout's features, model-ready
+    y_test: pd.Series       # the holdout's target labels
+    target: str
+    metric: str
+    task: str
+    model: str
+
+    def score(self, source: str) -> float:
+        """The metric of the model fitted on ``source`` on the whole holdout."""
+        with threadpool_limits(limits=_THREADS):
+            return float(get_scorer(self.metric)(self.models[source], self.x_test, self.y_test))
+
+
+def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRFit:
+    """Check the inputs of :func:`tstr` and fit its model on ``synthetic`` and on ``train``."""
     tables = {"train": train, "synthetic": synthetic, "holdout": holdout}
     for name, table in tables.items():
         check_frame(table, name)
@@ -318,24 +347,26 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
         estimator = _tree_model(feature_kinds, regression)
     else:
         _check_estimator(estimator, needs_proba=False)
-    scorer = get_scorer(metric)
-    x_test = _features(holdout, feature_kinds)
-
-    def fitted_score(source: str) -> float:
-        model = clone(estimator).fit(_features(tables[source], feature_kinds), labels[source])
-        return float(scorer(model, x_test, labels["holdout"]))
-
     with threadpool_limits(limits=_THREADS):
-        value, baseline = fitted_score("synthetic"), fitted_score("train")
+        models = {
+            source: clone(estimator).fit(_features(tables[source], feature_kinds), labels[source])
+            for source in ("synthetic", "train")
+        }
+    return _TSTRFit(models=models, x_test=_features(holdout, feature_kinds), y_test=labels["holdout"],
+                    target=target, metric=metric, task=task, model=_model_name(estimator))
+
+
+def _tstr_result(fit: _TSTRFit) -> TSTRResult:
+    value, baseline = fit.score("synthetic"), fit.score("train")
     return TSTRResult(
         measure="tstr",
         value=value,
         baseline=baseline,
         ratio=value / baseline if baseline != 0 else float("nan"),
-        target=target,
-        metric=metric,
-        task=task,
-        model=_model_name(estimator),
+        target=fit.target,
+        metric=fit.metric,
+        task=fit.task,
+        model=fit.model,
     )
 
 
@@ -549,17 +580,37 @@ class MarginalFidelityResult(Result):
         )
 
 
-def _tvd(left: pd.Series, right: pd.Series) -> float:
-    """Half the L1 distance between the value shares of two label series."""
-    p = left.value_counts(normalize=True)
-    q = right.value_counts(normalize=True)
-    p, q = p.align(q, fill_value=0.0)
+def _marginal_codes(left: pd.DataFrame, right: pd.DataFrame, kinds: dict, n_bins: int) -> dict:
+    """Per variable, the level of each record of ``left`` and of ``right`` as integer codes, and
+    the number of levels: the labels of a categorical variable (missing is a label), or
+    ``n_bins`` equal-width bins over the range of both tables for a numeric one (missing values
+    in a level of their own, ``n_bins``)."""
+    codes = {}
+    for column, kind in kinds.items():
+        if kind == NUMERIC:
+            a, b = left[column].to_numpy(), right[column].to_numpy()
+            both = np.concatenate([a, b])
+            both = both[np.isfinite(both)]
+            low, span = (both.min(), both.max() - both.min()) if both.size else (0.0, 0.0)
+            codes[column] = (_bin_codes(a, low, span, n_bins), _bin_codes(b, low, span, n_bins), n_bins + 1)
+        else:
+            both = np.concatenate([left[column].to_numpy(), right[column].to_numpy()])
+            levels, uniques = pd.factorize(both)
+            codes[column] = (levels[: len(left)], levels[len(left):], len(uniques))
+    return codes
+
+
+def _bin_codes(values: np.ndarray, low: float, span: float, n_bins: int) -> np.ndarray:
+    """Equal-width bin of each value over ``[low, low + span]``; missing values in bin ``n_bins``."""
+    bins = np.zeros(len(values)) if span == 0 else np.floor((values - low) / span * n_bins)
+    return np.where(np.isnan(values), n_bins, np.clip(bins, 0, n_bins - 1)).astype(np.intp)
+
+
+def _tvd(left_codes: np.ndarray, right_codes: np.ndarray, n_levels: int) -> float:
+    """Half the L1 distance between the level shares of two code arrays."""
+    p = np.bincount(left_codes, minlength=n_levels) / len(left_codes)
+    q = np.bincount(right_codes, minlength=n_levels) / len(right_codes)
     return float(0.5 * np.abs(p - q).sum())
-
-
-def _bin_labels(values: np.ndarray, low: float, span: float, n_bins: int) -> pd.Series:
-    bins = np.zeros(len(values)) if span == 0 else np.clip(np.floor((values - low) / span * n_bins), 0, n_bins - 1)
-    return pd.Series(np.where(np.isnan(values), -1, bins))  # -1: the missing values' own bin
 
 
 @validate_params({"original": [Table()], "synthetic": [Table()], "n_bins": [Integer(low=1)]})
@@ -608,19 +659,15 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
     """
     kinds = _check_pair(original, synthetic, n_bins, "n_bins")
     left, right = _features(original, kinds), _features(synthetic, kinds)
+    codes = _marginal_codes(left, right, kinds, n_bins)
     rows = {}
     for column, kind in kinds.items():
+        tvd, ks = _tvd(*codes[column]), float("nan")
         if kind == NUMERIC:
             a, b = left[column].to_numpy(), right[column].to_numpy()
-            both = np.concatenate([a, b])
-            both = both[np.isfinite(both)]
-            low, span = (both.min(), both.max() - both.min()) if both.size else (0.0, 0.0)
-            tvd = _tvd(_bin_labels(a, low, span, n_bins), _bin_labels(b, low, span, n_bins))
             a, b = a[np.isfinite(a)], b[np.isfinite(b)]
             # Only the statistic is used; the asymptotic method skips the costly exact p-value.
             ks = float(stats.ks_2samp(a, b, method="asymp").statistic) if a.size and b.size else float("nan")
-        else:
-            tvd, ks = _tvd(left[column], right[column]), float("nan")
         rows[column] = {"kind": kind, "tvd": tvd, "ks": ks}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "variable"
@@ -634,6 +681,260 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
         n_bins=int(n_bins),
         per_variable=table,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Fidelity beside privacy
+# --------------------------------------------------------------------------------------------
+#: The metric of each default TSTR task scored on predictions (the AUC is resampled by ranks).
+_DEFAULT_SCORES = {"accuracy": accuracy_score, "r2": r2_score}
+
+
+@dataclass(frozen=True)
+class FidelityMeasure:
+    """One figure of the fidelity summary: its value, interval, ideal value and reading.
+
+    Attributes
+    ----------
+    key : str
+        ``"tstr_ratio"``, ``"pmse_ratio"`` or ``"mean_tvd"``.
+    title : str
+        The figure's name in words.
+    value, ci_low, ci_high : float
+        The value and the ends of its percentile bootstrap interval.
+    ideal : float
+        The value of synthetic data as good as a second sample of the real data.
+    reading : str
+        What the value means, in a sentence.
+    details : dict
+        The numbers behind the value (TSTR and TRTR scores, the metric, the worst variable, ...).
+    """
+
+    key: str
+    title: str
+    value: float
+    ci_low: float
+    ci_high: float
+    ideal: float
+    reading: str
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FidelitySummary:
+    """How much of the real data's value the synthetic data keeps: context for a privacy audit.
+
+    Attributes
+    ----------
+    measures : tuple of FidelityMeasure
+        The figures computed, in the order TSTR/TRTR, pMSE ratio, mean marginal distance.
+    skipped : tuple of (str, str)
+        ``(key, reason)`` for each figure the inputs did not allow.
+    confidence : float
+        Level of the intervals.
+    """
+
+    measures: tuple
+    skipped: tuple
+    confidence: float
+
+    def get(self, key: str) -> FidelityMeasure | None:
+        """The figure ``key``, or ``None`` when it was not computed."""
+        return next((m for m in self.measures if m.key == key), None)
+
+    def to_dict(self) -> dict:
+        """JSON-friendly: the figures, the skipped ones with their reasons, and the level."""
+        return {
+            "confidence": self.confidence,
+            "ci_method": BOOTSTRAP,
+            "measures": [
+                {f.name: _plain(getattr(m, f.name)) for f in dataclasses.fields(m)} for m in self.measures
+            ],
+            "skipped": [{"key": key, "reason": reason} for key, reason in self.skipped],
+        }
+
+
+def _tstr_ratio_interval(fit: _TSTRFit, *, rng, n_bootstrap, confidence) -> tuple[float, float]:
+    """Percentile bootstrap interval of TSTR / TRTR over the holdout's records, the two fitted
+    models held fixed: each resample scores both models on the same resampled records. An AUC is
+    resampled within each class (the holdout's positives and negatives separately, as
+    :func:`privlib.uncertainty.auc_interval` does), so that every resample has both classes."""
+    truth = fit.y_test.to_numpy()
+    with threadpool_limits(limits=_THREADS):
+        if fit.metric == "roc_auc":
+            positive = truth == sorted(set(truth))[-1]  # the scorer's positive class: the later label
+            ranks = {}
+            for source, model in fit.models.items():
+                # classes_ are sorted: column 1 is the positive class's probability
+                scores = model.predict_proba(fit.x_test)[:, 1]
+                ranks[source] = AUCRanks(scores[positive], scores[~positive])
+        else:
+            predicted = {source: model.predict(fit.x_test) for source, model in fit.models.items()}
+    if fit.metric == "roc_auc":
+        values = np.empty(n_bootstrap)
+        for b in range(n_bootstrap):
+            rows = ranks["synthetic"].resample(rng)
+            values[b] = ranks["synthetic"].auc(*rows) / ranks["train"].auc(*rows)
+        return percentile_interval(values, confidence=confidence)
+    score = _DEFAULT_SCORES[fit.metric]
+
+    def ratio(rows):
+        trtr = score(truth[rows], predicted["train"][rows])
+        return score(truth[rows], predicted["synthetic"][rows]) / trtr if trtr != 0 else float("nan")
+
+    return bootstrap_interval(ratio, [np.arange(len(truth))], rng=rng, n_bootstrap=n_bootstrap,
+                              confidence=confidence)
+
+
+def _pmse_ratio_interval(result: PMSEResult, n_original: int, *, rng, n_bootstrap,
+                         confidence) -> tuple[float, float]:
+    """Percentile bootstrap interval of the pMSE ratio over records, the propensity model held
+    fixed: original and synthetic records are resampled separately, so the synthetic share ``c``
+    and the null expectation stay as they are."""
+    squared = (result.propensity - result.synthetic_share) ** 2
+    groups = (squared[:n_original], squared[n_original:])
+    means = sum(len(g) * resampled_means(g, rng=rng, n_bootstrap=n_bootstrap) for g in groups) / len(squared)
+    return percentile_interval(means / result.baseline, confidence=confidence)
+
+
+def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confidence) -> tuple[float, float]:
+    """Bias-corrected percentile bootstrap interval of the mean TVD, the records of both tables
+    resampled separately.
+
+    Resampling adds noise to both tables' shares, and noise only ever widens a distance, so the
+    resampled TVDs sit above the estimate (a copy gives 0, its resamples about 0.02). The
+    percentiles are therefore moved down by the resamples' mean excess over the estimate (the
+    bootstrap estimate of the bias; Efron & Tibshirani 1993, ch. 10) and kept within [0, 1].
+    """
+    # Every variable's levels numbered apart (an offset per variable), so that one count over a
+    # resample's rows gives the level counts of all variables at once.
+    levels = np.array([k for _, _, k in codes.values()])
+    offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
+    tables = [np.column_stack([c[side] for c in codes.values()]).astype(np.int32) + offsets.astype(np.int32)
+              for side in (0, 1)]
+    values = np.empty(n_bootstrap)
+    for b in range(n_bootstrap):
+        shares = []
+        for table in tables:
+            rows = rng.integers(0, len(table), len(table))
+            shares.append(np.bincount(table[rows].ravel(), minlength=int(levels.sum())) / len(table))
+        per_variable = 0.5 * np.add.reduceat(np.abs(shares[0] - shares[1]), offsets)
+        values[b] = per_variable.mean()
+    bias = float(np.mean(values)) - estimate
+    low, high = percentile_interval(values - bias, confidence=confidence)
+    return float(np.clip(low, 0.0, 1.0)), float(np.clip(high, 0.0, 1.0))
+
+
+@validate_params({
+    "train": [Table()], "synthetic": [Table()], "holdout": [Table(), None], "target": [Names(), None],
+    "random_state": [RandomState()], "n_bootstrap": [Integer(low=1)],
+    "confidence": [Number(low=0, high=1, closed="neither")],
+})
+def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_state=None,
+                     n_bootstrap=DEFAULT_N_BOOTSTRAP, confidence=DEFAULT_CONFIDENCE) -> FidelitySummary:
+    """Fidelity of ``synthetic`` to ``train`` in three figures with intervals, beside the privacy verdicts.
+
+    The same measures as :func:`compare_synthesizers`' utility columns, each with a percentile
+    bootstrap interval (:mod:`privlib.uncertainty`). They are context: no privacy verdict depends
+    on them, and they have no threshold.
+
+    * ``tstr_ratio``: :func:`tstr` (default model and metric) divided by its TRTR baseline, the
+      share of the real data's score for predicting ``target`` that the synthetic data keeps
+      (ideal 1). Interval: both fitted models scored on resamples of the holdout's records (the
+      uncertainty of the evaluation, not of the fits). Needs ``holdout`` and ``target``.
+    * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1).
+      Interval: original and synthetic records resampled separately, the fitted propensities
+      held fixed.
+    * ``mean_tvd``: :func:`marginal_fidelity`'s mean total variation distance (ideal 0).
+      Interval: both tables' records resampled separately, bias-corrected (resampling widens
+      every distance, so the percentiles are moved back by the resamples' mean excess).
+
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        The real training data (the generator's input).
+    synthetic : pandas.DataFrame
+        The synthetic data, with the same columns.
+    holdout : pandas.DataFrame, optional
+        Real records the generator never saw; without it TSTR is skipped.
+    target : str, optional
+        The column TSTR predicts; without it TSTR is skipped.
+    random_state : int, numpy.random.Generator or None
+        Seed of the bootstrap (one independent stream per figure, so skipping one leaves the
+        others unchanged).
+    n_bootstrap : int, default 200
+        Resamples per interval.
+    confidence : float, default 0.95
+        Level of the intervals.
+
+    Returns
+    -------
+    FidelitySummary
+
+    Raises
+    ------
+    PrivlibError
+        If a table is not a DataFrame or is empty, or the tables' columns differ.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0] * 10, "g": ["a", "b", "a", "c"] * 10})
+    >>> fidelity_summary(train=real, synthetic=real, random_state=0).get("mean_tvd").value
+    0.0
+    """
+    keys = ("tstr_ratio", "pmse_ratio", "mean_tvd")
+    streams = dict(zip(keys, np.random.default_rng(random_state).spawn(len(keys)), strict=True))
+    bootstrap = {"n_bootstrap": n_bootstrap, "confidence": confidence}
+    measures, skipped = [], []
+    if holdout is None or target is None:
+        needs = [what for what, given in (("a holdout", holdout), ("a target variable", target))
+                 if given is None]
+        skipped.append(("tstr_ratio", f"train on synthetic, test on real needs {' and '.join(needs)}"))
+    else:
+        try:
+            fit = _tstr_fit(train=train, synthetic=synthetic, holdout=holdout, target=target, estimator=None,
+                            metric=None)
+        except PrivlibError as exc:
+            skipped.append(("tstr_ratio", f"the data do not allow it: {exc}"))
+        else:
+            result = _tstr_result(fit)
+            low, high = _tstr_ratio_interval(fit, rng=streams["tstr_ratio"], **bootstrap)
+            measures.append(FidelityMeasure(
+                key="tstr_ratio", title="Train on synthetic, test on real (share of the real data's score)",
+                value=result.ratio, ci_low=low, ci_high=high, ideal=1.0,
+                reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real "
+                f"records with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data "
+                f"reaches ({result.value:.3f} against {result.baseline:.3f}).",
+                details={"tstr": result.value, "trtr": result.baseline, "metric": fit.metric,
+                         "target": fit.target, "task": fit.task, "model": fit.model},
+            ))
+    propensity = pmse(original=train, synthetic=synthetic)
+    low, high = _pmse_ratio_interval(propensity, len(train), rng=streams["pmse_ratio"], **bootstrap)
+    measures.append(FidelityMeasure(
+        key="pmse_ratio", title="Propensity score MSE ratio (real or synthetic?)",
+        value=propensity.ratio, ci_low=low, ci_high=high, ideal=1.0,
+        reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as "
+        "well as it tells apart two samples of one distribution (1 or less = indistinguishable; larger = "
+        "easier to tell apart).",
+        details={"pmse": propensity.value, "null_expectation": propensity.baseline,
+                 "model": propensity.model},
+    ))
+    kinds = infer_kinds(train, name="train")
+    marginals = marginal_fidelity(original=train, synthetic=synthetic)
+    codes = _marginal_codes(_features(train, kinds), _features(synthetic[list(train.columns)], kinds), kinds,
+                            marginals.n_bins)
+    low, high = _mean_tvd_interval(codes, marginals.value, rng=streams["mean_tvd"], **bootstrap)
+    measures.append(FidelityMeasure(
+        key="mean_tvd", title="Mean distance between real and synthetic marginals (TVD)",
+        value=marginals.value, ci_low=low, ci_high=high, ideal=0.0,
+        reading=f"A variable's synthetic distribution differs from the real one by a total variation "
+        f"distance of {marginals.value:.3f} on average (0 = identical shares, 1 = no overlap); the largest "
+        f"gap is {marginals.worst_variable!r}, {marginals.max_tvd:.3f}.",
+        details={"max_tvd": marginals.max_tvd, "worst_variable": marginals.worst_variable,
+                 "n_bins": marginals.n_bins},
+    ))
+    return FidelitySummary(measures=tuple(measures), skipped=tuple(skipped), confidence=float(confidence))
 
 
 # --------------------------------------------------------------------------------------------

@@ -340,6 +340,7 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
 
     from privlib.audit import Audit, AuditSpec, MeasureSpec
     from privlib.render import audit as render
+    from privlib.render import audit_pages as pages
 
     train, holdout = tables["train"].copy(), tables["holdout"].copy()
     for frame, tag in ((train, "TRAIN"), (holdout, "HOLD")):
@@ -360,7 +361,9 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
     outputs = report.to_json() + caplog.text + "".join(
         page(report) for page in (render.conclusion_html, render.verdict_html, render.rules_html,
                                   render.provenance_html, render.skipped_html)) + "".join(
-        render.family_html(report, f) for f in pl.audit.FAMILIES)
+        render.family_html(report, f) for f in pl.audit.FAMILIES) + "".join(
+        page(report) for page in (pages.decision_html, pages.verdict_lines_html, pages.readings_html,
+                                  pages.appendix_html, pages.audit_page_html))
     assert "MARKER" not in outputs  # ... and no label of the confidential data
     assert any(m.verdict == "risk" for m in report.measures)  # the copy is judged a risk
     # the guard itself: a message quoting a label of the data loses the label

@@ -70,6 +70,7 @@ VALID = {
     "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
     "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
     "utility.marginal_fidelity": dict(original=T, synthetic=S),
+    "utility.fidelity_summary": dict(train=T, synthetic=S, holdout=H, target="ill", random_state=0, n_bootstrap=20),
     "utility.compare_synthesizers": dict(train=T, holdout=H, synthetic={"s": S}, keys=["sex"], target="ill",
                                          random_state=0),
 }

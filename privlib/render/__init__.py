@@ -4,7 +4,11 @@
 * :mod:`privlib.render.pages` renders every page and fragment the kit writes from jinja2
   templates with autoescape, so a user-supplied string (a column name, a category, a title, a
   file name) is always text, never markup;
-* :mod:`privlib.render.notebook` turns an executed notebook into one HTML file (nbconvert);
+* :mod:`privlib.render.audit_pages` renders an audit's report model as its pages: the decision,
+  the forest figure, the verdict lines, the fidelity card, the readings, the comparison of
+  several files and the appendix, every figure with alt text;
+* :mod:`privlib.render.notebook` turns an executed notebook into one HTML file (nbconvert), with
+  an optional table of contents and compact print layout;
 * :mod:`privlib.render.pdf` prints that HTML to PDF with WeasyPrint, through a URL fetcher that
   serves only the images the kit embedded and refuses files, the network and everything else.
 """

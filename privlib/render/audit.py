@@ -116,8 +116,11 @@ def skipped_html(report: AuditReport) -> str:
 
 
 def summary_html(report: AuditReport) -> str:
-    """The decision, the families and the verdict table: a report's display in a notebook."""
-    return conclusion_html(report) + verdict_html(report)
+    """The decision page and the verdict lines (:mod:`privlib.render.audit_pages`): a report's
+    display in a notebook."""
+    from privlib.render.audit_pages import decision_html, verdict_lines_html
+
+    return decision_html(report) + verdict_lines_html(report)
 
 
 def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -> str:

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 
 from privlib.render.math import typeset_math
-from privlib.render.pages import stylesheet
+from privlib.render.pages import render_page, stylesheet
 
-__all__ = ["render_html", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS", "without_nbval_markers"]
+__all__ = ["render_html", "add_toc", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS",
+           "without_nbval_markers"]
 
 # Cell tags every rendering honours (handouts, reports, slides, the course site; see
 # notebooks/CONVENTIONS.md).
@@ -27,6 +28,36 @@ def without_nbval_markers(source: str) -> str:
     return _NBVAL_LINE.sub("", source)
 
 
+def add_toc(page: str) -> str:
+    """``page`` (a whole HTML page) with a table of contents at the top of its body: one link per
+    ``<h2>``, in order, to the heading's ``id`` (one is made from its position when it has none).
+
+    The entries are the headings' text, rendered by the kit's ``toc.html.j2`` with autoescape.
+    """
+    return _with_layout(page, toc=True, compact=False)
+
+
+def _with_layout(page: str, *, toc: bool, compact: bool) -> str:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, features="html.parser")
+    if soup.body is None:
+        return page
+    if compact:
+        soup.body["class"] = [*soup.body.get("class", []), "privlib-compact"]
+    entries = []
+    for number, heading in enumerate(soup.find_all("h2") if toc else [], start=1):
+        for anchor in heading.select("a.anchor-link"):  # nbconvert's pilcrow links
+            anchor.decompose()
+        if not heading.get("id"):
+            heading["id"] = f"section-{number}"
+        entries.append((heading["id"], heading.get_text(" ", strip=True)))
+    if entries:
+        nav = BeautifulSoup(render_page("toc.html.j2", entries=entries), features="html.parser")
+        soup.body.insert(0, nav)
+    return str(soup)
+
+
 def render_html(
     notebook,
     target,
@@ -34,6 +65,8 @@ def render_html(
     show_code: bool = False,
     math: bool = False,
     title: str | None = None,
+    toc: bool = False,
+    compact: bool = False,
 ) -> Path:
     """Render an executed notebook to a self-contained HTML file.
 
@@ -41,7 +74,13 @@ def render_html(
     With ``math=True`` the LaTeX formulas of markdown cells are typeset by
     :func:`~privlib.render.math.typeset_math` as embedded SVG images, so they show offline,
     without JavaScript and in the PDF (one that mathtext cannot read stays as its source, in
-    ``<code>``). Left out: the papermill parameters cells, cells tagged ``remove-cell``, the
+    ``<code>``). With ``toc=True`` a table of contents linking every section heading (``<h2>``)
+    stays at the top of the screen (:func:`add_toc`; it is not printed); with ``compact=True``
+    the page prints in denser type (the body gets the class ``privlib-compact``). A figure shown with
+    alt text in its display metadata (``display(fig, metadata={"image/png": {"alt": ...}})``)
+    keeps it as the image's ``alt``; the audit shows its figures as ``<figure>`` fragments with
+    alt text and caption (:func:`privlib.render.audit_pages.figure_html`). Left out: the papermill
+    parameters cells, cells tagged ``remove-cell``, the
     source of cells tagged ``hide-input``, the outputs of cells tagged ``hide-output`` (progress
     lines), every stderr stream (warnings, progress bars) and nbval's ``# NBVAL_`` markers; with
     ``show_code=False`` every code cell's source.
@@ -74,6 +113,8 @@ def render_html(
                                    remove_all_outputs_tags=set(HIDE_OUTPUT_TAGS))
     exporter.register_preprocessor(hidden, enabled=True)
     body, _ = exporter.from_notebook_node(nb, resources={"privlib_css": stylesheet()})
+    if toc or compact:
+        body = _with_layout(body, toc=toc, compact=compact)
     target = Path(target)
     target.write_text(body, encoding="utf-8")
     return target

@@ -1,0 +1,357 @@
+"""An audit's pages from its result model: the decision page, the verdict lines, the fidelity card,
+the appendix, the forest figure, and the whole report as one HTML page.
+
+Every function takes the audit's report as the ``AuditReport`` model or the plain dict it dumps
+to (``schema_version``, ``title``, ``decision``, ``families``, ``measures``, ``skipped``,
+``fidelity``, ...), shapes it for a template (numbers to three significant digits, intervals as
+"low to high", families in the report's order) and renders it with autoescape: a column name or a
+title from the user is text wherever it appears. Fragments are joined into a page only as the
+output of the kit's own templates (:class:`markupsafe.Markup`), never as user text.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Mapping
+
+from markupsafe import Markup
+
+from privlib.render.pages import render_page
+
+__all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "readings_html", "comparison_html",
+           "appendix_html", "figure_html", "forest_figure_html", "forest_alt_text", "measure_figure_html",
+           "audit_page_html", "NOT_ASSESSED"]
+
+#: How many of a measure's details (its other scalar fields) the appendix shows; metrics.json has all.
+SHOWN_DETAILS = 6
+
+#: The verdict of a family none of whose measures could run.
+NOT_ASSESSED = "not assessed"
+
+
+def _plain(report) -> dict:
+    """The report as a plain dict (a pydantic model is dumped in JSON mode)."""
+    if hasattr(report, "model_dump"):
+        return report.model_dump(mode="json")
+    if not isinstance(report, Mapping):
+        raise TypeError(f"expected an AuditReport or its dict, got {type(report).__name__}")
+    return dict(report)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+def _number(value) -> str:
+    """Three significant digits (``0.0123``, ``0.55``, ``1.2e+03`` for large values), whole
+    numbers as they are, nothing for a missing value."""
+    if _missing(value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3g}"
+
+
+def _interval(record: Mapping) -> str:
+    low, high = record.get("ci_low"), record.get("ci_high")
+    if _missing(low) or _missing(high):
+        return ""
+    return f"{_number(low)} to {_number(high)}"
+
+
+def _level(record: Mapping) -> str:
+    confidence = record.get("confidence")
+    return f"{confidence:.0%}" if isinstance(confidence, (int, float)) else "95%"
+
+
+def _measure_view(record: Mapping) -> dict:
+    """A measure record with its numbers as text, as every template shows it."""
+    return {
+        "key": record.get("key", ""),
+        "title": record.get("title") or record.get("key", ""),
+        "value": _number(record.get("value")),
+        "interval": _interval(record),
+        "confidence": _level(record),
+        "ci_method": record.get("ci_method") or "",
+        "baseline": _number(record.get("baseline")),
+        "threshold": _number(record.get("threshold")),
+        "direction": "risk above" if record.get("higher_is_riskier", True) else "risk below",
+        "verdict": record.get("verdict") or "not assessable",
+        "verdict_rule": (record.get("verdict_rule") or "").rstrip(". "),
+        "reading": record.get("reading") or "",
+        "details": [
+            (str(name), _number(value))
+            for name, value in (record.get("details") or {}).items()
+            if isinstance(value, (str, int, float)) and not _missing(value)
+        ][:SHOWN_DETAILS],
+    }
+
+
+def _counts_text(counts: Mapping) -> str:
+    order = ("risk", "inconclusive", "no evidence of risk", "not assessable")
+    parts = [f"{counts[v]} {v}" for v in order if counts.get(v)]
+    return " · ".join(parts) if parts else "no measure judged"
+
+
+def _not_run(report: dict, family: str) -> list[str]:
+    """Why measures of ``family`` did not run, one sentence per reason with how many it stopped
+    ("7 measures: no holdout data was given"), the most frequent first."""
+    reasons: dict[str, int] = {}
+    for skipped in report.get("skipped", []):
+        if skipped.get("family") == family:
+            reason = (skipped.get("reason") or "").rstrip(". ")
+            reasons[reason] = reasons.get(reason, 0) + 1
+    ordered = sorted(reasons.items(), key=lambda item: -item[1])
+    return [f"{n} measure{'s' if n > 1 else ''}: {reason}" for reason, n in ordered]
+
+
+def _families(report: dict) -> list[dict]:
+    measures = {m.get("key"): m for m in report.get("measures", [])}
+    views = []
+    for family in report.get("families", []):
+        deciding = measures.get(family.get("deciding"))
+        views.append({
+            "key": family.get("family", ""),
+            "name": family.get("title") or str(family.get("family", "")).capitalize(),
+            "verdict": family.get("verdict") or NOT_ASSESSED,
+            "at_risk_sentence": "; ".join(
+                f"{item.get('count')} {item.get('what', '')}".strip()
+                for item in family.get("at_risk", []) if item.get("count")
+            ),
+            "reason": family.get("reason"),
+            "how_to_assess": family.get("how_to_assess"),
+            "deciding": _measure_view(deciding) if deciding else None,
+            "at_risk": [
+                {"count": item.get("count"), "what": item.get("what", ""), "key": item.get("key", "")}
+                for item in family.get("at_risk", [])
+            ],
+            "counts_text": _counts_text(family.get("counts") or {}),
+            "not_run": _not_run(report, family.get("family")),
+        })
+    return views
+
+
+def _family_titles(report: dict) -> dict:
+    return {f.get("family"): f.get("title") for f in report.get("families", []) if f.get("title")}
+
+
+def decision_html(report) -> str:
+    """Page 1: the decision, one plain-words line and a card per family (not assessed ones too)."""
+    report = _plain(report)
+    return render_page("audit_decision.html.j2", report=report, families=_families(report))
+
+
+def verdict_lines_html(report) -> str:
+    """One line per measure (human name, value, interval, threshold, verdict), grouped by family."""
+    report = _plain(report)
+    titles = _family_titles(report)
+    measures = report.get("measures", [])
+    order = list(dict.fromkeys([f.get("family") for f in report.get("families", [])]
+                               + [m.get("family") for m in measures]))
+    groups = []
+    for family in order:
+        rows = [_measure_view(m) for m in measures if m.get("family") == family]
+        if rows:
+            groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
+    confidence = _level(measures[0]) if measures else "95%"
+    return render_page("audit_verdicts.html.j2", groups=groups, confidence=confidence)
+
+
+def fidelity_html(report) -> str:
+    """The fidelity card (TSTR/TRTR, pMSE ratio, marginal distance), or a line saying it is absent."""
+    report = _plain(report)
+    fidelity = report.get("fidelity")
+    view = None
+    if fidelity:
+        view = {
+            "measures": [
+                dict(_measure_view(m), ideal=_number(m.get("ideal")))
+                for m in fidelity.get("measures", [])
+            ],
+            "skipped": list(fidelity.get("skipped", [])),
+        }
+    return render_page("audit_fidelity.html.j2", fidelity=view)
+
+
+def _reading_without_rule(record: Mapping) -> str:
+    """The measure's reading without the rule it quotes at its end (``(rule: ...)``): the rule
+    and its source are printed once, in the appendix."""
+    reading, rule = record.get("reading") or "", record.get("verdict_rule")
+    return reading.replace(f" (rule: {rule})", "") if rule else reading
+
+
+def readings_html(report, family: str | None = None) -> str:
+    """Each family's readings (only ``family``'s when given), written once: the verdict lines and
+    the appendix do not repeat them, and the rule each reading quotes is left to the appendix.
+    What did not run is listed with the reason."""
+    report = _plain(report)
+    families = []
+    for finding in report.get("families", []):
+        key = finding.get("family")
+        if family is not None and key != family:
+            continue
+        families.append({
+            "key": key, "name": finding.get("title") or str(key).capitalize(),
+            "question": finding.get("question") or "",
+            "measures": [dict(_measure_view(m), reading=_reading_without_rule(m))
+                         for m in report.get("measures", []) if m.get("family") == key],
+            "skipped": [s for s in report.get("skipped", []) if s.get("family") == key],
+        })
+    return render_page("audit_families.html.j2", families=families)
+
+
+def comparison_html(reports) -> str:
+    """Several synthetic files side by side, from one audit report per file (a mapping of the
+    file's label to its report): each file's decision, then every measure by its key, with the
+    value and verdict the file's own verdict page gives, grouped by family. A measure one audit
+    did not compute shows "not run"."""
+    reports = {str(label): _plain(report) for label, report in reports.items()}
+    if not reports:
+        return ""
+    first = next(iter(reports.values()))
+    titles = _family_titles(first)
+    records = {label: {m.get("key"): m for m in r.get("measures", [])} for label, r in reports.items()}
+    keys = list(dict.fromkeys(m.get("key") for r in reports.values() for m in r.get("measures", [])))
+    families = {m.get("key"): m.get("family") for r in reports.values() for m in r.get("measures", [])}
+    named = {m.get("key"): m.get("title") or m.get("key")
+             for r in reports.values() for m in r.get("measures", [])}
+    groups = []
+    for family in dict.fromkeys(families[k] for k in keys):
+        rows = []
+        for key in (k for k in keys if families[k] == family):
+            cells = []
+            for label in reports:
+                record = records[label].get(key)
+                cells.append(None if record is None else {
+                    "value": _number(record.get("value")),
+                    "verdict": record.get("verdict") or "not assessable",
+                })
+            rows.append({"title": named[key], "key": key, "cells": cells})
+        groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
+    return render_page("audit_comparison.html.j2", labels=list(reports),
+                       decisions=[r.get("decision", "") for r in reports.values()], groups=groups)
+
+
+def appendix_html(report, introductions: Mapping[str, str] | None = None) -> str:
+    """The decision rule, what each kind of disclosure measures (``introductions``: family key ->
+    text, when given), each measure's rule with its source and its details, and what did not
+    run."""
+    report = _plain(report)
+    titles = _family_titles(report)
+    skipped = [
+        dict(s, title=s.get("title") or s.get("key", ""),
+             family=titles.get(s.get("family")) or s.get("family", ""))
+        for s in report.get("skipped", [])
+    ]
+    families = [(titles[key], text) for key, text in (introductions or {}).items() if key in titles]
+    return render_page("audit_appendix.html.j2", report=report, families=families,
+                       measures=[_measure_view(m) for m in report.get("measures", [])], skipped=skipped)
+
+
+def figure_png(figure, *, dpi: int = 150) -> str:
+    """A matplotlib figure as base64 PNG text (no timestamp or software tag, so reproducible)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None = None,
+                heading: str | None = None) -> str:
+    """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
+    ``<h2>`` ``heading`` (with the ``id``) when one is given.
+
+    The alt text is required and must say what the figure shows, not what it is ("Forest plot:
+    2 of 14 measures at risk, ..."), so that a screen reader and the PDF's text carry its message.
+    """
+    if not alt or not alt.strip():
+        raise ValueError("a figure needs alt text that says what it shows")
+    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id,
+                       heading=heading, half=False)
+
+
+def forest_alt_text(measures) -> str:
+    """The forest figure's message in words: how many measures, which ones at risk or inconclusive."""
+    measures = list(measures)
+    by_verdict: dict[str, list[str]] = {}
+    for m in measures:
+        by_verdict.setdefault(m.get("verdict") or "not assessable", []).append(m.get("title") or m.get("key"))
+    parts = []
+    for verdict in ("risk", "inconclusive", "no evidence of risk", "not assessable"):
+        names = by_verdict.get(verdict, [])
+        if not names:
+            continue
+        listed = f" ({'; '.join(names)})" if verdict in ("risk", "inconclusive") else ""
+        parts.append(f"{len(names)} {verdict}{listed}")
+    return (
+        f"Forest plot of {len(measures)} measures, each drawn between its baseline (0) and its threshold "
+        f"(1), further right being riskier: {', '.join(parts)}."
+    )
+
+
+def forest_figure_html(report) -> str:
+    """The forest plot of every measure (:func:`privlib.plots.plot_verdict_forest`) as a figure
+    with alt text and caption; nothing when no measure was computed."""
+    import matplotlib.pyplot as plt
+
+    from privlib.plots import plot_verdict_forest
+
+    report = _plain(report)
+    measures = report.get("measures", [])
+    if not measures:
+        return ""
+    ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
+    try:
+        return figure_html(
+            ax.figure, alt=forest_alt_text(measures), id="forest",
+            heading="Every measure against its threshold",
+            caption="Each line is a measure's interval and the marker "
+            "its value, placed so that 0 is the measure's baseline (what chance gives) and 1 its "
+            "threshold: right of the dashed line is beyond the threshold. The measure's own numbers "
+            "are on the right.",
+        )
+    finally:
+        plt.close(ax.figure)
+
+
+def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
+    """One measure's figure (its declaration's ``plot(result, ax)``) as a half-width ``<figure>``,
+    with alt text saying what it shows (the plot's title, the measure's name and its reading)
+    and the measure's name and key as caption."""
+    import matplotlib.pyplot as plt
+
+    record = _plain(record)
+    figure, ax = plt.subplots(figsize=figsize, layout="constrained")
+    try:
+        plot(result, ax)
+        drawn = ax.get_title() or "Figure"
+        title = record.get("title") or record.get("key", "")
+        alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
+        return render_page("figure.html.j2", png=figure_png(figure), alt=alt, id=None, heading=None,
+                           caption=f"{title} ({record.get('key', '')})", half=True)
+    finally:
+        plt.close(figure)
+
+
+def audit_page_html(report) -> str:
+    """The whole audit as one self-contained HTML page with a sticky table of contents: the
+    decision, the forest figure, the verdict lines, the fidelity card, the readings of each
+    family and the appendix (without the measures' own figures, which need the results'
+    per-record arrays: the audit notebook adds them)."""
+    report = _plain(report)
+    entries = [("decision", "Decision"), ("forest", "All measures"), ("verdicts", "Verdicts"),
+               ("fidelity", "Fidelity")]
+    entries += [(f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
+                for f in report.get("families", [])]
+    entries.append(("appendix", "Appendix"))
+    if not report.get("measures"):
+        entries.remove(("forest", "All measures"))
+    return render_page(
+        "audit_report.html.j2", title=report.get("title", "Privacy audit"), entries=entries,
+        decision=Markup(decision_html(report)), forest=Markup(forest_figure_html(report)),
+        verdicts=Markup(verdict_lines_html(report)), fidelity=Markup(fidelity_html(report)),
+        readings=Markup(readings_html(report)), appendix=Markup(appendix_html(report)),
+    )

@@ -1,0 +1,149 @@
+"""Three audits rendered end to end and read back as a privacy officer and a pipeline would
+(issue 23): the default ACS audit, a leaky Adult release (half its records copied from the
+training data) compared with a second file, and an audit without a holdout.
+
+The checks are about content and structure (the first page's words, a page bound, alt text on
+every figure, the contents bar, the comparison agreeing with the verdict lines), never about a
+font-dependent layout.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privlib as pl
+from privlib.cli import main
+from privlib.pipeline import params_file
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FAMILIES = ("Identity disclosure", "Attribute disclosure", "Membership disclosure")
+
+
+def _adult_tables(folder: Path, n: int = 800, seed: int = 3) -> dict:
+    """Training and holdout samples of the bundled Adult data (disjoint), a leaky release (half
+    its rows copied from the training data, half rows of independently shuffled columns) and a
+    release of shuffled columns only."""
+    adult = pl.load_dataset("adult")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(adult))
+    train = adult.iloc[order[:n]].reset_index(drop=True)
+    holdout = adult.iloc[order[n: 2 * n]].reset_index(drop=True)
+    shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
+    copies = train.iloc[rng.choice(n, n // 2, replace=False)]
+    leaky = pd.concat([copies, shuffled.iloc[: n - n // 2]], ignore_index=True)
+    paths = {}
+    for name, table in (("train", train), ("holdout", holdout), ("leaky", leaky), ("shuffled", shuffled)):
+        paths[name] = folder / f"{name}.csv"
+        table.to_csv(paths[name], index=False)
+    paths["population_size"] = len(adult)
+    return paths
+
+
+def _audit(out: Path, *arguments: str) -> Path:
+    assert main(["--quiet", "audit", *arguments, "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("renders")
+    paths = _adult_tables(folder)
+    return {
+        "acs": _audit(folder / "acs", "--params", str(params_file("acs"))),
+        "leaky": _audit(folder / "leaky", "--train", str(paths["train"]), "--synthetic", str(paths["leaky"]),
+                        str(paths["shuffled"]), "--holdout", str(paths["holdout"]), "--keys", "age", "sex", "race",
+                        "--sensitive", "income", "--population-size", str(paths["population_size"]), "--seed", "5",
+                        "--title", "Leaky Adult release"),
+        # few inputs: no holdout, no keys or sensitive variables
+        "no_holdout": _audit(folder / "no_holdout", "--train", str(paths["train"]), "--synthetic",
+                             str(paths["shuffled"]), "--seed", "5", "--title", "Adult release without a holdout"),
+    }
+
+
+def _pdf_pages(out: Path) -> list[str]:
+    from pypdf import PdfReader
+
+    return [" ".join(page.extract_text().split()) for page in PdfReader(out / "report.pdf").pages]
+
+
+def _metrics(out: Path) -> dict:
+    return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name, most_pages", [("acs", 8), ("leaky", 10), ("no_holdout", 10)])
+def test_page_one_states_the_decision_and_every_family(renders, name, most_pages):
+    pages = _pdf_pages(renders[name])
+    assert len(pages) <= most_pages
+    metrics = _metrics(renders[name])
+    first = pages[0]
+    assert f"DECISION {metrics['decision']}" in first.replace("Decision", "DECISION")
+    for family in metrics["families"]:
+        # each family on page 1, with its verdict, and a reason when it was not assessed
+        line = first.split(family["title"] + ":", 1)[1][:800]
+        assert line.lstrip().startswith(family["verdict"]), (family["title"], line)
+        if family["verdict"] == "not assessed":
+            assert "To assess it" in line
+
+
+def test_the_leaky_release_is_not_released_and_an_audit_with_few_inputs_says_what_is_missing(renders):
+    assert _metrics(renders["leaky"])["decision"] == "do not release"
+    no_holdout = _metrics(renders["no_holdout"])
+    attribute = next(f for f in no_holdout["families"] if f["family"] == "attribute")
+    assert attribute["verdict"] == "not assessed"
+    assert no_holdout["decision"] != "no evidence of risk at the strength of these attacks"
+    first = _pdf_pages(renders["no_holdout"])[0]
+    # the membership measures that need a holdout are counted on page 1, with the reason
+    not_run = sum(s["family"] == "membership" for s in no_holdout["skipped"])
+    assert f"Not run: {not_run} measures: no holdout data was given" in first
+
+
+@pytest.mark.parametrize("name", ["acs", "leaky", "no_holdout"])
+def test_every_figure_has_alt_text_and_the_page_has_contents(renders, name):
+    page = (renders[name] / "report.html").read_text(encoding="utf-8")
+    assert "No description has been provided" not in page
+    images = re.findall(r"<img\b[^>]*>", page)
+    figures = [i for i in images if "privlib-math" not in i]
+    assert len(figures) >= 2  # the forest figure and the measures' figures
+    for image in figures:
+        alt = re.search(r'\balt="([^"]*)"', image)
+        assert alt and len(html.unescape(alt.group(1)).split()) >= 5, image[:200]
+    nav = re.search(r'<nav [^>]*class="privlib-toc".*?</nav>', page, re.S).group(0)
+    for anchor in re.findall(r'href="#([^"]+)"', nav):
+        assert f'id="{anchor}"' in page
+
+
+def test_the_comparison_shows_the_verdict_lines_own_values(renders):
+    page = (renders["leaky"] / "report.html").read_text(encoding="utf-8")
+    assert "Nothing in this section applies" not in page
+    lines = page.split('class="privlib-verdict-lines"')[1].split("</table>")[0]
+    comparison = page.split('class="privlib-comparison"')[1].split("</table>")[0]
+    verdict_rows = {
+        re.search(r'privlib-key">([^<]+)<', row).group(1): re.findall(r"<td>([^<]*)</td>", row)[0:1]
+        + re.findall(r'privlib-verdict-[a-z-]+">([^<]+)<', row)
+        for row in re.findall(r"<tr>(.*?)</tr>", lines, re.S) if "privlib-key" in row
+    }
+    compared = 0
+    for row in re.findall(r"<tr>(.*?)</tr>", comparison, re.S):
+        key = re.search(r'privlib-key">([^<]+)<', row)
+        if key is None or key.group(1) not in verdict_rows:
+            continue
+        first_file = re.findall(r"<td>(.*?)</td>", row, re.S)[1]
+        value, verdict = verdict_rows[key.group(1)]
+        assert first_file.startswith(value + " ") and f">{verdict}<" in first_file, key.group(1)
+        compared += 1
+    assert compared == len(verdict_rows)
+
+
+def test_fidelity_is_shown_beside_privacy(renders):
+    text = " ".join(_pdf_pages(renders["leaky"]))
+    assert "Fidelity beside privacy" in text and "none of these figures changes a privacy verdict" in text
+    no_holdout = " ".join(_pdf_pages(renders["no_holdout"]))
+    assert "tstr_ratio not computed" in no_holdout
