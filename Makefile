@@ -31,6 +31,7 @@ REPORT_DIR := $(REPORT_OUT)/$(basename $(notdir $(REPORT_PARAMS)))
 
 help:
 	@echo "make test     set up the environment and run the unit tests and the notebooks"
+	@echo "make unit     the tests that execute no notebook (pytest -m 'not notebook')"
 	@echo "make report   set up the environment and write the default audit to $(REPORT_DIR)/"
 	@echo "make reports  render the audit and the course for every bundled dataset"
 	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
@@ -50,8 +51,9 @@ test: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
+# Everything but the tests that execute notebooks (marked `notebook`): a fast loop for contributors.
 unit: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules
+	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook"
 
 notebooks: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
