@@ -1,4 +1,4 @@
-"""The ``privlib`` command line: ``privlib audit``, ``privlib course`` and ``privlib reports``.
+"""The ``privlib`` command line: ``privlib audit``, ``course``, ``notebooks`` and ``reports``.
 
 Examples
 --------
@@ -12,9 +12,15 @@ Audit a bundled dataset as described by a params file, and render the course on 
     privlib audit --params reports/params/acs.yaml --out reports/out/acs
     privlib course --dataset ce --out reports/out/ce/course
 
+Copy the lessons out of an installed kit, to edit them::
+
+    privlib notebooks my_course
+
 Bad input ends the command with exit status 2, a notebook that fails while it runs with exit
 status 1, an interrupt (Ctrl-C or SIGTERM) with 130; in every case one line on stderr says what
-happened and the output folder is left as it was.
+happened and the output folder is left as it was. With ``course --keep-going`` (the behaviour of
+``reports``) the lessons that finished are published, each failed one is named in one line, and
+the status is 1.
 """
 
 from __future__ import annotations
@@ -99,7 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
     course.add_argument("--slides", action="store_true",
                         help="also write reveal.js slides per lesson (open without network access)")
+    course.add_argument("--keep-going", action="store_true",
+                        help="when a lesson fails, go on and publish the lessons that finished (exit status 1)")
+    course.add_argument("--show-records", action="store_true",
+                        help="let the lessons display rows of the data (off: the dataset may be confidential)")
     course.add_argument("--out", required=True, help="output folder")
+
+    copies = commands.add_parser(
+        "notebooks",
+        help="copy the lessons, the capstone and the teaching notes into a folder to edit",
+        description="Copy the lessons, the capstone, GLOSSARY.md, TEACHING.md and CONVENTIONS.md "
+                    "into DIR (created if needed, outside the kit), for editing.",
+    )
+    copies.add_argument("dir", metavar="DIR", help="folder to copy into")
+    copies.add_argument("--force", action="store_true", help="replace files of the same names in DIR")
 
     every = commands.add_parser(
         "reports",
@@ -157,9 +176,18 @@ def _course(args) -> None:
         quick=not args.full,
         lessons=args.lessons,
         slides=args.slides,
+        keep_going=args.keep_going,
+        show_records=args.show_records,
         progress=not args.quiet,
     )
     print(f"privlib: course written to {args.out}/index.html", file=sys.stderr)
+
+
+def _notebooks(args) -> None:
+    from privlib import pipeline
+
+    written = pipeline.copy_notebooks(args.dir, force=args.force)
+    print(f"privlib: {len(written)} files copied to {args.dir}", file=sys.stderr)
 
 
 def _reports(args) -> None:
@@ -182,7 +210,7 @@ def main(argv=None) -> int:
     # SIGTERM ends the run like Ctrl-C: through the clean-up of every temporary folder.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
+        {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[args.command](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 

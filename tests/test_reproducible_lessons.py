@@ -14,6 +14,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import difflib
+
 import nbformat
 import pytest
 
@@ -52,4 +54,14 @@ def test_two_runs_of_a_lesson_give_the_same_outputs(stem, tmp_path):
     first, second = (_outputs(target) for target in targets)
     assert any(first), "the lesson printed nothing"
     for index, (one, two) in enumerate(zip(first, second)):
-        assert one == two, f"{stem} on {DATASET}: code cell {index} differs between two runs"
+        if one != two:
+            lines = [list(difflib.unified_diff(str(a).splitlines(), str(b).splitlines(), lineterm="", n=0))
+                     for a, b in zip(map(_text, one), map(_text, two))]
+            pytest.fail(f"{stem} on {DATASET}: code cell {index} differs between two runs:\n"
+                        + "\n".join(line for diff in lines for line in diff[2:12]))
+
+
+def _text(output: dict) -> str:
+    """What an output shows as text (images compared by their bytes)."""
+    data = output.get("data", {})
+    return output.get("text") or data.get("text/plain") or str(data.get("image/png", ""))[:80]
