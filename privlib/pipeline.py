@@ -29,6 +29,7 @@ from privlib.audit import load_audit_inputs, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.render import render_html, render_page, render_pdf
+from privlib.render.notebook import notebook_title
 from privlib.resources import resource_path
 from privlib.thresholds import check_overrides
 
@@ -399,19 +400,6 @@ def _course_dataset(dataset, params, seed):
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 
-def _notebook_title(path) -> str | None:
-    """The first level-1 heading of a notebook, if any."""
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return None
-
-
 def run_course(
     *,
     out,
@@ -469,6 +457,7 @@ def run_course(
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
+    capstone = _capstone(notebooks) if lessons is None else None
     lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
@@ -489,11 +478,14 @@ def run_course(
                     leftover.unlink()
         if not entries:
             raise ReportError(f"no lesson finished ({len(failed)} failed); nothing was published.")
+        if capstone is not None:  # for the students to complete: copied, not run
+            shutil.copyfile(capstone, course / capstone.name)
         page = render_page("course_index.html.j2", title=f"Course: {dataset_title}",
                            dataset_title=dataset_title, seed=seed, quick=quick, version=__version__,
-                           lessons=entries)
+                           lessons=entries, capstone=capstone and {
+                               "file": capstone.name, "title": notebook_title(capstone) or capstone.stem})
         (course / "index.html").write_text(page, encoding="utf-8")
-        own = {"index.html", "assets"} | {
+        own = {"index.html", "assets", *([capstone.name] if capstone else [])} | {
             f"{e['stem']}{ext}" for e in entries for ext in (".ipynb", ".html", ".pdf", ".slides.html")
         }
         _publish(course, out, own)
@@ -503,6 +495,12 @@ def run_course(
             f"{len(entries)} that finished are published in {out}."
         )
     return out
+
+
+def _capstone(folder) -> Path | None:
+    """The capstone notebook beside the lessons, if there is one."""
+    path = (Path(folder) if folder is not None else resource_path("notebooks")) / "capstone.ipynb"
+    return path if path.is_file() else None
 
 
 def _record_parameter(notebook: Path, show_records: bool) -> dict:
@@ -525,7 +523,7 @@ def _run_lesson(notebook: Path, course: Path, parameters: dict, *, stage: Path, 
         from privlib.slides import render_slides
 
         render_slides(executed, course / f"{stem}.slides.html", assets=course / "assets")
-    return {"stem": stem, "title": _notebook_title(executed) or stem, "slides": slides}
+    return {"stem": stem, "title": notebook_title(executed) or stem, "slides": slides}
 
 
 #: What ``privlib notebooks`` copies out of the kit for a lecturer to edit.

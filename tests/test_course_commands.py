@@ -34,6 +34,7 @@ def lessons(tmp_path):
             parameters='dataset = "acs"\nseed = 1\nquick = False\nshow_records = True')
     _lesson(folder, "01_broken", 'raise ValueError("a lesson that fails")')
     _lesson(folder, "02_plain", 'print("no show_records here:", "show_records" in globals())')
+    _lesson(folder, "capstone", 'raise RuntimeError("the capstone is for students: never run")')
     return folder
 
 
@@ -43,9 +44,12 @@ def test_keep_going_publishes_the_lessons_that_finished_and_fails(lessons, tmp_p
     with pytest.raises(ReportError, match="1 of 3 lessons failed"):
         run_course(out=out, dataset="ce", notebooks=lessons, keep_going=True, progress=False)
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(["index.html"] + [f"{s}.{e}" for s in ("00_rows", "02_plain") for e in ("ipynb", "html", "pdf")])
+    assert names == sorted(["index.html", "capstone.ipynb"]
+                           + [f"{s}.{e}" for s in ("00_rows", "02_plain") for e in ("ipynb", "html", "pdf")])
     index = (out / "index.html").read_text()
     assert "00_rows" in index and "02_plain" in index and "01_broken" not in index
+    assert 'Capstone: <a href="capstone.ipynb">capstone</a>' in index  # listed, copied, not run
+    assert (out / "capstone.ipynb").read_bytes() == (lessons / "capstone.ipynb").read_bytes()
     failures = [r.getMessage() for r in caplog.records if "01_broken" in r.getMessage()]
     assert len(failures) == 1 and "\n" not in failures[0] and "ValueError" in failures[0]
     # off by default: the dataset may be a user's file; a lesson without the parameter gets none

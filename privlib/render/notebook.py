@@ -8,7 +8,10 @@ from pathlib import Path
 from privlib.render.math import typeset_math
 from privlib.render.pages import stylesheet
 
-__all__ = ["render_html", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS", "without_nbval_markers"]
+__all__ = [
+    "render_html", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS", "notebook_title",
+    "without_nbval_markers",
+]
 
 # Cell tags every rendering honours (handouts, reports, slides, the course site; see
 # notebooks/CONVENTIONS.md).
@@ -25,6 +28,18 @@ _NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*(\n|$)", re.M)
 def without_nbval_markers(source: str) -> str:
     """``source`` without nbval's ``# NBVAL_...`` marker lines."""
     return _NBVAL_LINE.sub("", source)
+
+
+def notebook_title(path) -> str | None:
+    """The first level-1 heading of a notebook's markdown, if any (a lesson's title)."""
+    import nbformat
+
+    for cell in nbformat.read(str(path), as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return None
 
 
 def render_html(
