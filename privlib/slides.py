@@ -183,7 +183,7 @@ def _prepared(notebook):
 
 
 #: What a slide holds, in lines of body text (a 960 x 700 reveal.js slide, its heading included).
-SLIDE_LINES = 13.0
+SLIDE_LINES = 14.0
 #: The room a figure, a table or a code block takes (the style sheet caps their height to fit).
 BLOCK_LINES = 10.0
 _PROSE_CHARACTERS, _READING_CHARACTERS = 72, 95  # characters per line of body text, of a reading
@@ -234,8 +234,11 @@ def _text_lines(text: str, width: int) -> float:
     displayed = len(re.findall(r"\$\$.*?\$\$", text, flags=re.DOTALL))
     text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.DOTALL)
     plain = re.sub(r"[*_`#>]|\]\([^)]*\)|\\\w+|[{}$]", "", text)
-    heading = 1.6 if text.lstrip().startswith("#") else 1.0
-    return heading * max(1, math.ceil(len(plain.strip()) / width)) + 2.2 * displayed
+    level = len(re.match(r"#*", text.lstrip()).group())
+    if level:  # a heading: larger type, fewer characters a line (reveal.js's h1, h2, h3)
+        height, characters = {1: (2.4, 30), 2: (1.8, 40)}.get(level, (1.4, 50))
+        return height * max(1, math.ceil(len(plain.strip()) / characters))
+    return max(1, math.ceil(len(plain.strip()) / width)) + 2.2 * displayed
 
 
 def _markdown_pieces(cell) -> list[tuple[nbformat.NotebookNode, float]]:
