@@ -209,11 +209,11 @@ def test_mst_inside_the_shadow_attack_gives_the_same_answer_with_one_or_two_work
     from privlib import targeted
 
     rng = np.random.default_rng(4)
-    population = pd.DataFrame({"x": rng.integers(0, 7, 300).astype(float),
-                               "group": pd.Categorical(rng.choice(["a", "b", "c"], 300))})
-    train = population.iloc[:40].reset_index(drop=True)
+    population = pd.DataFrame({"x": rng.integers(0, 7, 120).astype(float),
+                               "group": pd.Categorical(rng.choice(["a", "b", "c"], 120))})
+    train = population.iloc[:30].reset_index(drop=True)
     run = dict(synthesizer=dp.MST(epsilon=1.0, bounds={"x": (0.0, 6.0)}), train=train,
-               population=population, n_targets=2, n_shadows=4, n_test=4, random_state=9)
+               population=population, n_targets=1, n_shadows=3, n_test=3, random_state=9)
     one, two = (targeted.shadow_model_attack(n_jobs=n_jobs, **run) for n_jobs in (1, 2))
     assert (one.value, one.ci_low, one.ci_high) == (two.value, two.ci_low, two.ci_high)
     np.testing.assert_array_equal(one.target_auc, two.target_auc)

@@ -3,7 +3,7 @@
 The deck of one lesson is rendered, a measuring script is added to a copy, and headless
 Chromium runs it: each slide is shown in turn through reveal.js and its content box is compared
 with the slide size. Figures and tables may scroll inside their own box; the slide itself may
-not overflow. Skipped where no ``chromium`` is on the PATH.
+not overflow, and every formula must typeset. Skipped where no ``chromium`` is on the PATH.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ require(["%(reveal)s"], function (Reveal) {
       });
     });
     document.body.setAttribute("data-slides", String(count));
+    document.body.setAttribute("data-math-errors", String(
+      (document.body.textContent.match(/Math Processing Error/g) || []).length));
     document.body.setAttribute("data-overflow", JSON.stringify(over));
   }
   function ready() {
@@ -69,5 +71,6 @@ def test_no_slide_of_a_lesson_overflows(tmp_path):
     counted = re.search(r'data-slides="(\d+)"', dom)
     assert counted, "the measuring script did not run"
     assert int(counted.group(1)) >= 10
+    assert re.search(r'data-math-errors="(\d+)"', dom).group(1) == "0", "a formula failed to typeset"
     overflowing = json.loads(re.search(r"data-overflow=\"([^\"]*)\"", dom).group(1).replace("&quot;", '"'))
     assert overflowing == [], f"{len(overflowing)} slides overflow: {overflowing}"
