@@ -41,7 +41,7 @@ require(["%(reveal)s"], function (Reveal) {
     });
     document.body.setAttribute("data-slides", String(count));
     document.body.setAttribute("data-math-errors", String(
-      (document.body.textContent.match(/Math Processing Error/g) || []).length));
+      (document.querySelector(".reveal .slides").textContent.match(/Math Processing Error/g) || []).length));
     document.body.setAttribute("data-overflow", JSON.stringify(over));
   }
   function ready() {
