@@ -26,26 +26,42 @@ LESSON = ROOT / "notebooks" / "08_targeted_attacks_and_differential_privacy.ipyn
 MEASURE = """
 <script>
 require(["%(reveal)s"], function (Reveal) {
-  function measure() {
-    var size = Reveal.getConfig(), over = [], count = 0;
+  function visit(check) {  // show each slide in turn
+    var count = 0;
     document.querySelectorAll(".reveal .slides > section").forEach(function (stack, h) {
       var leaves = stack.querySelectorAll(":scope > section");
       (leaves.length ? Array.from(leaves) : [stack]).forEach(function (slide, v) {
         Reveal.slide(h, v);
         count += 1;
-        if (slide.scrollHeight > size.height + 2 || slide.scrollWidth > size.width + 2) {
-          over.push(h + "/" + v + " " + slide.scrollWidth + "x" + slide.scrollHeight + " "
-                    + slide.textContent.trim().slice(0, 60));
-        }
+        check(slide, h, v);
       });
     });
+    return count;
+  }
+  function measure() {
+    var size = Reveal.getConfig(), over = [];
+    var count = visit(function (slide, h, v) {
+      if (slide.scrollHeight > size.height + 2 || slide.scrollWidth > size.width + 2) {
+        over.push(h + "/" + v + " " + slide.scrollWidth + "x" + slide.scrollHeight + " "
+                  + slide.textContent.trim().slice(0, 60));
+      }
+    });
     document.body.setAttribute("data-slides", String(count));
-    document.body.setAttribute("data-math-errors", String(
-      (document.querySelector(".reveal .slides").textContent.match(/Math Processing Error/g) || []).length));
+    setTimeout(function () {  // formula errors: counted once MathJax has surely finished
+      var slides = document.querySelector(".reveal .slides");
+      var errors = slides.querySelectorAll(".MathJax_Error, merror, mtext[mathcolor=red]").length
+        + (slides.textContent.match(/Math (Processing|input) error/gi) || []).length;
+      document.body.setAttribute("data-math-errors", String(errors));
+    }, 20000);
     document.body.setAttribute("data-overflow", JSON.stringify(over));
   }
   function ready() {
-    if (window.MathJax && MathJax.Hub) { MathJax.Hub.Queue(measure); } else { measure(); }
+    // MathJax typesets the page, then again each slide shown: measure once it has done both
+    if (!(window.MathJax && MathJax.Hub)) { measure(); return; }
+    MathJax.Hub.Register.StartupHook("End", function () {  // after the first typesetting
+      visit(function () {});
+      MathJax.Hub.Queue(measure);
+    });
   }
   if (Reveal.isReady()) { ready(); } else { Reveal.addEventListener("ready", ready); }
 });
