@@ -117,3 +117,15 @@ def test_notebooks_command_exit_status_and_one_line(tmp_path, capsys):
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and error[0].startswith("privlib: error:") and "--force" in error[0]
     assert main(["--quiet", "notebooks", "--force", str(tmp_path / "mine")]) == 0
+
+
+def test_course_options_reach_run_course(monkeypatch, tmp_path):
+    from privlib import pipeline
+
+    seen = {}
+    monkeypatch.setattr(pipeline, "run_course", lambda **kwargs: seen.update(kwargs))
+    assert main(["--quiet", "course", "--dataset", "ce", "--keep-going", "--show-records",
+                 "--out", str(tmp_path / "c")]) == 0
+    assert seen["keep_going"] is True and seen["show_records"] is True
+    assert main(["--quiet", "course", "--dataset", "ce", "--out", str(tmp_path / "c")]) == 0
+    assert seen["keep_going"] is False and seen["show_records"] is False  # both off by default
