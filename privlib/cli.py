@@ -106,9 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--slides", action="store_true",
                         help="also write reveal.js slides per lesson (open without network access)")
     course.add_argument("--keep-going", action="store_true",
-                        help="when a lesson fails, go on and publish the lessons that finished (exit status 1)")
+                        help="when a lesson fails, go on; publish the lessons that finished (exit status 1)")
     course.add_argument("--show-records", action="store_true",
-                        help="let the lessons display rows of the data (off: the dataset may be confidential)")
+                        help="let the lessons display rows of the data (off: it may be confidential)")
     course.add_argument("--out", required=True, help="output folder")
 
     copies = commands.add_parser(

@@ -35,7 +35,8 @@ def test_readme_layout_names_the_range_of_lessons():
 
 def test_the_reference_covers_every_public_module():
     site = pytest.importorskip("privlib.site")
-    public = {f"privlib.{path.stem}" for path in (ROOT / "privlib").glob("*.py") if not path.stem.startswith("_")}
+    public = {f"privlib.{path.stem}" for path in (ROOT / "privlib").glob("*.py")
+              if not path.stem.startswith("_")}
     public |= {f"privlib.{path.parent.name}" for path in (ROOT / "privlib").glob("*/__init__.py")
                if not path.parent.name.startswith("_")}
     assert public - set(site.REFERENCE_MODULES) == set()
