@@ -56,7 +56,8 @@ ASSET_PACKAGES = {"reveal.js": "4.0.2", "requirejs": "2.3.6", "jquery": "2.2.4"}
 _MERMAID_STUB = "export default { initialize() {} };\n"
 # what each package contributes: (path inside the package, path inside assets/)
 _PICKS = {
-    "reveal.js": [("dist", "reveal.js/dist"), ("plugin", "reveal.js/plugin"), ("LICENSE", "reveal.js/LICENSE")],
+    "reveal.js": [("dist", "reveal.js/dist"), ("plugin", "reveal.js/plugin"),
+                  ("LICENSE", "reveal.js/LICENSE")],
     "requirejs": [("require.js", "require.js")],
     "jquery": [("dist/jquery.min.js", "jquery.min.js"), ("LICENSE.txt", "jquery.LICENSE.txt")],
 }
@@ -416,7 +417,9 @@ def render_slides(notebook, target, *, assets=None, fetch=True) -> Path:
     if fetch:
         fetch_assets(assets)
     elif not (assets / "reveal.js" / "dist" / "reveal.js").exists():
-        raise PrivlibError(f"`assets` ({assets}) holds no reveal.js; call fetch_assets first or pass fetch=True.")
+        raise PrivlibError(
+            f"`assets` ({assets}) holds no reveal.js; call fetch_assets first or pass fetch=True."
+        )
     notebook = _prepared(notebook)
     for cell, default in zip(notebook.cells, slide_types(notebook)):
         cell.metadata.setdefault("slideshow", {}).setdefault("slide_type", default)
