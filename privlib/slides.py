@@ -187,7 +187,7 @@ def _prepared(notebook):
 SLIDE_LINES = 14.0
 #: The room a figure, a table or a code block takes (the style sheet caps their height to fit).
 BLOCK_LINES = 10.0
-_PROSE_CHARACTERS, _READING_CHARACTERS = 72, 95  # characters per line of body text, of a reading
+_PROSE_CHARACTERS, _READING_CHARACTERS = 72, 85  # characters per line of body text, of a reading
 
 #: Style added to every deck: figures scale down, tables and code scroll inside their own box.
 SLIDE_CSS = """
@@ -200,7 +200,7 @@ SLIDE_CSS = """
   font-size: 0.45em; line-height: 1.3; max-height: 420px; overflow: auto; }
 .reveal .jp-InputArea pre { white-space: pre-wrap; }
 .reveal .jp-RenderedHTMLCommon .privlib-reading { max-height: none; overflow: visible; }
-.reveal .privlib-reading p { font-size: 0.72em; line-height: 1.35; margin: 0 0 0.45em 0; }
+.reveal .privlib-reading p { font-size: 0.85em; line-height: 1.35; margin: 0 0 0.45em 0; }
 """
 
 _ITEM = re.compile(r"^(?:>\s*)?(?:[-*+]|\d+[.)])\s|^>\s*\*\*")
@@ -281,7 +281,7 @@ def _output_groups(outputs) -> list[tuple[list, float]]:
         text = output.get("text", "") if output.get("output_type") == "stream" else None
         if text is not None and not _tabular(text):
             for line in (line for line in text.splitlines() if line.strip()):
-                cost = 0.8 * max(1, math.ceil(len(line) / _READING_CHARACTERS)) + 0.35
+                cost = 0.9 * max(1, math.ceil(len(line) / _READING_CHARACTERS)) + 0.35
                 if reading and used + cost > SLIDE_LINES - 2:
                     groups.append(([_reading(reading)], used))
                     reading, used = [], 0.0
