@@ -275,6 +275,7 @@ def test_bundled_params_files_describe_a_split_the_data_allows(name):
     assert [s["method"] for s in params["synthesizers"]] == ["SequentialTrees"]
 
 
+@pytest.mark.notebook
 def test_course_runs_each_notebook_and_writes_an_index(tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()

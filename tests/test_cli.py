@@ -102,11 +102,13 @@ def _leaks(text: str, records: list[str]) -> list[str]:
     return [r for r in records if r in text or r in collapsed]
 
 
+@pytest.mark.notebook
 def test_audit_writes_every_file(rendered):
     _, out = rendered
     assert sorted(p.name for p in out.iterdir()) == sorted(AUDIT_FILES)
 
 
+@pytest.mark.notebook
 def test_report_has_sections_verdict_table_and_pages(rendered):
     paths, out = rendered
     page = (out / "report.html").read_text()
@@ -129,12 +131,26 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
 
     from pypdf import PdfReader
 
+    # The PDF's content and order, not its layout: how many pages it fills depends on the fonts
+    # installed, so the page count only has a generous bound against a runaway layout.
     pdf = PdfReader(out / "report.pdf")
     assert 2 <= len(pdf.pages) <= 40  # a generous bound: the exact count depends on the fonts
     first = " ".join(pdf.pages[0].extract_text().split())
     assert "Test audit of CE" in first and re.search("decision do not release", first, re.I)
+    whole = " ".join(" ".join(p.extract_text() for p in pdf.pages).split())
+    assert all(name in whole for name in SECTION_HEADINGS)
+    # the headings become the PDF's bookmarks, in the order of the HTML
+    bookmarks = [item.title for item in _flatten(pdf.outline)]
+    marks = [next((i for i, b in enumerate(bookmarks) if b.startswith(name)), -1) for name in SECTION_HEADINGS]
+    assert -1 not in marks and marks == sorted(marks), dict(zip(SECTION_HEADINGS, marks))
 
 
+def _flatten(outline) -> list:
+    """The entries of a pypdf outline (nested lists for sub-headings), in document order."""
+    return [leaf for item in outline for leaf in (_flatten(item) if isinstance(item, list) else [item])]
+
+
+@pytest.mark.notebook
 def test_metrics_hold_every_measure_and_the_provenance(rendered):
     paths, out = rendered
     metrics = json.loads((out / "metrics.json").read_text())
@@ -188,6 +204,7 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     assert provenance["spec"]["keys"] == ["Income", "UrbanRural", "Race"]
 
 
+@pytest.mark.notebook
 def test_no_training_record_in_any_output(rendered):
     paths, out = rendered
     records = _record_strings(paths["train"])
@@ -212,6 +229,7 @@ def test_no_training_record_in_any_output(rendered):
     assert _leaks(printed, records)
 
 
+@pytest.mark.notebook
 def test_same_seed_same_metrics(rendered, tmp_path):
     paths, out = rendered
     again = tmp_path / "again"
@@ -222,6 +240,7 @@ def test_same_seed_same_metrics(rendered, tmp_path):
     assert "created" in first["provenance"]  # kept in the file, left out of the comparison
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("rows_train, rows_synthetic", [(10, 150), (150, 1)])
 def test_too_small_inputs_give_a_not_assessable_report(tmp_path, rows_train, rows_synthetic):
     paths = _make_inputs(tmp_path)

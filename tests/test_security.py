@@ -20,7 +20,7 @@ import pytest
 import privlib as pl
 from privlib.cli import main
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.notebook]
 
 SCRIPT = "<script>document.body.setAttribute('data-pwned','script')</script>"
 IMAGE = "<img src=x onerror=\"document.body.setAttribute('data-pwned','img')\">"
