@@ -9,6 +9,8 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.membership` - membership disclosure
 * :mod:`privlib.utility` - utility measures for the risk-utility trade-off
 * :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
+* :mod:`privlib.records` - record-level evidence: TPR at a low false-positive rate, the copy test,
+  Holm across a family
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
 * :mod:`privlib.dp` - a differentially private synthesizer (MST) and its accounting
 * :mod:`privlib.plots` - plots, axes in and axes out
@@ -34,7 +36,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 _SUBMODULES = {
     "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
     "results", "uncertainty", "thresholds", "datasets", "resources", "audit", "render", "pipeline",
-    "cli", "targeted", "dp", "criteria", "validation", "slides", "site",
+    "cli", "targeted", "dp", "criteria", "records", "validation", "slides", "site",
 }
 
 __all__ = [

@@ -63,7 +63,7 @@ from privlib.validation import (
 
 __all__ = [
     "identical_match_share", "dcr", "dcr_summary", "replicated_uniques", "match_risk",
-    "singling_out", "linkability",
+    "singling_out", "linkability", "copy_test",
     "IdenticalMatchShare", "DCRSummary", "ReplicatedUniques", "MatchRisk",
 ]
 
@@ -908,3 +908,4 @@ def match_risk(
 
 
 from privlib.criteria import linkability, singling_out  # noqa: E402  (re-exported; issue 14)
+from privlib.records import copy_test  # noqa: E402  (re-exported; issue 22)

@@ -84,7 +84,7 @@ __all__ = [
     "discriminator_test",
     "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
     "PrivacyLoss", "DiscriminatorTest",
-    "shadow_model_attack", "density_attack",
+    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points",
 ]
 
 #: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable
@@ -1609,3 +1609,4 @@ def _model_name(model) -> str:
 
 
 from privlib.targeted import density_attack, shadow_model_attack  # noqa: E402
+from privlib.records import low_fpr_points, tpr_at_low_fpr  # noqa: E402

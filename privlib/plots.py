@@ -461,3 +461,73 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     ax.set_yticks(positions, [str(v) for v in table.index])
     return _finish(ax, xlabel="distance between original and synthetic marginal (0 = identical)",
                    title=title, legend=dict(fontsize="small", loc="lower right"))
+
+
+def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
+    """ROC curves of membership attacks on log-log axes, where the few certain members show.
+
+    On linear axes the start of the curve, a false-positive rate below 1 %, is a few pixels wide,
+    yet it is where an attack identifies members with near certainty (Carlini et al., IEEE S&P
+    2022). Log axes spread it out; the diagonal is guessing, and dotted lines mark the rates
+    ``marks`` at which :func:`privlib.records.tpr_at_low_fpr` reads the attacks. A curve cannot
+    show a rate of 0 on log axes: it starts at the first false positive, and the lowest rate the
+    holdout can show (one record) bounds the axis.
+
+    Parameters
+    ----------
+    attacks : result or mapping of str to result or to (member_scores, nonmember_scores)
+        The result of :func:`privlib.membership.nn_mia`, :func:`privlib.targeted.density_attack`
+        or :func:`privlib.targeted.shadow_model_attack` (see
+        :func:`privlib.records.attack_scores`), or several by legend label, or per label the
+        scores themselves (higher: more likely a member).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    title : str, optional
+        Axes title.
+    marks : sequence of float, default (0.001, 0.01)
+        False-positive rates marked by vertical lines.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (np.r_[np.full(20, 9.0), rng.normal(size=1980)], rng.normal(size=2000))
+    >>> ax = plot_roc_loglog({"20 copies": scores})
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'log')
+    """
+    from sklearn.metrics import roc_curve
+
+    from privlib.records import attack_scores
+
+    named = dict(attacks) if isinstance(attacks, Mapping) else {None: attacks}
+    ax = _axes(ax, figsize=(5.0, 4.5))
+    floor = 1.0
+    for label, attack in named.items():
+        if isinstance(attack, tuple):
+            members, nonmembers = (np.asarray(a, dtype="float64").ravel() for a in attack)
+            name = label
+        else:
+            name, members, nonmembers = attack_scores(attack)
+            name = label if label is not None else name
+        if members.size == 0 or nonmembers.size == 0:
+            raise PrivlibError(f"the attack {name!r} needs scores of members and of non-members.")
+        fpr, tpr, _ = roc_curve(np.r_[np.ones(members.size), np.zeros(nonmembers.size)],
+                                np.r_[members, nonmembers])
+        shown = (fpr > 0) & (tpr > 0)
+        ax.plot(fpr[shown], tpr[shown], linewidth=2, label=name)
+        floor = min(floor, 1 / nonmembers.size, 1 / members.size)
+    ax.plot([floor, 1], [floor, 1], linestyle="--", color="gray", linewidth=1, label="guessing")
+    for rate in marks:
+        ax.axvline(rate, linestyle=":", color="black", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(floor / 2, 1)
+    ax.set_ylim(floor / 2, 1.05)
+    return _finish(ax, xlabel="share of non-members called members (false positive rate)",
+                   ylabel="share of members found (true positive rate)", title=title,
+                   legend=dict(loc="lower right", fontsize="small"))

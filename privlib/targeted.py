@@ -108,6 +108,11 @@ class ShadowModelAttack(Result):
     target_auc: np.ndarray = per_record(default=None)
     target_ci_low: np.ndarray = per_record(default=None)
     target_ci_high: np.ndarray = per_record(default=None)
+    #: The classifier's scores of the fresh shadow tables made with (``scores_in``) and without
+    #: (``scores_out``) a target, pooled over the targets (for
+    #: :func:`privlib.records.low_fpr_points`).
+    scores_in: np.ndarray = per_record(default=None)
+    scores_out: np.ndarray = per_record(default=None)
 
     def per_target(self) -> pd.DataFrame:
         """One row per target: training row, nearest-record distance, AUC and its interval."""
@@ -539,6 +544,7 @@ def shadow_model_attack(
         features=features, n_targets=len(target_index), n_shadows=n_shadows, n_test=n_test,
         target_index=np.asarray(target_index, dtype=int), target_distance=target_distance,
         target_auc=aucs[:, 0], target_ci_low=aucs[:, 1], target_ci_high=aucs[:, 2],
+        scores_in=np.concatenate(groups[1::2]), scores_out=np.concatenate(groups[0::2]),
     )
     return judge(result)
 

@@ -36,6 +36,7 @@ POPULATION = pd.concat([T, H, S], ignore_index=True)
 VALID = {
     "identity.identical_match_share": dict(synthetic=S, train=T, holdout=H),
     "identity.dcr": dict(synthetic=S, reference=T),
+    "identity.copy_test": dict(train=T, holdout=H, synthetic=S),
     "identity.dcr_summary": dict(synthetic=S, train=T, holdout=H),
     "identity.replicated_uniques": dict(original=T, synthetic=S, keys=["sex", "ill"]),
     "identity.match_risk": dict(original=T, synthetic=S, known=["sex"], synthesized=["ill"]),
@@ -62,6 +63,9 @@ VALID = {
                                            n_targets=1, n_shadows=4, n_test=2, shadow_size=20, n_jobs=1,
                                            random_state=0),
     "membership.density_attack": dict(train=T, holdout=H, synthetic=S, reference=POPULATION.iloc[80:], random_state=0),
+    "membership.tpr_at_low_fpr": dict(member_scores=np.arange(40.0), nonmember_scores=np.arange(40.0), fpr=0.05),
+    "membership.low_fpr_points": dict(attack_result=pl.membership.nn_mia(train=T, holdout=H, synthetic=S),
+                                      fprs=(0.05,)),
     "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
     "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
     "utility.marginal_fidelity": dict(original=T, synthetic=S),

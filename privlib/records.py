@@ -1,0 +1,607 @@
+"""Record-level evidence: a few certain disclosures, found without crying wolf.
+
+The membership measures of :mod:`privlib.membership` average over records (an AUC, a share, an
+accuracy), so a release that copies 20 of 2,000 training records moves them too little to see.
+Three tools look at records instead, each an exact one-sided test with no practical margin,
+because every record it finds is a disclosure:
+
+* :func:`tpr_at_low_fpr` and :func:`low_fpr_points` - the true-positive rate of a membership
+  attack at a false-positive rate of at most 0.1 % (and 1 %), the threshold chosen on the
+  non-members (holdout records) only, as Carlini et al. (2022) ask: an attack that identifies a
+  few members with certainty is a privacy failure even when its AUC is 0.5. They take the
+  per-record scores an attack already computed (the distances of :func:`privlib.membership.nn_mia`,
+  the density ratios of :func:`privlib.targeted.density_attack`, the classifier scores of
+  :func:`privlib.targeted.shadow_model_attack`); nothing is searched again.
+* :func:`copy_test` - how many training records have a synthetic copy, against how many holdout
+  records have one by chance (Fisher's exact test); the excess is the number of records at risk.
+* :func:`family_tests` - Holm's step-down adjustment across the tests of one family, so that a
+  family of several tests raises a false alarm no more often than one test would.
+
+The tests
+---------
+*Low false-positive rate.* The attack calls a record a member when its score is above a
+threshold. With ``n`` holdout records and a target rate ``alpha``, at most ``K = floor(alpha n)``
+holdout records may be called, so the threshold is the (K+1)-th highest holdout score and a
+record is called when its score is strictly above it (holdout records tied with the threshold
+stay uncalled: the achieved rate can be below ``alpha``, and the result says how many were tied).
+The number ``X`` of the ``m`` members called is then tested against what an attack that cannot
+tell members from non-members gives: if the ``m + n`` scores are exchangeable, the members above
+the (K+1)-th highest of ``n`` holdout scores follow the negative hypergeometric distribution
+``P(X = x) = C(x + K, K) C(m - x + n - K - 1, n - K - 1) / C(m + n, n)`` (the number of
+members drawn before the (K+1)-th holdout record, in a random order). Ties only lower ``X``, so
+the test stays valid with them. The binomial test of ``X / m`` against the achieved rate
+``K / n`` would not be: at 0.1 % of 2,000 holdout records the threshold rests on 3 records, and
+with a two-sided 95 % Clopper-Pearson interval that test calls about 1 null release in 7 a risk.
+Fewer than ``1 / alpha`` holdout records cannot show a rate of ``alpha`` at all (one false
+positive is already more): then the point is not assessable.
+
+*Copies.* A real record has a copy when some synthetic record holds the same value in every
+categorical variable (missing equal to missing) and, in every numeric variable, a value within
+``numeric_tolerance`` times that variable's range (over the training, holdout and synthetic data
+together, the range of the Gower distance; dates in days). The default tolerance, 1 % of the
+range, makes an age of 37 match 37 only (range 73) and catches a record whose continuous weight
+was nudged. The counts of training and holdout records with a copy form a 2 x 2 table, tested by
+Fisher's exact test, one-sided; the excess ``a - b n_train / n_holdout`` is the number of
+records at risk, with Newcombe's hybrid score interval for the difference of the two shares
+(Newcombe 1998, method 10) scaled to the training records.
+
+Each result's ``value`` is the number read (the TPR, the excess count), its ``baseline`` the
+largest value that an exact test at the result's ``confidence`` still puts down to chance, and
+its ``p_value`` the test's: the registry's rule "risk when the value lies above the baseline"
+(no margin, no interval; :mod:`privlib.thresholds`) is then exactly the test. The results are not
+judged here.
+
+References
+----------
+Carlini N, Chien S, Nasr M, Song S, Terzis A, Tramer F. Membership inference attacks from first
+principles. IEEE S&P 2022.
+
+Holm S. A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+Statistics 6(2), 1979.
+
+Newcombe RG. Interval estimation for the difference between independent proportions: comparison
+of eleven methods. Statistics in Medicine 17, 1998.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import beta, hypergeom, nhypergeom
+
+from privlib.errors import PrivlibError
+from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.schema import (
+    CATEGORICAL,
+    NUMERIC,
+    check_comparable,
+    check_frame,
+    infer_kinds,
+    numeric_values,
+)
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence, wilson_interval
+from privlib.validation import CONFIDENCE, Number, Table, validate_params
+
+__all__ = [
+    "CLOPPER_PEARSON",
+    "DEFAULT_NUMERIC_TOLERANCE",
+    "LOW_FPRS",
+    "CopyTest",
+    "FamilyTests",
+    "LowFprPoint",
+    "attack_scores",
+    "clopper_pearson",
+    "copy_test",
+    "family_tests",
+    "low_fpr_key",
+    "low_fpr_points",
+    "tpr_at_low_fpr",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The false-positive rates at which attacks are read: 0.1 % (judged) and 1 % (reported).
+LOW_FPRS = (0.001, 0.01)
+
+#: Share of a numeric variable's range within which two values count as the same in
+#: :func:`copy_test`.
+DEFAULT_NUMERIC_TOLERANCE = 0.01
+
+#: ``ci_method`` name of the exact binomial interval.
+CLOPPER_PEARSON = "clopper-pearson"
+
+#: Attack name, per result class of the kit, and how to read its member and non-member scores
+#: (higher means "more likely a member").
+_ATTACK_SCORES = {
+    "NNMia": ("nn_mia", lambda r: (-r.dcr[r.is_member], -r.dcr[~r.is_member])),
+    "DensityAttack": ("density_attack", lambda r: (r.score[r.is_member], r.score[~r.is_member])),
+    "ShadowModelAttack": ("shadow_model", lambda r: (r.scores_in, r.scores_out)),
+}
+
+
+def low_fpr_key(attack: str, fpr: float) -> str:
+    """The measure key of ``attack``'s TPR at false-positive rate ``fpr``.
+
+    Examples
+    --------
+    >>> low_fpr_key("nn_mia", 0.001), low_fpr_key("density_attack", 0.01)
+    ('nn_mia_tpr_at_0.1pct', 'density_attack_tpr_at_1pct')
+    """
+    return f"{attack}_tpr_at_{100 * fpr:g}pct"
+
+
+def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval of a proportion ``successes / trials``.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in clopper_pearson(0, 10)]
+    [0.0, 0.3085]
+    """
+    confidence = check_confidence(confidence)
+    if trials == 0:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2
+    low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
+    high = 1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
+    return low, high
+
+
+def _upper_tail(pmf: np.ndarray) -> np.ndarray:
+    """``P(X >= x)`` for x = 0..len(pmf)-1 from the probabilities of a distribution on 0..n."""
+    tail = np.clip(np.cumsum(pmf[::-1])[::-1], 0.0, 1.0)
+    tail[0] = 1.0  # exactly, whatever the rounding of the sum
+    return tail
+
+
+def _critical(tail: np.ndarray, level: float) -> int:
+    """The smallest count significant at ``level`` (``P(X >= c) <= level``); one past the end
+    when none is."""
+    significant = np.flatnonzero(tail <= level)
+    return int(significant[0]) if significant.size else tail.size
+
+
+# --------------------------------------------------------------------------------------------
+# Low false-positive operating points
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class LowFprPoint(Result):
+    """An attack read at a false-positive rate of at most ``fpr_target`` (:func:`tpr_at_low_fpr`).
+
+    ``value`` is the true-positive rate ``members_called / n_members``; ``tpr_low``/``tpr_high``
+    its Clopper-Pearson interval; ``fpr`` the rate achieved on the holdout records
+    (``nonmembers_called / n_nonmembers``, at most ``fpr_target``) with its interval;
+    ``allowed_false`` the holdout records the target rate allows to be called, and
+    ``tied_nonmembers`` the holdout records tied with the threshold score, left uncalled.
+    ``p_value`` is the exact test that the attack finds more members than chance
+    (module documentation), ``critical_count`` the fewest members that make it significant at
+    ``1 - confidence``, and ``baseline = (critical_count - 1) / n_members`` the largest TPR put
+    down to chance. ``excess_members`` is the members called beyond the achieved rate, the
+    records at risk. The threshold score itself is kept for plots only (``score_threshold``).
+    """
+
+    attack: str
+    fpr_target: float
+    n_members: int
+    n_nonmembers: int
+    members_called: int = 0
+    nonmembers_called: int = 0
+    allowed_false: int = 0
+    tied_nonmembers: int = 0
+    tpr_low: float = math.nan
+    tpr_high: float = math.nan
+    fpr: float = math.nan
+    fpr_low: float = math.nan
+    fpr_high: float = math.nan
+    critical_count: int | None = None
+    p_value: float = math.nan
+    excess_members: int = 0
+    score_threshold: float = per_record(default=math.nan)
+
+    def reading(self) -> str:
+        from privlib.thresholds import with_verdict
+
+        target = f"{100 * self.fpr_target:g}%"
+        if self.verdict == NOT_ASSESSABLE or math.isnan(self.value):
+            return with_verdict(
+                f"The {self.attack} attack cannot be read at a false-positive rate of {target}: "
+                f"{self.n_nonmembers} holdout records cannot show it.", self)
+        text = (
+            f"Called a member when its score beats all but {self.allowed_false} of "
+            f"{self.n_nonmembers} holdout records (false-positive rate at most {target}, achieved "
+            f"{100 * self.fpr:.2g}%), the {self.attack} attack finds {self.members_called} of "
+            f"{self.n_members} training records: TPR {100 * self.value:.2g}% "
+            f"({self.confidence:.0%} Clopper-Pearson interval {100 * self.tpr_low:.2g}% to "
+            f"{100 * self.tpr_high:.2g}%). An attack that cannot tell members from non-members "
+            f"finds {self.critical_count} or more with probability at most "
+            f"{1 - self.confidence:.0%} (exact test, p = {self.p_value:.2g})"
+        )
+        if self.nonmembers_called < self.allowed_false:
+            text += (
+                f"; {self.tied_nonmembers} holdout records tie at the threshold score, so calling "
+                f"them would exceed the rate and the attack works at {self.nonmembers_called} "
+                "false positives instead"
+            )
+        return with_verdict(text + ".", self)
+
+
+def _scores(values, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype="float64").ravel()
+    if array.size == 0 or np.isnan(array).any():
+        raise PrivlibError(f"`{name}` must be a non-empty array of scores without NaN.")
+    return array
+
+
+@validate_params({"fpr": [Number(low=0, high=1, closed="neither")], "confidence": [CONFIDENCE]})
+def tpr_at_low_fpr(
+    *, member_scores, nonmember_scores, fpr=0.001, attack="attack", confidence=DEFAULT_CONFIDENCE,
+) -> LowFprPoint:
+    """True-positive rate of a membership attack at a false-positive rate of at most ``fpr``.
+
+    The threshold is chosen on the non-members only (see the module documentation for the
+    threshold, the ties and the exact test).
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : array-like of float
+        The attack's score of every member (training record) and non-member (holdout record);
+        higher means "more likely a member" (for a distance, pass minus the distance).
+        Infinite scores are allowed, NaN is not.
+    fpr : float, default 0.001
+        The false-positive rate not to exceed.
+    attack : str, default "attack"
+        Name of the attack, for the measure key (:func:`low_fpr_key`) and the reading.
+    confidence : float, default 0.95
+        Level of the Clopper-Pearson intervals; the test is one-sided at ``1 - confidence``.
+
+    Returns
+    -------
+    LowFprPoint
+        Unjudged; ``verdict`` is ``"not assessable"`` when there are fewer than ``1 / fpr``
+        non-members.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> holdout = np.arange(2000) / 2000.0           # scores of 2,000 non-members
+    >>> members = np.r_[np.full(20, 5.0), holdout[:1980]]  # 20 members far above them all
+    >>> point = tpr_at_low_fpr(member_scores=members, nonmember_scores=holdout, attack="demo")
+    >>> point.measure, point.members_called, point.nonmembers_called, point.value > point.baseline
+    ('demo_tpr_at_0.1pct', 20, 2, True)
+    """
+    confidence = check_confidence(confidence)
+    members, nonmembers = _scores(member_scores, "member_scores"), _scores(nonmember_scores, "nonmember_scores")
+    m, n = members.size, nonmembers.size
+    allowed = math.floor(fpr * n + 1e-9)
+    common = {"measure": low_fpr_key(attack, fpr), "attack": attack, "fpr_target": float(fpr),
+                  "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed}
+    if allowed < 1:
+        return LowFprPoint(
+            value=math.nan, verdict=NOT_ASSESSABLE, **common,
+            verdict_rule=f"{n} holdout records cannot show a false-positive rate of "
+            f"{100 * fpr:g}%: it takes at least {math.ceil(1 / fpr - 1e-9)}, since one false "
+            "positive among fewer is already a higher rate",
+        )
+    if allowed >= n:
+        raise PrivlibError(f"`fpr` = {fpr} allows calling every holdout record; ask for a low rate.")
+    threshold = float(np.sort(nonmembers)[::-1][allowed])  # the (K+1)-th highest holdout score
+    called = int(np.count_nonzero(members > threshold))
+    false = int(np.count_nonzero(nonmembers > threshold))
+    # Null distribution of the members called: negative hypergeometric (module documentation).
+    tail = _upper_tail(nhypergeom.pmf(np.arange(m + 1), m + n, m, allowed + 1))
+    critical = _critical(tail, 1 - confidence)
+    tpr_low, tpr_high = clopper_pearson(called, m, confidence=confidence)
+    fpr_low, fpr_high = clopper_pearson(false, n, confidence=confidence)
+    return LowFprPoint(
+        value=called / m, baseline=(critical - 1) / m, members_called=called, nonmembers_called=false,
+        tied_nonmembers=int(np.count_nonzero(nonmembers == threshold)), tpr_low=tpr_low,
+        tpr_high=tpr_high, fpr=false / n, fpr_low=fpr_low, fpr_high=fpr_high,
+        critical_count=critical, p_value=float(tail[called]),
+        excess_members=max(0, round(called - m * false / n)), score_threshold=threshold, **common,
+    )
+
+
+def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
+    """The attack's name and its per-record scores of members and non-members (higher: more
+    likely a member), read from the result of :func:`privlib.membership.nn_mia`,
+    :func:`privlib.targeted.density_attack` or :func:`privlib.targeted.shadow_model_attack`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from privlib.membership import nn_mia
+    >>> train, holdout = pd.DataFrame({"x": [0.0, 1.0]}), pd.DataFrame({"x": [0.5, 2.0]})
+    >>> name, members, others = attack_scores(nn_mia(train=train, holdout=holdout, synthetic=train))
+    >>> name, members.tolist(), others.tolist()
+    ('nn_mia', [-0.0, -0.0], [-0.25, -0.5])
+    """
+    kind = type(attack_result).__name__
+    if kind not in _ATTACK_SCORES:
+        raise PrivlibError(
+            f"`attack_result` must be the result of nn_mia, density_attack or shadow_model_attack, "
+            f"got {kind}; for other scores call tpr_at_low_fpr."
+        )
+    attack, read = _ATTACK_SCORES[kind]
+    try:
+        members, nonmembers = read(attack_result)
+    except TypeError:  # a per-record array left out (None)
+        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.") from None
+    if members is None or nonmembers is None:
+        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.")
+    return attack, np.asarray(members, dtype="float64"), np.asarray(nonmembers, dtype="float64")
+
+
+@validate_params({"confidence": [CONFIDENCE, None]})
+def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[LowFprPoint, ...]:
+    """The low false-positive operating points of a membership attack the kit has run.
+
+    The per-record scores the attack kept are read again; no neighbour or density is computed.
+
+    Parameters
+    ----------
+    attack_result : NNMia, DensityAttack or ShadowModelAttack
+        The result of :func:`privlib.membership.nn_mia` (score: minus the distance to the nearest
+        synthetic record, which is also the threshold attack's), of
+        :func:`privlib.targeted.density_attack` (the log density ratio), or of
+        :func:`privlib.targeted.shadow_model_attack` (the classifier's scores of the fresh
+        shadow tables with and without a target, pooled over the targets: few, so its 0.1 % point
+        is usually not assessable).
+    fprs : sequence of float, default (0.001, 0.01)
+        The false-positive rates to read.
+    confidence : float, optional
+        Level of the intervals and of the test; default the attack result's.
+
+    Returns
+    -------
+    tuple of LowFprPoint
+        One per rate, keys such as ``nn_mia_tpr_at_0.1pct`` (:func:`low_fpr_key`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from privlib.membership import nn_mia
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(1000)]})
+    >>> holdout = pd.DataFrame({"x": [i + 0.5 for i in range(1000)]})
+    >>> attack = nn_mia(train=train, holdout=holdout, synthetic=train, random_state=0)
+    >>> [(p.measure, p.members_called) for p in low_fpr_points(attack)]
+    [('nn_mia_tpr_at_0.1pct', 1000), ('nn_mia_tpr_at_1pct', 1000)]
+    """
+    attack, members, nonmembers = attack_scores(attack_result)
+    confidence = attack_result.confidence if confidence is None else confidence
+    return tuple(
+        tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate, attack=attack,
+                       confidence=confidence)
+        for rate in fprs
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Copies
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CopyTest(Result):
+    """Training records with a synthetic copy, against holdout records with one (:func:`copy_test`).
+
+    ``value`` is the excess ``train_copied - holdout_copied * n_train / n_holdout``, the
+    records at risk, with ``at_risk_low``/``at_risk_high`` its interval (Newcombe's, times
+    ``n_train``); ``records_at_risk`` the excess rounded and at least 0. ``p_value`` is Fisher's
+    exact test, one-sided; ``critical_count`` the fewest copied training records (given the
+    total copied) that make it significant, and ``baseline`` the excess they would give minus one
+    record: the largest excess put down to chance.
+    """
+
+    n_train: int
+    n_holdout: int
+    train_copied: int
+    holdout_copied: int
+    numeric_tolerance: float
+    at_risk_low: float = math.nan
+    at_risk_high: float = math.nan
+    records_at_risk: int = 0
+    critical_count: int | None = None
+    p_value: float = math.nan
+
+    def reading(self) -> str:
+        from privlib.thresholds import with_verdict
+
+        tolerance = ("" if self.numeric_tolerance == 0 else
+                     f", numbers within {self.numeric_tolerance:.0%} of their range")
+        return with_verdict(
+            f"{self.train_copied} of {self.n_train} training records have a synthetic copy "
+            f"(every value equal{tolerance}), against {self.holdout_copied} of {self.n_holdout} "
+            f"holdout records: {self.value:+.1f} records beyond chance ({self.confidence:.0%} "
+            f"interval {self.at_risk_low:.1f} to {self.at_risk_high:.1f}); chance alone copies "
+            f"{self.critical_count} or more training records with probability at most "
+            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g}).",
+            self,
+        )
+
+
+def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of ``a / n1 - b / n2`` (1998, method 10)."""
+    p1, p2 = a / n1, b / n2
+    low1, high1 = wilson_interval(a, n1, confidence=confidence)
+    low2, high2 = wilson_interval(b, n2, confidence=confidence)
+    difference = p1 - p2
+    return (difference - math.hypot(p1 - low1, high2 - p2),
+            difference + math.hypot(high1 - p1, p2 - low2))
+
+
+def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> np.ndarray:
+    """Per real record: some synthetic record equals it, numbers within ``tolerance`` (a width
+    per numeric column; missing equal to missing)."""
+    from privlib.identity import _comparable_values, _count_matches, _joint_codes
+
+    numeric = list(tolerance)
+
+    def exact_part(frame):  # the other values, and whether each number is missing
+        return [_comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in tolerance] + [
+            frame[c].isna().reset_index(drop=True) for c in numeric]
+
+    real_groups, synthetic_groups = _joint_codes([exact_part(real), exact_part(synthetic)])
+    if not numeric:
+        return np.isin(real_groups, synthetic_groups)
+    # a missing number is set to 0: the exact part already pairs missing with missing
+    x, y = (np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric])
+            for t in (real, synthetic))
+    # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
+    width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
+    return _count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
+
+
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "numeric_tolerance": [Number(low=0, high=1)], "confidence": [CONFIDENCE],
+})
+def copy_test(
+    *, train, holdout, synthetic, numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    confidence=DEFAULT_CONFIDENCE,
+) -> CopyTest:
+    """Records at risk: training records with a synthetic copy beyond the holdout's chance copies.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        The generator's training data, real records it never saw, the release.
+    numeric_tolerance : float, default 0.01
+        Share of each numeric variable's range within which two values count as equal (0 for
+        exact copies only); see the module documentation.
+    confidence : float, default 0.95
+        Level of the interval; Fisher's test is one-sided at ``1 - confidence``.
+
+    Returns
+    -------
+    CopyTest
+        Unjudged; ``value`` the excess count of training records with a copy (records at risk).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(100)], "g": ["a", "b"] * 50})
+    >>> holdout = pd.DataFrame({"x": [i + 100.5 for i in range(100)], "g": ["a", "b"] * 50})
+    >>> synthetic = pd.concat([train.iloc[:20], holdout.iloc[:2]], ignore_index=True)
+    >>> test = copy_test(train=train, holdout=holdout, synthetic=synthetic, numeric_tolerance=0)
+    >>> test.train_copied, test.holdout_copied, test.value, test.value > test.baseline
+    (20, 2, 18.0, True)
+    """
+    confidence = check_confidence(confidence)
+    check_frame(train, "train")
+    for name, table in (("holdout", holdout), ("synthetic", synthetic)):
+        check_frame(table, name)
+        check_comparable(train, table, ("train", name), unseen="ignore")
+    columns = list(train.columns)
+    holdout, synthetic = holdout[columns], synthetic[columns]
+    kinds = infer_kinds(train)
+    tolerance = {}  # an absolute width per numeric column
+    for column in columns:
+        if kinds[column] == NUMERIC:
+            values = np.concatenate([numeric_values(t[column]) for t in (train, holdout, synthetic)])
+            spread = float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
+            tolerance[column] = numeric_tolerance * spread
+    a = int(np.count_nonzero(_has_copy(train, synthetic, tolerance)))
+    b = int(np.count_nonzero(_has_copy(holdout, synthetic, tolerance)))
+    n1, n2 = len(train), len(holdout)
+    copied = a + b
+    # Fisher's exact test, one-sided: given the records copied in all, how many are training.
+    tail = _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
+    critical = _critical(tail, 1 - confidence)
+    ratio = n1 / n2
+
+    def excess(train_count):
+        return train_count - (copied - train_count) * ratio
+
+    low, high = _newcombe(a, n1, b, n2, confidence)
+    return CopyTest(
+        measure="copy_test", value=excess(a), baseline=excess(min(critical, copied + 1) - 1),
+        confidence=confidence, n_train=n1, n_holdout=n2, train_copied=a, holdout_copied=b,
+        numeric_tolerance=float(numeric_tolerance), at_risk_low=n1 * low, at_risk_high=n1 * high,
+        records_at_risk=max(0, round(excess(a))), critical_count=critical,
+        p_value=float(tail[a]),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Multiple testing
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FamilyTests:
+    """Holm's adjustment of one family's tests (:func:`family_tests`).
+
+    ``p_values`` and ``adjusted`` map each test's key to its p-value and Holm-adjusted p-value;
+    ``significant`` says which are below ``1 - confidence`` after adjustment; ``skipped`` lists the
+    keys without a p-value (not assessable), left out of the count of tests.
+    """
+
+    confidence: float
+    p_values: dict = field(default_factory=dict)
+    adjusted: dict = field(default_factory=dict)
+    significant: dict = field(default_factory=dict)
+    skipped: tuple = ()
+
+    @property
+    def any_significant(self) -> bool:
+        return any(self.significant.values())
+
+    def rule(self) -> str:
+        """The rule in words, for a report's rules section."""
+        return (
+            f"Holm's step-down adjustment across the family's {len(self.p_values)} exact tests: "
+            f"a test counts as a risk when its adjusted p-value is at most {1 - self.confidence:.3g}, "
+            f"so the family raises a false alarm with probability at most "
+            f"{1 - self.confidence:.0%} whatever the tests' dependence (Holm 1979)."
+        )
+
+
+def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
+    """Holm's step-down adjustment of the p-values of one family's tests.
+
+    Holm (1979): sort the ``k`` p-values, multiply the i-th smallest by ``k - i + 1``, carry the
+    running maximum forward and cap at 1; a test is significant when its adjusted p-value is at
+    most ``1 - confidence``. The family-wise false-positive rate is at most ``1 - confidence``
+    under any dependence between the tests, and each test's own p-value stays visible.
+
+    Parameters
+    ----------
+    tests : mapping of str to float, or iterable of results
+        Key to p-value, or results with a ``p_value`` (keyed by their ``measure``). A missing or
+        NaN p-value (a test not assessable) is skipped.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    FamilyTests
+
+    Examples
+    --------
+    >>> family = family_tests({"a": 0.01, "b": 0.04, "c": 0.03})
+    >>> family.adjusted, family.significant
+    ({'a': 0.03, 'b': 0.06, 'c': 0.06}, {'a': True, 'b': False, 'c': False})
+    """
+    confidence = check_confidence(confidence)
+    if isinstance(tests, Mapping):
+        items = list(tests.items())
+    else:
+        items = [(r.measure, getattr(r, "p_value", None)) for r in tests]
+    keys = [k for k, _ in items]
+    if len(set(keys)) < len(keys):
+        raise PrivlibError("`tests` names a test more than once; give each test one key.")
+    present = {k: float(p) for k, p in items if p is not None and not math.isnan(float(p))}
+    for key, p in present.items():
+        if not 0 <= p <= 1:
+            raise PrivlibError(f"the p-value of {key!r} must lie between 0 and 1, got {p!r}.")
+    order = sorted(present, key=present.get)
+    adjusted, running = {}, 0.0
+    for i, key in enumerate(order):
+        running = max(running, min(1.0, (len(order) - i) * present[key]))
+        adjusted[key] = running
+    level = 1 - confidence
+    return FamilyTests(
+        confidence=confidence, p_values=present, adjusted={k: adjusted[k] for k in present},
+        significant={k: adjusted[k] <= level + 1e-12 for k in present},
+        skipped=tuple(k for k in keys if k not in present),
+    )
