@@ -18,7 +18,7 @@ NOTEBOOKS = ROOT / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 TAGS = {"parameters", "remove-cell", "hide-input", "claims"}
 # a lesson that displays rows of a dataset table (head, or a few rows picked for a worked example)
-SHOWS_ROWS = re.compile(r"\b(?:data|train|original|partial|synthetic)\b[^\n]*\.head\(")
+SHOWS_ROWS = re.compile(r"\b(?:data|train|original|partial|synthetic)\b[^\n]*\.head\(|\b(?:data|train)\.iloc\[:")
 
 
 def _cells(path: Path):
