@@ -27,10 +27,11 @@ REPORT_PARAMS ?= reports/params/acs.yaml
 REPORT_OUT ?= reports/out
 REPORT_DIR := $(REPORT_OUT)/$(basename $(notdir $(REPORT_PARAMS)))
 
-.PHONY: all env test unit notebooks report reports benchmark clean help
+.PHONY: all env test unit lint notebooks report reports benchmark clean help
 
 help:
-	@echo "make test     set up the environment and run the unit tests and the notebooks"
+	@echo "make test     set up the environment; lint, type-check, run the unit tests and the notebooks"
+	@echo "make lint     ruff check, ruff format --check and mypy"
 	@echo "make report   set up the environment and write the default audit to $(REPORT_DIR)/"
 	@echo "make reports  render the audit and the course for every bundled dataset"
 	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
@@ -45,8 +46,14 @@ $(STAMP): pyproject.toml | $(if $(ACTIVE_ENV),,.venv/bin/python)
 	$(PY) -m pip install -e ".[all]"
 	touch $(STAMP)
 
-# The unit tests, the docstring examples of the library, and every notebook under nbval.
-test: $(STAMP)
+# The linter, the formatter's check and the type checker (configured in pyproject.toml).
+lint: $(STAMP)
+	$(PY) -m ruff check privlib tests benchmarks
+	$(PY) -m ruff format --check privlib tests benchmarks
+	$(PY) -m mypy
+
+# The lint, the unit tests, the docstring examples of the library, and every notebook under nbval.
+test: lint
 	MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 

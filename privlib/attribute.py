@@ -36,7 +36,6 @@ from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
-from privlib.thresholds import judge, with_verdict
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
@@ -150,11 +149,9 @@ class CAPResult(Result):
             else f"the {self.n_matched} records whose key appears in the synthetic data"
         )
         if isinstance(self.value, float) and math.isnan(self.value):
-            return with_verdict(
+            return self.with_judgement(
                 f"Average CAP (version {self.variant}) is undefined: no original record's key "
-                f"({keys}) appears in the synthetic data.",
-                self,
-            )
+                f"({keys}) appears in the synthetic data.")
         text = (
             f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
             f"with probability {_fmt(self.value)}{self._interval_text()} on average over {over} "
@@ -165,7 +162,7 @@ class CAPResult(Result):
         if gap > 0:
             text += (f", so the synthetic data goes {(self.value - self.baseline) / gap:.0%} of "
                      "the way from guessing to what the original reveals")
-        return with_verdict(text + ".", self)
+        return self.with_judgement(text + ".")
 
 
 def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
@@ -300,7 +297,7 @@ def cap(
         resampled_means(from_synthetic[used], rng=np.random.default_rng(random_state)),
         confidence=confidence,
     )
-    return judge(CAPResult(
+    return CAPResult(
         value=value,
         ci_low=low,
         ci_high=high,
@@ -317,7 +314,7 @@ def cap(
         per_record_original=from_original,
         per_record_marginal=marginal,
         key_in_synthetic=matched,
-    ))
+    )
 
 
 @validate_params({
@@ -477,21 +474,17 @@ class KnnRiskResult(Result):
             "data than from the original"
         )
         if self.task == "classification":
-            return with_verdict(
+            return self.with_judgement(
                 f"Knowing {keys}, a model fitted on the synthetic data predicts {target} correctly "
                 f"for {self.value:.1%}{self._interval_text()} of the original records, against "
                 f"{self.original_value:.1%} for the same model fitted on the original data and "
-                f"{self.baseline:.1%} for always guessing the most common value; {worse}.",
-                self,
-            )
-        return with_verdict(
+                f"{self.baseline:.1%} for always guessing the most common value; {worse}.")
+        return self.with_judgement(
             f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with mean "
             f"squared error {_fmt(self.value)}{self._interval_text()} (median relative error "
             f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
             f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
-            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}.",
-            self,
-        )
+            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}.")
 
 
 def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
@@ -782,7 +775,7 @@ def knn_risk(
             per_record_original=relative_original,
             **common,
         )
-        return judge(result)
+        return result
     right, right_original = predicted == y_r, predicted_original == y_r
     low, high = wilson_interval(int(right.sum()), n, confidence=confidence)
     result = KnnRiskResult(
@@ -796,7 +789,7 @@ def knn_risk(
         per_record_original=right_original.astype(float),
         **common,
     )
-    return judge(result)
+    return result
 
 
 from privlib.criteria import inference  # noqa: E402  (re-exported; issue 14)

@@ -12,9 +12,11 @@ Audit a bundled dataset as described by a params file, and render the course on 
     privlib audit --params reports/params/acs.yaml --out reports/out/acs
     privlib course --dataset ce --out reports/out/ce/course
 
-Bad input ends the command with exit status 2, a notebook that fails while it runs with exit
-status 1, an interrupt (Ctrl-C or SIGTERM) with 130; in every case one line on stderr says what
-happened and the output folder is left as it was.
+Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
+input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
+is given and a kind of disclosure reached that level (the report is written and published
+first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
+was.
 """
 
 from __future__ import annotations
@@ -22,14 +24,25 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
+from pathlib import Path
 
 from privlib.errors import PrivlibError
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_GATE = 3
 EXIT_INTERRUPTED = 130
+
+#: The family verdicts each ``--fail-on`` level stops a release on.
+FAIL_ON = {
+    "risk": {"risk"},
+    "inconclusive": {"risk", "inconclusive", "not assessed", "not assessable"},
+}
+
+logger = logging.getLogger("privlib")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,27 +52,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
 
 
+#: Longest ``--thresholds`` text read: a few dozen measures fit in a fraction of it.
+THRESHOLDS_LIMIT = 10_000
+
+
 def _thresholds(text: str) -> dict:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
+    shown = repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text):,} characters)"
+    value = None
+    if len(text) <= THRESHOLDS_LIMIT:
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):  # bad JSON, a number too long to read, deep nesting
+            value = None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(
-            f"--thresholds must be a JSON object of measure name to number, got {text!r}"
+            f"--thresholds must be a JSON object of measure name to number, got {shown}"
         )
     return value
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
-    parser = _Parser(prog="privlib", description="Measure and report the privacy risk of synthetic data.")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    # --quiet and --verbose are accepted before and after the subcommand.
+    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                           help="no progress lines, only errors")
+    verbosity.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
+                           help="debug lines as well as progress")
+    parser = _Parser(prog="privlib", parents=[verbosity],
+                     description="Measure and report the privacy risk of synthetic data.")
     parser.add_argument("--version", action="version", version=f"privlib {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     audit = commands.add_parser(
-        "audit",
+        "audit", parents=[verbosity],
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
         "notebook, report.html, report.pdf and metrics.json into --out.",
@@ -83,10 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the shadow-model attack, refitting this generator (a privlib.synth "
                        "name such as SequentialTrees, or module:Class with fit/sample); slow")
     audit.add_argument("--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)")
+    audit.add_argument("--fail-on", choices=sorted(FAIL_ON),
+                       help="exit with status 3 (after publishing the report) when a kind of "
+                       "disclosure has this verdict or a worse one; 'inconclusive' also stops on a "
+                       "kind that was not assessed")
+    audit.add_argument("--json", action="store_true",
+                       help="print a summary on stdout: decision, verdict per kind of disclosure, "
+                       "records at risk, the report's path")
     audit.add_argument("--out", required=True, help="output folder")
 
     course = commands.add_parser(
-        "course",
+        "course", parents=[verbosity],
         help="run the teaching notebooks on one dataset and render them to HTML and PDF",
         description="Run the teaching notebooks notebooks/0*.ipynb on one dataset; write each as "
         "HTML and PDF into --out with an index.html page.",
@@ -102,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--out", required=True, help="output folder")
 
     every = commands.add_parser(
-        "reports",
+        "reports", parents=[verbosity],
         help="audit and course for every bundled dataset",
         description="Audit and course for every bundled dataset, into --out/<dataset>/.",
     )
@@ -118,8 +151,9 @@ def _version() -> str:
     return __version__
 
 
-def _audit(args) -> None:
+def _audit(args) -> int:
     from privlib import pipeline
+    from privlib.audit import AuditReport
 
     if args.params is None and (args.train is None or args.synthetic is None):
         raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
@@ -141,9 +175,22 @@ def _audit(args) -> None:
         schema=args.schema,
         dask_scheduler=args.dask_scheduler,
         targeted_attack=args.targeted_attack,
-        progress=not args.quiet,
+        progress=not _quiet(args),
     )
-    print(f"privlib: audit written to {args.out}/report.html, report.pdf and metrics.json", file=sys.stderr)
+    out = Path(args.out)
+    logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)
+    report = AuditReport.model_validate_json((out / "metrics.json").read_text(encoding="utf-8"))
+    summary = report.summary()
+    if args.json:
+        summary["report"] = str(out / "report.html")
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    if args.fail_on is not None:
+        reached = [f.family for f in report.families if f.verdict in FAIL_ON[args.fail_on]]
+        if reached:
+            logger.warning("--fail-on %s: %s reached it (decision: %s)", args.fail_on,
+                           ", ".join(reached), report.decision)
+            return EXIT_GATE
+    return 0
 
 
 def _course(args) -> None:
@@ -157,16 +204,34 @@ def _course(args) -> None:
         quick=not args.full,
         lessons=args.lessons,
         slides=args.slides,
-        progress=not args.quiet,
+        progress=not _quiet(args),
     )
-    print(f"privlib: course written to {args.out}/index.html", file=sys.stderr)
+    logger.info("course written to %s/index.html", args.out)
+    return 0
 
 
 def _reports(args) -> None:
     from privlib import pipeline
 
-    pipeline.run_all(out=args.out, datasets=args.datasets, course=not args.no_course, progress=not args.quiet)
-    print(f"privlib: reports written to {args.out}/index.html", file=sys.stderr)
+    pipeline.run_all(out=args.out, datasets=args.datasets, course=not args.no_course,
+                     progress=not _quiet(args))
+    logger.info("reports written to %s/index.html", args.out)
+    return 0
+
+
+def _quiet(args) -> bool:
+    return getattr(args, "quiet", False)
+
+
+def _configure_logging(args) -> None:
+    """Progress on stderr as ``privlib: message`` (stdout stays free for ``--json``)."""
+    level = (logging.DEBUG if getattr(args, "verbose", False)
+             else logging.WARNING if _quiet(args) else logging.INFO)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("privlib: %(message)s"))
+    logger.handlers[:] = [handler]
+    logger.setLevel(level)
+    logger.propagate = False
 
 
 def main(argv=None) -> int:
@@ -175,26 +240,35 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # a usage error (one line already printed), --help or --version
         return exc.code
-    # papermill logs each cell's output at INFO: that stream is the progress of a long run.
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
-    for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio"):
+    _configure_logging(args)
+    for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
-    # SIGTERM ends the run like Ctrl-C: through the clean-up of every temporary folder.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGTERM and SIGHUP (a closed terminal) end the run like Ctrl-C: through the clean-up of
+    # every temporary folder.
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
+        return {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
-        message = " ".join(str(exc).split())  # one line, whatever the message holds
-        print(f"privlib: error: {message}", file=sys.stderr)
+        _error(str(exc))
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
+    except OSError as exc:  # the machine refused a write (a full disk, a quota): nothing was published
+        where = f" {os.path.basename(exc.filename)!r}" if exc.filename else ""
+        _error(f"cannot write{where} ({exc.strerror or exc}); free space or choose another --out. The "
+               "earlier report is intact.")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("privlib: interrupted; the earlier report is intact", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGTERM, previous)
-    return 0
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _error(message: str) -> None:
+    """The one error line: whatever the message holds (line breaks included) stays on it."""
+    print(f"privlib: error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _interrupt(signum, frame):

@@ -84,7 +84,6 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
-from privlib.thresholds import judge
 from privlib.uncertainty import WILSON, check_confidence, wilson_interval
 from privlib.validation import (
     CONFIDENCE, Instance, Integer, Names, Options, Number, RandomState, Table, validate_params,
@@ -318,7 +317,7 @@ def _risk(attack, control) -> tuple[float, float, float]:
 
 
 def _finish(cls, measure, successes, trials, confidence, **fields):
-    """Build the result from the per-attack successes, then judge it.
+    """Build the (unjudged) result from the per-attack successes.
 
     ``successes`` maps "attack", "baseline", "control" to boolean arrays, except that a
     corrected control count may be given as ``control_count``.
@@ -345,7 +344,7 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
         )
     if math.isnan(value):
         return _not_assessable(result, "every control attack succeeds, so no excess can be measured")
-    return judge(result)
+    return result
 
 
 def _not_assessable(result, why: str):
@@ -713,7 +712,7 @@ def singling_out(
         correction = _control_correction(predicates, ctl, len(train), rng)
     control_count = min(made, int(round(control_hits.sum() * correction)))
     return _finish(
-        SinglingOutRisk, "singling_out_risk",
+        SinglingOutRisk, f"singling_out_{mode}",
         {"attack": attack, "baseline": _singles_out(random_predicates, tr),
          "control": control_hits},
         made, confidence, control_count=control_count, mode=mode, n_cols=n_cols,

@@ -10,7 +10,15 @@ size). :func:`read_table` reads a user's CSV or Parquet file with the same typin
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
+import io
+import lzma
+import os
+import stat
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,6 +244,84 @@ def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
 #: File name endings read as Parquet by :func:`read_table`; every other file is read as CSV.
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
+#: Longest header line read (in characters): a file without a line break in its first megabyte
+#: is not a table, and reading on would never end on ``/dev/zero``.
+HEADER_LIMIT = 1 << 20
+
+#: Errors of the decompressors, raised for a file whose name promises a compression it lacks.
+_DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+
+
+def check_regular_file(path, label: str, kind: str = "CSV file") -> Path:
+    """``path`` after checking it is a regular file (a link to one is followed), without reading it.
+
+    A folder, a named pipe (which would block the read forever), a device or a socket is refused
+    with a :class:`~privlib.errors.PrivlibError` that says which of these it is.
+    """
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise PrivlibError(
+            f"file {str(path)!r} does not exist; check the path passed as `{label}`."
+        ) from None
+    except OSError as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} (`{label}`) cannot be read ({exc.strerror or exc}); check the path."
+        ) from None
+    if stat.S_ISREG(mode):
+        return path
+    if stat.S_ISDIR(mode):
+        raise PrivlibError(f"{str(path)!r} (`{label}`) is a folder; give the path of a {kind} in it.")
+    what = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise PrivlibError(
+        f"{str(path)!r} (`{label}`) is {what}, not a regular file; save the table to a file and "
+        "give its path."
+    )
+
+
+def _open_text(path: Path):
+    """A text stream of the table in ``path``, decompressed as its name says (as pandas does)."""
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    if suffix == ".bz2":
+        return bz2.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    if suffix == ".xz":
+        return lzma.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    if suffix == ".zip":
+        archive = zipfile.ZipFile(path)
+        members = archive.namelist()
+        if len(members) != 1:
+            archive.close()
+            raise PrivlibError(
+                f"file {str(path)!r} is a ZIP archive of {len(members)} files; it must hold one table."
+            )
+        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8", errors="replace", newline="")
+    return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+def header_line(path, label: str) -> str:
+    """The first line of the table in ``path`` (decompressed), read at most :data:`HEADER_LIMIT`
+    characters far; a longer first line is refused."""
+    path = check_regular_file(path, label)
+    try:
+        with _open_text(path) as fh:
+            line = fh.readline(HEADER_LIMIT)
+    except _DECOMPRESSION_ERRORS as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) cannot be read as its name says ({type(exc).__name__}); "
+            "check the file or its name's ending (.gz, .bz2, .xz, .zip)."
+        ) from None
+    if len(line) >= HEADER_LIMIT and not line.endswith("\n"):
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) has no line break in its first {HEADER_LIMIT:,} "
+            "characters, so it is not a table; give a CSV file."
+        )
+    return line
+
 
 def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
     """Read a user's CSV or Parquet file with the kit's typing rules.
@@ -268,55 +354,80 @@ def read_table(path, name: str | None = None, *, like: pd.DataFrame | None = Non
     """
     path = Path(path)
     label = name or path.name
-    if path.is_dir():
-        raise PrivlibError(f"{str(path)!r} (`{label}`) is a folder; give the path of a CSV file in it.")
-    if not path.is_file():
-        raise PrivlibError(f"file {str(path)!r} does not exist; check the path passed as `{label}`.")
+    check_regular_file(path, label)
     parquet = path.suffix.lower() in PARQUET_SUFFIXES
     df = _read_parquet(path, label) if parquet else _read_csv(path, label)
+    if parquet:
+        return frame_like(df, label, like=like)
     check_frame(df, label)
     if like is not None:
-        kinds = infer_kinds(like, name="reference")
-        shared = {c: k for c, k in kinds.items() if c in df.columns}
-        df = coerce_kinds(df, shared)
-        for column in shared:
-            if isinstance(like[column].dtype, pd.CategoricalDtype):
-                df[column] = _as_categories_of(df[column], like[column].dtype)
-            elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
-                parsed = pd.to_datetime(df[column], errors="coerce")
-                unreadable = int((parsed.isna() & df[column].notna()).sum())
-                if unreadable:
-                    raise PrivlibError(
-                        f"column {column!r} of `{label}` holds {unreadable} value(s) that are not "
-                        "dates (the reference data has dates there); write them as YYYY-MM-DD or "
-                        "leave them empty."
-                    )
-                df[column] = parsed
-        return df
-    if parquet:
-        text = [c for c in df.columns
-                if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
-        return coerce_kinds(df, infer_kinds(df[text], name=label))
-    df = _parse_dates(df)
+        return _typed_like(df, label, like)
+    df = _parse_dates(df, label)
     return coerce_kinds(df, infer_kinds(df, max_categories=DEFAULT_MAX_CATEGORIES, name=label))
 
 
-def _delimiter(path: Path) -> str:
-    """The delimiter of a text table, sniffed from its header line: comma (the default),
-    semicolon (European CSV), tab (TSV) or vertical bar."""
+def frame_like(df: pd.DataFrame, name: str, *, like: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A table that stores its types (a Parquet file, a DataFrame) typed by the kit's rules: its
+    types are kept, only text columns become categoricals; with ``like``, the columns take the
+    kinds and categories of that table, as :func:`read_table` does."""
+    check_frame(df, name)
+    if like is not None:
+        return _typed_like(df, name, like)
+    text = [c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
+    return coerce_kinds(df, infer_kinds(df[text], name=name))
+
+
+def _typed_like(df: pd.DataFrame, label: str, like: pd.DataFrame) -> pd.DataFrame:
+    kinds = infer_kinds(like, name="reference")
+    shared = {c: k for c, k in kinds.items() if c in df.columns}
+    df = coerce_kinds(df, shared)
+    for column in shared:
+        if isinstance(like[column].dtype, pd.CategoricalDtype):
+            cast = _as_categories_of(df[column], like[column].dtype)
+            _check_nothing_lost(df[column], cast, like[column].dtype, column, label)
+            df[column] = cast
+        elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
+            parsed = pd.to_datetime(df[column], errors="coerce")
+            unreadable = int((parsed.isna() & df[column].notna()).sum())
+            if unreadable:
+                raise PrivlibError(
+                    f"column {column!r} of `{label}` holds {unreadable} value(s) that are not "
+                    "dates (the reference data has dates there); write them as YYYY-MM-DD or "
+                    "leave them empty."
+                )
+            df[column] = parsed
+    return df
+
+
+def header_names(path, label: str) -> list[str]:
+    """The column names in the header line of a CSV file (decompressed, delimiter sniffed), as
+    written; ``[]`` for a Parquet file, whose names its schema holds."""
+    if Path(path).suffix.lower() in PARQUET_SUFFIXES:
+        check_regular_file(path, label)
+        return []
+    line = header_line(path, label)
+    return next(csv.reader([line], delimiter=_delimiter(line)), [])
+
+
+def _delimiter(header: str) -> str:
+    """The delimiter of a text table, sniffed from its (decompressed) header line: comma (the
+    default), semicolon (European CSV), tab (TSV) or vertical bar."""
     try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
-            header = fh.readline()
         return csv.Sniffer().sniff(header, delimiters=",;\t|").delimiter
-    except (OSError, csv.Error):
+    except csv.Error:
         return ","
 
 
 def _read_csv(path: Path, label: str) -> pd.DataFrame:
     try:
-        df = pd.read_csv(path, sep=_delimiter(path))
+        df = pd.read_csv(path, sep=_delimiter(header_line(path, label)))
     except pd.errors.EmptyDataError:
         raise PrivlibError(f"file {str(path)!r} ({label}) is empty; it needs a header and rows.") from None
+    except _DECOMPRESSION_ERRORS as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) cannot be read as its name says ({type(exc).__name__}); "
+            "check the file or its name's ending (.gz, .bz2, .xz, .zip)."
+        ) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
     unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
@@ -333,25 +444,94 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
             f"file {str(path)!r} ({label}) is Parquet, which needs pyarrow: pip install "
             "'privlib[parquet]' (or pyarrow), or save the table as CSV."
         ) from None
+    import pyarrow.parquet
+
     try:
-        return pd.read_parquet(path, engine="pyarrow")
+        schema = pyarrow.parquet.read_schema(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise PrivlibError(
-            f"file {str(path)!r} ({label}) is not a readable Parquet file ({exc}); check the "
-            "file, or give a CSV file a name that does not end in .parquet."
+            f"file {str(path)!r} ({label}) is not a readable Parquet file ({type(exc).__name__}); "
+            "check the file, or give a CSV file a name that does not end in .parquet."
         ) from None
+    decimals = _parquet_numbers(schema, label)
+    try:
+        df = pd.read_parquet(path, engine="pyarrow")
+    except (OSError, ValueError) as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is not a readable Parquet file ({type(exc).__name__}); "
+            "check the file, or give a CSV file a name that does not end in .parquet."
+        ) from None
+    for column in decimals:  # exact decimals (money) are numbers to every measure of the kit
+        df[column] = df[column].astype("float64")
+    return df
 
 
-def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
-    """Turn text columns written as ISO dates (2020-04-28, optionally with a time) into datetimes."""
+#: Parquet types the kit cannot compare (bytes, nested values, times of day); each is refused by name.
+_PARQUET_REFUSED = (
+    "binary", "large_binary", "fixed_size_binary", "binary_view", "list", "large_list",
+    "fixed_size_list", "list_view", "large_list_view", "struct", "map", "union", "time", "interval",
+)
+
+
+def _parquet_numbers(schema, label: str) -> list[str]:
+    """The decimal columns of a Parquet schema, after refusing the columns of a type the kit
+    cannot compare (named by their type, never by a value)."""
+    import pyarrow.types
+
+    decimals = []
+    for column in schema:
+        kind = column.type.value_type if pyarrow.types.is_dictionary(column.type) else column.type
+        if pyarrow.types.is_decimal(kind):
+            decimals.append(column.name)
+            continue
+        refused = [name for name in _PARQUET_REFUSED
+                   if getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind)]
+        if refused:
+            raise PrivlibError(
+                f"column {column.name!r} of `{label}` has Parquet type {refused[0]} ({str(kind)[:60]}), "
+                "which the kit cannot compare; convert it to numbers, dates or labels, or drop it."
+            )
+    return decimals
+
+
+def _parse_dates(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Turn text columns written as ISO dates (2020-04-28, optionally with a time) into datetimes;
+    refuse a column of them holding dates that do not exist (2020-13-45), which would otherwise
+    become missing without a word."""
     out = df.copy()
     for column in out.columns:
         values = out[column].dropna()
         if values.empty or not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
             continue
         if values.astype(str).str.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?").all():
-            out[column] = pd.to_datetime(out[column], errors="coerce")
+            parsed = pd.to_datetime(out[column], errors="coerce", format="ISO8601")
+            impossible = int((parsed.isna() & out[column].notna()).sum())
+            if impossible:
+                raise PrivlibError(
+                    f"column {column!r} of `{label}` holds {impossible} value(s) written as dates that "
+                    "do not exist (a month above 12 or a day past the month's end); correct them or "
+                    "leave them empty."
+                )
+            out[column] = parsed
     return out
+
+
+def _type_names(values) -> str:
+    return "/".join(sorted({"true/false" if isinstance(v, (bool, np.bool_)) else
+                            "number" if isinstance(v, (int, float, np.number)) else "text" for v in values}))
+
+
+def _check_nothing_lost(before: pd.Series, after: pd.Series, dtype: pd.CategoricalDtype, column, label: str):
+    """Refuse a column whose values the reference categories cannot hold: true/false against
+    0/1 would otherwise become missing values without a word."""
+    lost = int((before.notna() & after.isna()).sum())
+    if lost:
+        raise PrivlibError(
+            f"column {column!r} of `{label}` holds {lost} value(s) of type "
+            f"{_type_names(before.dropna().unique())} where the reference data holds "
+            f"{_type_names(dtype.categories)}; write the column the same way in both files (e.g. "
+            "true/false in both, or 0/1 in both)."
+        )
 
 
 def _as_categories_of(series: pd.Series, dtype: pd.CategoricalDtype) -> pd.Series:

@@ -37,7 +37,6 @@ import pandas as pd
 from privlib import neighbors
 from privlib.errors import PrivlibError
 from privlib.results import Result, per_record
-from privlib.thresholds import judge, with_verdict
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
@@ -162,7 +161,7 @@ class IdenticalMatchShare(Result):
                 f", against {_pct(self.baseline)} that equal a holdout record (the chance level): "
                 f"{100 * (self.value - self.baseline):+.1f} percentage points."
             )
-        return with_verdict(text, self)
+        return self.with_judgement(text)
 
 
 def _check_release(synthetic, train, holdout) -> None:
@@ -236,7 +235,7 @@ def identical_match_share(
     in_train = np.isin(codes[0], codes[1])
     in_holdout = np.isin(codes[0], codes[2]) if holdout is not None else None
     n = len(synthetic)
-    return judge(IdenticalMatchShare(
+    return IdenticalMatchShare(
         measure="identical_match_share",
         value=float(in_train.mean()),
         **_share_interval(in_train.sum(), n, confidence),
@@ -246,7 +245,7 @@ def identical_match_share(
         n_holdout_matches=int(in_holdout.sum()) if in_holdout is not None else None,
         in_train=in_train,
         in_holdout=in_holdout,
-    ))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,9 +348,8 @@ class DCRSummary(Result):
             f"(distance 0) of a training record, median distance {self.median:.3f}"
         )
         if self.baseline is None:
-            return with_verdict(
-                text + "; give a holdout set to see how close new real people come by chance.", self
-            )
+            return self.with_judgement(
+                text + "; give a holdout set to see how close new real people come by chance.")
         text += (
             f"; for holdout records, real people the generator never saw, {_pct(self.baseline)} "
             f"and {self.holdout_median:.3f}"
@@ -363,7 +361,7 @@ class DCRSummary(Result):
                      "times as far from the training data as a typical synthetic record.")
         else:
             text += ": a typical synthetic record sits on a training record."
-        return with_verdict(text, self)
+        return self.with_judgement(text)
 
 
 @validate_params({
@@ -424,7 +422,7 @@ def dcr_summary(
     search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs, client=client)
     distances = dcr(synthetic=synthetic, reference=train, **search)
     holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
-    return judge(DCRSummary(
+    return DCRSummary(
         measure="dcr_zero_share",
         value=float(np.mean(distances == 0)),
         **_share_interval(np.count_nonzero(distances == 0), distances.size, confidence),
@@ -434,7 +432,7 @@ def dcr_summary(
         holdout_median=float(np.median(holdout_distances)) if holdout is not None else None,
         distances=distances,
         holdout_distances=holdout_distances,
-    ))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -477,11 +475,9 @@ class ReplicatedUniques(Result):
     def reading(self) -> str:
         keys = ", ".join(map(str, self.keys))
         if self.n_unique_original == 0:
-            return with_verdict(
+            return self.with_judgement(
                 f"No original record is unique on {keys}, so no unique person can be "
-                "replicated in the synthetic data.",
-                self,
-            )
+                "replicated in the synthetic data.")
         text = (
             f"Of the {self.n_unique_original} original records unique on {keys} "
             f"({_pct(self.n_unique_original / self.n_original)} of the data), "
@@ -491,7 +487,7 @@ class ReplicatedUniques(Result):
         )
         if self.baseline is not None:
             text += f"; a holdout sample of other real people replicates {_pct(self.baseline)}"
-        return with_verdict(text + ".", self)
+        return self.with_judgement(text + ".")
 
 
 @validate_params({
@@ -568,7 +564,7 @@ def replicated_uniques(
     baseline = None
     if holdout is not None:
         baseline = _share(int((unique_original & (h_counts[0] == 1)).sum()), n_unique_original)
-    return judge(ReplicatedUniques(
+    return ReplicatedUniques(
         measure="replicated_uniques",
         value=_share(n_replicated, n_unique_original),
         baseline=baseline,
@@ -581,7 +577,7 @@ def replicated_uniques(
         n_synthetic=len(synthetic),
         replicated_original=replicated[r_codes],
         replicated_synthetic=replicated[s_codes],
-    ))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -661,7 +657,7 @@ class MatchRisk(Result):
                 f"{self.unique_matches - n_true} wrong (false match rate "
                 f"{_pct(self.false_match_rate)})."
             )
-        return with_verdict(text, self)
+        return self.with_judgement(text)
 
 
 def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
@@ -883,7 +879,7 @@ def match_risk(
     n = len(original)
     resampled = n * resampled_means(contributions, rng=np.random.default_rng(random_state))
     low, high = percentile_interval(resampled, confidence=confidence)
-    return judge(MatchRisk(
+    return MatchRisk(
         measure="expected_match_risk",
         value=expected,
         ci_low=low,
@@ -904,7 +900,7 @@ def match_risk(
         true_match=true_match,
         true_unique=true_unique,
         false_unique=false_unique,
-    ))
+    )
 
 
 from privlib.criteria import linkability, singling_out  # noqa: E402  (re-exported; issue 14)

@@ -56,8 +56,7 @@ from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
-from privlib.results import INCONCLUSIVE, NOT_ASSESSABLE, RISK, Result, per_record
-from privlib.thresholds import cutoff, judge, with_verdict
+from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
@@ -71,8 +70,6 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
-from privlib.thresholds import judge
-from privlib.uncertainty import BOOTSTRAP, DEFAULT_CONFIDENCE, bootstrap_interval, check_confidence
 from privlib.validation import (
     CONFIDENCE, Boolean, HasMethods, Integer, Number, RandomState, Table, validate_params,
 )
@@ -87,9 +84,9 @@ __all__ = [
     "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points",
 ]
 
-#: Relative risk above which El Emam et al. (2022) judge membership disclosure unacceptable
-#: (from the threshold registry).
-M_THRESHOLD = cutoff("relative_risk_m")
+#: Relative risk M above which El Emam, Mosquera & Fang (2022, JAMIA Open 5(4), Discussion) judge
+#: membership disclosure unacceptable; the partitioning measures' rule is declared with it.
+M_THRESHOLD = 0.2
 
 #: Attack-set size of El Emam et al.'s simulations.
 DEFAULT_ATTACK_SIZE = 1000
@@ -212,7 +209,7 @@ class MembershipRisk(_Repeated):
         if self.m_from == "t":
             text += (" Without the population size N, F_max is that of the attack set's member "
                      "share t, which equals El Emam et al.'s M when t = n/N.")
-        return with_verdict(text, self)
+        return self.with_judgement(text)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,13 +223,11 @@ class DcrHoldoutShare(Result):
     dcr_holdout: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return with_verdict(
+        return self.with_judgement(
             f"{self.value:.1%}{self._interval_text()} of the {self.n_synthetic} synthetic records "
             f"are closer to a training record than to a holdout record (ties counted half, "
             f"{self.ties:.1%} of records tied), against {self.baseline:.0%} for a generator that "
-            "never saw its training records.",
-            self,
-        )
+            "never saw its training records.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,13 +248,11 @@ class ThresholdAttack(Result):
     recall: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return with_verdict(
+        return self.with_judgement(
             f"Calling the closer half of {self.n_attack} records (half training, half holdout) "
             f"members is right {self.value:.1%}{self._interval_text()} of the time, and the best "
             f"threshold tried reaches {self.max_precision:.1%} (threshold "
-            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing.",
-            self,
-        )
+            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -275,13 +268,11 @@ class NNMia(Result):
     is_member: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        return with_verdict(
+        return self.with_judgement(
             f"Ranking {self.n_train} training and {self.n_holdout} holdout records by their "
             f"distance to the nearest synthetic record separates them with AUC = "
             f"{self.auc:.3f}{self._interval_text()} ({self.baseline} is guessing, 1.0 full "
-            "exposure).",
-            self,
-        )
+            "exposure).")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -298,14 +289,12 @@ class AdversarialAccuracy(_Repeated):
     n: int
 
     def reading(self) -> str:
-        return with_verdict(
+        return self.with_judgement(
             f"The nearest-neighbour adversarial accuracy on {self.n} records per table is "
             f"{self.value:.3f}{self._interval_text()}{self._spread_text()} (target side "
             f"{self.aa_target:.3f}, synthetic side {self.aa_synthetic:.3f}); with {self.ties:.0%} "
             f"of the comparisons tied, indistinguishable tables would score {self.baseline:.3f}, "
-            "and copies score near 0.",
-            self,
-        )
+            "and copies score near 0.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -316,13 +305,11 @@ class PrivacyLoss(_Repeated):
     aa_test: float
 
     def reading(self) -> str:
-        return with_verdict(
+        return self.with_judgement(
             f"The privacy loss is {self.value:.3f}{self._interval_text()}{self._spread_text()} "
             f"(adversarial accuracy {self.aa_test:.3f} on unseen records minus "
             f"{self.aa_train:.3f} on training records; {self.baseline:g} is ideal, about 0.5 a "
-            "copy).",
-            self,
-        )
+            "copy).")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -349,14 +336,12 @@ class DiscriminatorTest(_Repeated):
             "" if self.auc_low is None
             else f", {self.confidence:.0%} CI {self.auc_low:.3f} to {self.auc_high:.3f}"
         )
-        return with_verdict(
+        return self.with_judgement(
             f"A classifier trained to tell training from synthetic records gives unseen synthetic "
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
             f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
             f"{self._spread_text()}); it tells synthetic from unseen real records with AUC "
-            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership.",
-            self,
-        )
+            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -434,8 +419,11 @@ def _averaged_interval(intervals) -> tuple[float, float]:
     return float(np.nanmean(ends[:, 0])), float(np.nanmean(ends[:, 1]))
 
 
-def _verdict_rank(result: Result) -> int:
-    return {RISK: 2, INCONCLUSIVE: 1}.get(result.verdict, 0)
+def _severity(result: "MembershipRisk") -> int:
+    """How the F1's interval lies against the cut-off of M = :data:`M_THRESHOLD` (the rule the
+    audit judges the partitioning attack by): 2 wholly above, 1 straddling, 0 below."""
+    cut = result.baseline + M_THRESHOLD * (1 - result.baseline)
+    return 2 if result.ci_low > cut else 1 if result.ci_high > cut else 0
 
 
 def _counts_prf(true_hits, false_hits, n_members):
@@ -532,20 +520,20 @@ def _hamming_attack(
     f1_low, f1_high = f1_interval(at)
     _, spread_low, spread_high = _spread(f1[:, at])
 
-    def judged_at(g):
+    def read_at(g):
         low, high = (f1_low, f1_high) if g == at else f1_interval(g)
-        return judge(MembershipRisk(
+        return MembershipRisk(
             value=float(f1[:, g].mean()), ci_low=low, ci_high=high,
             h_verdict=h if g == at else g, f1_low=f1_low, f1_high=f1_high,
             repeat_low=spread_low, repeat_high=spread_high, **common,
-        ))
+        )
 
     if not blind[at]:
-        return judged_at(at)
+        return read_at(at)
     readable = [g for g in dict.fromkeys((h_not_blind, h_rule)) if g is not None and not blind[g]]
-    candidates = [judged_at(g) for g in readable]
+    candidates = [read_at(g) for g in readable]
     if candidates:
-        return max(candidates, key=_verdict_rank)  # the first (largest h) wins a tie
+        return max(candidates, key=_severity)  # the first (largest h) wins a tie
     return MembershipRisk(
         value=float(f1[:, at].mean()), ci_low=f1_low, ci_high=f1_high, f1_low=f1_low,
         f1_high=f1_high, repeat_low=spread_low, repeat_high=spread_high,
@@ -738,7 +726,8 @@ def ground_truth_risk(
     >>> population = pd.DataFrame({"a": list("xxyyzzww"), "b": list("pqpqpqpq")})
     >>> r = ground_truth_risk(population=population, members=[0, 2, 4], synthetic=population.iloc[[0, 2, 4]],
     ...                       h=0, random_state=0)
-    >>> r.f1, r.verdict
+    >>> from privlib.thresholds import judge
+    >>> r.f1, judge(r).verdict
     (1.0, 'risk')
     """
     _check_tables(population=population, synthetic=synthetic)
@@ -1024,11 +1013,11 @@ def dcr_holdout_share(
         low = high = share
     else:
         low, high = (1 - ties) * low + 0.5 * ties, (1 - ties) * high + 0.5 * ties
-    return judge(DcrHoldoutShare(
+    return DcrHoldoutShare(
         measure="dcr_holdout_share", value=share, baseline=0.5, ci_low=low, ci_high=high,
         ci_method=WILSON, confidence=confidence, ties=ties, n_synthetic=len(synthetic),
         n_reference=len(train), dcr_train=to_train, dcr_holdout=to_holdout,
-    ))
+    )
 
 
 def _attack_distances(train, holdout, synthetic, rng, client=None):
@@ -1101,12 +1090,12 @@ def threshold_attack(
     median_call = dcr <= np.median(dcr)
     low, high = wilson_interval(int(np.count_nonzero(median_call & is_member)),
                                 int(np.count_nonzero(median_call)), confidence=confidence)
-    return judge(ThresholdAttack(
+    return ThresholdAttack(
         measure="threshold_attack_precision", value=_prf(is_member, median_call)[0], baseline=0.5,
         ci_low=low, ci_high=high, ci_method=WILSON, confidence=confidence,
         max_precision=float(precision[best]), best_threshold=float(thresholds[best]),
         n_attack=dcr.size, thresholds=thresholds, precision=precision, recall=recall,
-    ))
+    )
 
 
 @validate_params({
@@ -1166,11 +1155,11 @@ def nn_mia(
     auc = float(roc_auc_score(is_member, -dcr))
     low, high = auc_interval(-dcr[is_member], -dcr[~is_member], rng=np.random.default_rng(random_state),
                              confidence=confidence)
-    return judge(NNMia(
+    return NNMia(
         measure="nn_mia_auc", value=auc, baseline=0.5, ci_low=low, ci_high=high,
         ci_method=BOOTSTRAP, confidence=confidence, auc=auc, n_train=len(train),
         n_holdout=len(holdout), fpr=fpr, tpr=tpr, dcr=dcr, is_member=is_member,
-    ))
+    )
 
 
 def _aa_once(target, synthetic, encoder, client=None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -1273,14 +1262,14 @@ def adversarial_accuracy(
     )
     mean, spread_low, spread_high = _spread(values)
     ties = float(np.mean([r[2] for r in repeats]))
-    return judge(AdversarialAccuracy(
+    return AdversarialAccuracy(
         measure="adversarial_accuracy", value=mean, baseline=0.5 * (1 - ties),
         higher_is_riskier=False, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
         confidence=confidence, aa_target=float(np.mean([r[0].mean() for r in repeats])),
         aa_synthetic=float(np.mean([r[1].mean() for r in repeats])), ties=ties,
         n=min(len(target), len(synthetic)), n_repeats=len(values), repeat_low=spread_low,
         repeat_high=spread_high, repeats=values,
-    ))
+    )
 
 
 @validate_params({
@@ -1349,13 +1338,13 @@ def privacy_loss(
         for a, b in pairs
     ])
     mean, spread_low, spread_high = _spread(losses)
-    return judge(PrivacyLoss(
+    return PrivacyLoss(
         measure="privacy_loss", value=mean, baseline=0.0, ci_low=low, ci_high=high,
         ci_method=BOOTSTRAP, confidence=confidence,
         aa_train=float(np.mean([_aa_value(r) for r in on_train])),
         aa_test=float(np.mean([_aa_value(r) for r in on_test])), n_repeats=losses.size,
         repeat_low=spread_low, repeat_high=spread_high, repeats=losses,
-    ))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1569,7 +1558,7 @@ def discriminator_test(
         auc=auc, auc_low=auc_low, auc_high=auc_high, model=_model_name(model),
         n_repeats=n_repeats, repeat_low=low, repeat_high=high, repeats=differences,
     )
-    return judge(result)
+    return result
 
 
 #: Fitting rows from which the discriminator's model uses every core by default.

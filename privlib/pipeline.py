@@ -8,32 +8,30 @@ Each pipeline stages, executes, renders and publishes:
   removed on every exit, including Ctrl-C and SIGTERM (see :mod:`privlib.cli`);
 * **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP);
 * **render**: :mod:`privlib.render` writes HTML and PDF;
-* **publish**: the finished folder replaces the output folder by renaming (atomic on one
-  filesystem); entries of an earlier output folder that are not the report's own (e.g. a
-  ``course/`` folder) move along by rename, and symbolic links are moved, never followed. A run
-  that fails at any step leaves the earlier output untouched.
+* **publish**: each finished file replaces its earlier version in the output folder by one
+  rename; nothing else there is touched and no link is followed (:mod:`privlib.publish`, which
+  also locks the output folder for the run and refuses one inside the kit's own folders). A run
+  that fails before publishing leaves the earlier output untouched.
 """
 
 from __future__ import annotations
 
-import contextlib
+import io
 import logging
 import os
-import re
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-from privlib.audit import load_audit_inputs, materialise, read_params
+from privlib.audit import AuditSpec, load_audit_inputs, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
+from privlib.publish import checked_out as _checked_out
+from privlib.publish import publish as _publish
+from privlib.publish import staging as _staging
 from privlib.render import render_html, render_page, render_pdf
 from privlib.resources import resource_path
-from privlib.thresholds import check_overrides
 
 __all__ = [
-    "AUDIT_FILES", "ReportError", "audit_notebook", "course_notebooks", "params_file",
+    "AUDIT_FILES", "ReportError", "audit_notebook", "audit_spec", "course_notebooks", "params_file",
     "run_audit", "run_course", "run_all",
 ]
 
@@ -46,109 +44,47 @@ class ReportError(PrivlibError):
 
 
 # --------------------------------------------------------------------------------------------
-# The output folder: checked first, staged beside, published by rename
-# --------------------------------------------------------------------------------------------
-def _checked_out(out) -> Path:
-    """``out`` as an absolute path, after the checks that need no writing."""
-    if out is None or not str(out).strip():
-        raise PrivlibError("`--out` is empty; give the folder the report should be written to.")
-    out = Path(os.path.abspath(os.path.expanduser(str(out))))
-    if out.is_symlink():
-        raise PrivlibError(f"`--out` {str(out)!r} is a symbolic link; give a real folder.")
-    if out.exists() and not out.is_dir():
-        raise PrivlibError(f"`--out` {str(out)!r} exists and is not a folder; choose a folder.")
-    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
-        raise PrivlibError(f"`--out` {str(out)!r} is not writable; choose a folder you can write to.")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise PrivlibError(
-                    f"`--out` {str(out)!r} cannot be made: {str(parent)!r} is a file, not a folder."
-                )
-            break
-    return out
-
-
-@contextlib.contextmanager
-def _staging(out: Path, prefix: str):
-    """A private folder beside ``out`` (made first, removed on every exit)."""
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.{prefix}-", dir=out.parent))
-    except OSError as exc:
-        raise PrivlibError(
-            f"cannot write beside `--out` {str(out)!r} ({exc.strerror or exc}); choose a folder "
-            "you can write to."
-        ) from None
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _publish(finished: Path, out: Path, own: set[str]) -> None:
-    """Replace ``out`` by the folder ``finished`` (both on one filesystem).
-
-    Entries of an earlier ``out`` not named in ``own`` are moved into ``finished`` first, so that
-    they survive; the earlier ``out`` is renamed aside, ``finished`` renamed into place, and the
-    earlier one removed. On failure the earlier ``out`` is put back as it was.
-    """
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise PrivlibError(f"`--out` {str(out)!r} changed while the report was made; nothing was written.")
-    carried = []
-    if out.exists():
-        for entry in sorted(os.listdir(out)):
-            if entry not in own and not (finished / entry).exists():
-                os.rename(out / entry, finished / entry)
-                carried.append(entry)
-    aside = finished.parent / (finished.name + ".previous")
-    moved_aside = False
-    try:
-        if out.exists():
-            os.rename(out, aside)
-            moved_aside = True
-        os.rename(finished, out)
-    except OSError as exc:
-        if moved_aside and not out.exists():
-            os.rename(aside, out)
-        for entry in carried:
-            with contextlib.suppress(OSError):
-                os.rename(finished / entry, out / entry)
-        raise PrivlibError(
-            f"could not publish into `--out` {str(out)!r} ({exc.strerror or exc}); the earlier "
-            "output is intact."
-        ) from None
-    if moved_aside:
-        shutil.rmtree(aside, ignore_errors=True)
-
-
-# --------------------------------------------------------------------------------------------
 # Executing a notebook
 # --------------------------------------------------------------------------------------------
-class _ProgressLines(logging.Filter):
-    """Let through, of papermill's log of cell outputs, only the audit's progress lines."""
-
-    pattern = re.compile(r"^(\[\d+\] |    (done|skipped))")
-
-    def filter(self, record):
-        message = record.getMessage().strip("\n")
-        if not self.pattern.match(message):
-            return False
-        record.msg, record.args = message, ()
-        return True
+logger = logging.getLogger(__name__)
 
 
-_PROGRESS_FILTER = _ProgressLines()
+class _KernelProgress(io.TextIOBase):
+    """Where the kernel's stderr goes while a notebook runs: the lines the kit's own loggers wrote
+    there (``privlib...: message``, already redacted in the kernel) are logged here as progress;
+    anything else (library warnings) stays in the notebook only."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            if line.startswith("privlib."):
+                logger.info("%s", line.split(": ", 1)[-1])
+        return len(text)
 
 
 def _ipc_kernel_manager():
     """A kernel manager whose kernel listens on IPC sockets (files in the run's folder), so no
-    code or output travels over TCP, and the kernel does not warn that it does."""
+    code or output travels over TCP, and the kernel does not warn that it does.
+
+    The kernel process writes nothing to the terminal: cell outputs come over its sockets, and
+    what it prints itself is its own chatter, such as a ZMQ traceback when an interrupted run
+    closes the sockets it was about to answer on."""
+    import subprocess
+
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import CaselessStrEnum
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        async def _async_pre_start_kernel(self, **kw):
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
+            return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
@@ -166,21 +102,35 @@ def _require_report_extra() -> None:
         )
 
 
-def _require_dask() -> None:
+#: Seconds a Dask scheduler has to answer before an audit refuses to start.
+SCHEDULER_TIMEOUT = 10
+
+
+def _require_dask(address: str) -> None:
+    """Refuse, before any work, a Dask scheduler that the dask extra or the network cannot reach
+    within :data:`SCHEDULER_TIMEOUT` seconds."""
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
+    from distributed import Client
+
+    # distributed logs every failed attempt to connect; the refusal below says it once.
+    quiet = logging.getLogger("distributed")
+    level, quiet.level = quiet.level, logging.CRITICAL
+    try:
+        Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False).close()
+    except Exception as exc:  # a bad address (ValueError, TypeError) or no answer (OSError)
+        raise PrivlibError(
+            f"the Dask scheduler {address!r} did not answer within {SCHEDULER_TIMEOUT} s "
+            f"({type(exc).__name__}); check the address and that the scheduler runs."
+        ) from None
+    finally:
+        quiet.level = level
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
     import papermill
-
-    # papermill logs every cell's output at INFO; of those, the progress lines of the audit are
-    # worth showing during a long run, the rest repeats what the report shows.
-    papermill_log = logging.getLogger("papermill")
-    if _PROGRESS_FILTER not in papermill_log.filters:
-        papermill_log.addFilter(_PROGRESS_FILTER)
     # The kernel inherits this process's environment; MPLBACKEND=Agg (set for headless runs)
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
@@ -191,9 +141,10 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
     try:
         papermill.execute_notebook(
             str(notebook), str(output), parameters=parameters, cwd=str(cwd),
-            # The audit's own progress lines (through the log) say where the run is; papermill's
-            # cell bar on the same stream would interleave with them.
-            kernel_name="python3", progress_bar=False, log_output=progress,
+            # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
+            # run is; papermill's cell bar on the same stream would interleave with them.
+            kernel_name="python3", progress_bar=False, log_output=False,
+            stderr_file=_KernelProgress() if progress else None,
             kernel_manager_class=_ipc_kernel_manager(),
         )
     except papermill.PapermillExecutionError as exc:
@@ -209,9 +160,9 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
 
 
 def _say(progress: bool, message: str) -> None:
-    """A progress line on stderr (stdout may be a pipe the caller reads)."""
+    """A progress line (the CLI shows them on stderr; stdout may be a pipe the caller reads)."""
     if progress:
-        print(f"privlib: {message} ...", file=sys.stderr, flush=True)
+        logger.info("%s ...", message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,6 +180,9 @@ def course_notebooks(folder=None, lessons=None) -> list[Path]:
     found = sorted(folder.glob("0*.ipynb"))
     if not found:
         raise PrivlibError(f"no teaching notebooks (0*.ipynb) found in {str(folder)!r}.")
+    if lessons is not None and not all(str(lesson).strip() for lesson in lessons):
+        raise PrivlibError("`lessons` holds an empty name; give lesson numbers such as 00 04, or leave it "
+                           "out for every lesson.")
     if lessons:
         unknown = [l for l in lessons if not any(p.name.startswith(str(l)) for p in found)]
         if unknown:
@@ -249,18 +203,46 @@ def params_file(dataset: str) -> Path:
 # --------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------
-def _audit_arguments(params, given: dict) -> dict:
-    """The audit's arguments: those given, else the params file's, else the defaults."""
-    spec = read_params(params) if params is not None else {}
-    names = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
-    merged = {name: given[name] if given.get(name) is not None else spec.get(name) for name in names}
-    merged["seed"] = 2026 if merged["seed"] is None else merged["seed"]
-    if isinstance(merged["seed"], bool) or not isinstance(merged["seed"], int) or merged["seed"] < 0:
-        raise PrivlibError(f"`seed` must be a whole number >= 0, got {merged['seed']!r}.")
-    merged["attack_share"] = 0.5 if merged["attack_share"] is None else merged["attack_share"]
-    merged["thresholds"] = check_overrides(merged["thresholds"])
-    merged["title"] = merged["title"] or "Privacy audit of a synthetic dataset"
-    return {"spec": spec, **merged}
+#: Settings a params file may give, beside how its tables are made or where they are.
+_PARAMS_SETTINGS = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
+#: Fields of a bundled-dataset params file that say how its tables are made.
+_RECIPE_FIELDS = ("dataset", "n_train", "n_holdout", "synthesizers")
+
+
+def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
+    """The spec of an audit from a params file and the arguments ``given`` (those not ``None``
+    win over the file's), checked before any work; with it, the recipe of a bundled-dataset
+    params file whose tables :func:`privlib.audit.materialise` still has to make (else ``None``).
+    """
+    values = {name: value for name, value in given.items() if value is not None}
+    recipe = None
+    if params is not None:
+        found = read_params(params)
+        values = {name: found[name] for name in _PARAMS_SETTINGS if found.get(name) is not None} | values
+        if "dataset" in found:
+            recipe = {name: found[name] for name in _RECIPE_FIELDS if name in found}
+            # the tables do not exist yet: the params file stands in for them while the settings
+            # are checked
+            values |= {"train": params, "synthetic": [params], "holdout": None}
+        else:
+            values = {"train": found["train"], "synthetic": found["synthetic"],
+                      "holdout": found.get("holdout")} | values
+    spec = AuditSpec.build(**values)
+    return spec, recipe
+
+
+def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
+    """The spec with its files as absolute paths, for a notebook that runs in another folder."""
+    def absolute(table):
+        return table.resolve() if isinstance(table, Path) else table
+
+    synthetic = ({k: absolute(v) for k, v in spec.synthetic.items()} if isinstance(spec.synthetic, dict)
+                 else [absolute(v) for v in spec.synthetic])
+    return spec.model_copy(update={
+        "train": absolute(spec.train), "synthetic": synthetic,
+        "holdout": None if spec.holdout is None else absolute(spec.holdout),
+        "schema_file": None if spec.schema_file is None else absolute(spec.schema_file),
+    })
 
 
 def run_audit(
@@ -277,7 +259,7 @@ def run_audit(
     thresholds: dict | None = None,
     attack_share: float | None = None,
     params=None,
-    allow_new_categories: bool = False,
+    allow_new_categories: bool | None = None,
     schema=None,
     dask_scheduler: str | None = None,
     targeted_attack: str | None = None,
@@ -287,7 +269,7 @@ def run_audit(
 
     Give either the file arguments (``train``, ``synthetic``, ...) or ``params``, a YAML file
     (see :func:`privlib.audit.read_params`); values in the file are used where the arguments
-    are left at ``None``. Defaults: seed 2026, attack share 0.5.
+    are left at ``None``. The defaults are those of :class:`privlib.audit.AuditSpec`.
 
     Returns
     -------
@@ -302,58 +284,46 @@ def run_audit(
     """
     out = _checked_out(out)
     _require_report_extra()
-    if dask_scheduler is not None:
-        _require_dask()
-    if targeted_attack is not None:
+    spec, recipe = audit_spec(
+        params=params, train=train, synthetic=synthetic, holdout=holdout,
+        population_size=population_size, keys=keys, sensitive=sensitive, seed=seed, title=title,
+        thresholds=thresholds, attack_share=attack_share, allow_new_categories=allow_new_categories,
+        schema_file=schema, dask_scheduler=dask_scheduler, targeted_attack=targeted_attack,
+    )
+    if spec.dask_scheduler is not None:
+        _require_dask(spec.dask_scheduler)
+    if spec.targeted_attack is not None:
         from privlib.targeted import resolve_synthesizer
 
-        resolve_synthesizer(targeted_attack)  # a bad name or entry point fails before any work
-    notebook = audit_notebook()
-    arguments = _audit_arguments(params, dict(
-        keys=keys, sensitive=sensitive, population_size=population_size, seed=seed, title=title,
-        thresholds=thresholds, attack_share=attack_share,
-    ))
-    spec = arguments.pop("spec")
+        resolve_synthesizer(spec.targeted_attack)  # a bad name or entry point fails before any work
     with _staging(out, "audit") as stage:
         work, report = stage / "work", stage / "report"
         work.mkdir()
         report.mkdir()
-        recipe = None
-        if "dataset" in spec:
-            _say(progress, f"making the tables of {spec['dataset']} (seed {arguments['seed']})")
-            made = materialise(spec | {"seed": arguments["seed"]}, work)
-            train, synthetic, holdout, recipe = made["train"], made["synthetic"], made["holdout"], made["recipe"]
-        elif spec:
-            train, synthetic, holdout = spec["train"], spec["synthetic"], spec.get("holdout")
-        inputs = load_audit_inputs(
-            train=train, synthetic=synthetic, holdout=holdout,
-            population_size=arguments["population_size"], keys=arguments["keys"],
-            sensitive=arguments["sensitive"], allow_new_categories=allow_new_categories,
-            schema=schema,
+        if recipe is not None:
+            _say(progress, f"making the tables of {recipe['dataset']} (seed {spec.seed})")
+            made = materialise(recipe | {"seed": spec.seed}, work)
+            spec = spec.model_copy(update={
+                "train": Path(made["train"]), "synthetic": [Path(p) for p in made["synthetic"]],
+                "holdout": Path(made["holdout"]) if made["holdout"] else None, "recipe": made["recipe"],
+            })
+        spec = _with_absolute_paths(spec)
+        # Every check of the inputs, before the notebook starts (bad input: exit 2).
+        load_audit_inputs(
+            train=spec.train, synthetic=spec.synthetic, holdout=spec.holdout,
+            population_size=spec.population_size, keys=spec.keys, sensitive=spec.sensitive,
+            allow_new_categories=spec.allow_new_categories, schema=spec.schema_file,
         )
-        parameters = {
-            "train": str(Path(train).resolve()),
-            "synthetic": [str(Path(p).resolve()) for p in inputs.files["synthetic"]],
-            "holdout": str(Path(holdout).resolve()) if holdout is not None else None,
-            "population_size": inputs.population_size,
-            "keys": inputs.keys,
-            "sensitive": inputs.sensitive,
-            "thresholds": arguments["thresholds"],
-            "attack_share": arguments["attack_share"],
-            "seed": arguments["seed"],
-            "title": arguments["title"],
-            "recipe": recipe,
-            "dask_scheduler": dask_scheduler,
-            "targeted_attack": targeted_attack,
-            "metrics_path": str(report / "metrics.json"),
-        }
+        spec_file = spec.write(work / "audit_spec.json")
         executed = report / "privacy_audit.ipynb"
         _say(progress, "running the audit notebook")
-        _execute(notebook, executed, parameters, cwd=work, progress=progress)
-        if not (report / "metrics.json").is_file():
+        _execute(audit_notebook(), executed, {"spec_path": spec_file.name}, cwd=work, progress=progress)
+        metrics = work / "metrics.json"
+        if not metrics.is_file():
             raise ReportError("the audit notebook did not write metrics.json; is it the kit's template?")
+        os.replace(metrics, report / "metrics.json")
         _say(progress, "rendering report.html and report.pdf")
-        render_html(executed, report / "report.html", title=arguments["title"])
+        render_html(executed, report / "report.html", title=spec.title)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
     return out
@@ -377,6 +347,11 @@ def _course_dataset(dataset, params, seed):
         )
     read_table(dataset, "dataset")  # fails early on an empty or unreadable file
     return str(Path(dataset).resolve()), Path(dataset).name, seed
+
+
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
 
 
 def _notebook_title(path) -> str | None:
@@ -433,6 +408,7 @@ def run_course(
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
+    _check_seed(seed)
     lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
@@ -475,6 +451,8 @@ def run_all(*, out, datasets=None, course: bool = True, progress: bool = True) -
             run_course(out=out / name / "course", params=path, progress=progress)
     entries = [{"name": d, "title": dataset_info(d).title, "course": course} for d in datasets]
     page = render_page("reports_index.html.j2", title="privlib reports", entries=entries)
-    (out / "index.html").write_text(page, encoding="utf-8")
+    with _staging(out, "reports") as stage:
+        (stage / "index.html").write_text(page, encoding="utf-8")
+        _publish(stage, out, {"index.html"})
     return out
 

@@ -10,9 +10,11 @@ A measure returns a small frozen dataclass derived from :class:`Result`. It
   and JSON views leave out; it never holds the records themselves.
 
 Every result carries a confidence interval (``ci_low``, ``ci_high``, ``ci_method``; see
-:mod:`privlib.uncertainty`) and, once judged against the threshold registry
-(:mod:`privlib.thresholds`), one of four verdicts: :data:`RISK`, :data:`NO_EVIDENCE`,
-:data:`INCONCLUSIVE` or :data:`NOT_ASSESSABLE`, with the rule that gave it in ``verdict_rule``.
+:mod:`privlib.uncertainty`). Measures return results unjudged; judging is a separate step
+(:func:`privlib.thresholds.judge`, called once by the audit runner, or by hand in a notebook) that
+fills in one of four verdicts: :data:`RISK`, :data:`NO_EVIDENCE`, :data:`INCONCLUSIVE` or
+:data:`NOT_ASSESSABLE`, the rule that gave it (``verdict_rule``) and the sentence a reading ends
+with (``judgement``). This module knows nothing of the thresholds themselves.
 """
 
 from __future__ import annotations
@@ -20,16 +22,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
 #: The four verdicts of a judged measure.
-RISK = "risk"
-NO_EVIDENCE = "no evidence of risk"
-INCONCLUSIVE = "inconclusive"
-NOT_ASSESSABLE = "not assessable"
+RISK: Final = "risk"
+NO_EVIDENCE: Final = "no evidence of risk"
+INCONCLUSIVE: Final = "inconclusive"
+NOT_ASSESSABLE: Final = "not assessable"
 VERDICTS = (RISK, NO_EVIDENCE, INCONCLUSIVE, NOT_ASSESSABLE)
 
 
@@ -91,6 +93,9 @@ class Result:
         The rule that gave the verdict, with its source, or why the measure is not assessable.
     higher_is_riskier : bool
         Direction of the value: ``True`` for a ``*_risk``.
+    judgement : str or None
+        The sentence that states the verdict, its meaning and the rule, set by the judge; the
+        reading ends with it.
     """
 
     measure: str
@@ -104,6 +109,7 @@ class Result:
     verdict: str | None = None
     verdict_rule: str | None = None
     higher_is_riskier: bool = True
+    judgement: str | None = None
 
     def _scalar_items(self) -> dict:
         items = {}
@@ -128,12 +134,14 @@ class Result:
 
     def reading(self) -> str:
         """What the value means, from its numbers, then the verdict; subclasses say more."""
-        from privlib.thresholds import with_verdict  # the registry judges results
-
         parts = [f"{self.measure} = {_fmt(self.value)}{self._interval_text()}"]
         if self.baseline is not None:
             parts.append(f"baseline {_fmt(self.baseline)}")
-        return with_verdict(", ".join(parts) + ".", self)
+        return self.with_judgement(", ".join(parts) + ".")
+
+    def with_judgement(self, facts: str) -> str:
+        """A reading: ``facts`` (numbers and column names), then the judge's sentence if any."""
+        return f"{facts} {self.judgement}" if self.judgement else facts
 
     def _interval_text(self) -> str:
         """`` (95% CI 0.41 to 0.47)``, or nothing when the result has no interval or when its

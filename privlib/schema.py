@@ -33,6 +33,7 @@ is one formula::
 
 from __future__ import annotations
 
+import decimal
 import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
@@ -227,6 +228,10 @@ def check_comparable(
 # --------------------------------------------------------------------------------------------
 # Column kinds
 # --------------------------------------------------------------------------------------------
+#: Values an object column may hold: labels and numbers.
+_SCALARS = (str, bool, np.bool_, int, float, np.integer, np.floating, decimal.Decimal)
+
+
 def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = None):
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
@@ -248,13 +253,20 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = 
             return CATEGORICAL
         if values.map(lambda v: isinstance(v, (str, bool, np.bool_))).all():
             return CATEGORICAL
+        # Messages name types and counts only: a value of the column may be confidential.
+        others = sorted({type(v).__name__ for v in values if not isinstance(v, _SCALARS)})
+        if others:
+            raise PrivlibError(
+                f"column {column!r} of `{name}` holds values of type {', '.join(others)}, which the "
+                "kit cannot compare; convert them to numbers, dates or labels, or drop the column."
+            )
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
             return NUMERIC
-        bad = values[numeric.isna()].iloc[0]
+        labels = int(numeric.isna().sum())
         raise PrivlibError(
-            f"column {column!r} of `{name}` mixes numbers and other values (e.g. {bad!r}); "
-            "clean it so it is all numbers or all labels."
+            f"column {column!r} of `{name}` mixes {len(values) - labels} number(s) with {labels} "
+            "other value(s); clean it so it is all numbers or all labels."
         )
     raise PrivlibError(
         f"column {column!r} of `{name}` has unsupported type {dtype}; "

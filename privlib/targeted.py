@@ -73,7 +73,6 @@ from privlib.errors import PrivlibError
 from privlib.neighbors import nearest_distances
 from privlib.results import Result, per_record
 from privlib.schema import MISSING, NUMERIC, TableEncoder, check_comparable, check_frame
-from privlib.thresholds import judge
 from privlib.uncertainty import BOOTSTRAP, bootstrap_interval, check_confidence
 from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
 
@@ -546,7 +545,7 @@ def shadow_model_attack(
         target_auc=aucs[:, 0], target_ci_low=aucs[:, 1], target_ci_high=aucs[:, 2],
         scores_in=np.concatenate(groups[1::2]), scores_out=np.concatenate(groups[0::2]),
     )
-    return judge(result)
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -667,4 +666,4 @@ def density_attack(
         confidence=confidence, baseline=0.5, estimator=estimator, n_train=len(train),
         n_holdout=len(holdout), score=score, is_member=is_member,
     )
-    return judge(result)
+    return result

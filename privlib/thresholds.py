@@ -1,6 +1,8 @@
 """The threshold registry: one place for every cut-off, its direction, its source and its words.
 
-Each entry is keyed by ``Result.measure``. A cut-off is either **published** (a paper and where in
+Each entry is keyed by ``Result.measure`` and is declared with its measure, once, in
+:mod:`privlib.audit.measures` (the rule beside the measure's title, family and audit wiring);
+:data:`REGISTRY` is read from those declarations. A cut-off is either **published** (a paper and where in
 it) or a **kit default** judged against the measure's baseline with a stated margin (e.g. "an
 attack AUC above 0.5 by more than 0.05"); the entry says which, and why. Three kinds of rule exist:
 
@@ -36,11 +38,40 @@ import math
 from dataclasses import dataclass
 from numbers import Real
 
+from collections.abc import Iterator, Mapping
+
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 
 __all__ = ["Threshold", "REGISTRY", "cutoff", "judge", "check_overrides", "rule_text",
-           "verdict_sentence", "with_verdict", "disagreements", "registry_frame"]
+           "verdict_sentence", "disagreements", "registry_frame"]
+
+
+class _Registry(Mapping):
+    """Every measure's rule, by ``Result.measure``: a view of the declarations in
+    :mod:`privlib.audit.measures`, read on first use (they import the measure modules, which this
+    module must not import)."""
+
+    def __getitem__(self, key: str) -> Threshold:
+        return _registry()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_registry())
+
+    def __len__(self) -> int:
+        return len(_registry())
+
+
+def _registry() -> Mapping[str, Threshold]:
+    from privlib.audit.measures import RULES
+
+    return RULES
+
+
+def _measures():
+    from privlib.audit.measures import MEASURES
+
+    return MEASURES
 
 
 @dataclass(frozen=True)
@@ -49,8 +80,6 @@ class Threshold:
 
     Attributes
     ----------
-    measure : str
-        ``Result.measure`` of the results this entry judges.
     cutoff : float
         The threshold itself; with ``from_baseline`` the margin added to (``higher_is_riskier``)
         or taken from the result's baseline; with ``gap_to`` the share of the gap from the
@@ -69,16 +98,12 @@ class Threshold:
         Absolute cut-off used when the rule needs a baseline the result lacks (e.g. no holdout).
     published : bool
         Whether the cut-off is published (``True``) or the kit's choice.
-    family : str
-        ``"identity"``, ``"attribute"`` or ``"membership"``: measures of one family answer one
-        question, so their verdicts are compared by :func:`disagreements`.
     scope : str
         What the measure looks at, in a clause ("ranks every training and holdout record by ...").
     risk_words, safe_words : str
         What a ``risk`` (a ``no evidence of risk``) verdict means for this measure, in a clause.
     """
 
-    measure: str
     cutoff: float
     source: str
     higher_is_riskier: bool = True
@@ -87,7 +112,6 @@ class Threshold:
     per: str | None = None
     fallback: float | None = None
     published: bool = False
-    family: str = ""
     scope: str = ""
     risk_words: str = "the value lies beyond its cut-off"
     safe_words: str = "the value stays on the safe side of its cut-off"
@@ -97,15 +121,15 @@ class Threshold:
         """The absolute cut-off for a result with this ``baseline``, gap ``reference`` and
         ``count`` (``None`` when the rule needs one of them and there is none)."""
         if self.gap_to is not None:
-            if _missing(baseline) or _missing(reference):
+            if baseline is None or reference is None or _missing(baseline) or _missing(reference):
                 return self.fallback
             return baseline + self.cutoff * (reference - baseline)
         if self.from_baseline:
-            if _missing(baseline):
+            if baseline is None or _missing(baseline):
                 return self.fallback
             return baseline + self.cutoff if self.higher_is_riskier else baseline - self.cutoff
         if self.per is not None:
-            return None if _missing(count) else self.cutoff * count
+            return None if count is None or _missing(count) else self.cutoff * count
         return self.cutoff
 
     def describe(self) -> str:
@@ -114,7 +138,7 @@ class Threshold:
 
         Examples
         --------
-        >>> REGISTRY["cap"].describe().split(" lies ")[1]
+        >>> _registry()["cap"].describe().split(" lies ")[1]
         "above the baseline plus 0.5 of the way to the result's original_cap"
         """
         side = "above" if self.higher_is_riskier else "below"
@@ -145,250 +169,9 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _entry(measure, cutoff, source, **kwargs) -> tuple[str, Threshold]:
-    return measure, Threshold(measure=measure, cutoff=cutoff, source=source, **kwargs)
-
-
-_COPIES_SCOPE = (
-    "counts exact copies only: a generator that moves every record a little makes none, so read "
-    "it with the distance measures"
-)
-_CHANCE_COPIES = (
-    "kit default: more than 1 synthetic record in 100 copying a training record beyond the copies "
-    "of holdout records that chance gives; without a holdout, more than 5 in 100 (chance copies "
-    "can exceed this on data with few distinct records, so give a holdout)"
-)
-
-#: Every measure's threshold, keyed by ``Result.measure``.
-REGISTRY: dict[str, Threshold] = dict(
-    [
-        _entry(
-            "relative_risk_m", 0.2, published=True, family="membership",
-            source="El Emam, Mosquera & Fang (2022), JAMIA Open 5(4), Discussion: a relative risk "
-            "M above 0.2 is not acceptable",
-            scope="rescales the Hamming attack's F1 between calling everyone a member (0) and a "
-            "perfect attack (1)",
-            risk_words="the attack beats calling everyone a member by more than the accepted share",
-            safe_words="the attack gains no more than the accepted share over calling everyone a "
-            "member",
-        ),
-        _entry(
-            "dcr_holdout_share", 0.05, from_baseline=True, family="membership",
-            source="kit default: more than 5 points above the 50% of a generator that memorised "
-            "nothing (Clearbox AI's tutorial reads 'about 50% or below' as good, without a cut-off)",
-            scope="asks of each synthetic record only which real table holds its nearest record, "
-            "not how near",
-            risk_words="synthetic records sit closer to training than to holdout records more often "
-            "than chance allows, a sign of memorisation",
-            safe_words="synthetic records sit no closer to training than to holdout records beyond "
-            "chance",
-        ),
-        _entry(
-            "nn_mia_auc", 0.05, from_baseline=True, family="membership",
-            source="kit default: an attack AUC more than 0.05 above chance (0.5); Yale et al. "
-            "(2019) read 0.5 as no information and publish no cut-off",
-            scope="ranks every training and holdout record by its distance to the nearest "
-            "synthetic record, so a small shift of all distances counts as much as a few copies",
-            risk_words="distance to the synthetic data tells training from holdout records better "
-            "than chance",
-            safe_words="distance to the synthetic data tells training from holdout records no "
-            "better than chance, within the margin",
-        ),
-        _entry(
-            "privacy_loss", 0.1, from_baseline=True, family="membership",
-            source="kit default: a fifth of the 0.5 that copying the training data gives (Yale et "
-            "al. 2019 read 0 as ideal and publish no cut-off)",
-            scope="compares, record by record, the nearest synthetic with the nearest other real "
-            "record, once for training and once for unseen records; ties count against the real "
-            "record, so it reacts to exact and near copies rather than to a general shift",
-            risk_words="synthetic records stand in for their training records, as near copies do, "
-            "clearly more than for unseen records",
-            safe_words="synthetic records stand in for training records no more than for unseen "
-            "records, within the margin",
-        ),
-        _entry(
-            "discriminator_excess_realness", 0.02, from_baseline=True, family="membership",
-            source="kit default: synthetic records judged 2 points more 'real' than genuine "
-            "unseen records",
-            scope="asks a classifier trained on training vs synthetic records whether unseen "
-            "synthetic records look more like the training data than real unseen records do",
-            risk_words="synthetic records look more like the training data than genuine unseen "
-            "records, a sign of over-fitting",
-            safe_words="synthetic records look no more like the training data than genuine unseen "
-            "records, within the margin",
-        ),
-        # Issue 12: a verdict for every measure of identity, attribute and membership.
-        _entry(
-            "identical_match_share", 0.01, from_baseline=True, fallback=0.05, family="identity",
-            source=_CHANCE_COPIES, scope=_COPIES_SCOPE,
-            risk_words="the generator reproduces its training records beyond chance",
-            safe_words="the synthetic data copies training records no more than chance copies "
-            "unseen people, within the margin",
-        ),
-        _entry(
-            "dcr_zero_share", 0.01, from_baseline=True, fallback=0.05, family="identity",
-            source=_CHANCE_COPIES,
-            scope="counts synthetic records at Gower distance 0 from a training record (exact "
-            "copies); its median distance, reported beside it, shows near copies",
-            risk_words="the generator reproduces its training records beyond chance",
-            safe_words="the synthetic data sits on training records no more than unseen people "
-            "do, within the margin",
-        ),
-        _entry(
-            "replicated_uniques", 0.01, from_baseline=True, fallback=0.05, family="identity",
-            source="kit default: more than 1 in 100 of the original's unique records replicated "
-            "beyond the share a holdout sample of other real people replicates by chance; without "
-            "a holdout, more than 5 in 100 (synthpop reports the count without a cut-off)",
-            scope="looks only at people unique on the key variables, the ones an intruder can "
-            "single out",
-            risk_words="unique people are carried into the synthetic data as unique records "
-            "beyond chance",
-            safe_words="unique people are carried over no more than chance carries them, within "
-            "the margin",
-        ),
-        _entry(
-            "expected_match_risk", 0.09, per="n_records", published=True, family="identity",
-            source="Health Canada (2019), Guidance document on the public release of clinical "
-            "information, and the EMA Policy 0070 guidance: an average re-identification "
-            "probability of 0.09 for public release, applied here to the expected number of "
-            "targets identified per target",
-            scope="assumes an intruder who knows every target's original values and picks at "
-            "random among the matching synthetic records",
-            risk_words="an intruder would identify more targets than the public-release "
-            "threshold allows",
-            safe_words="an intruder would identify fewer targets than the public-release "
-            "threshold allows",
-        ),
-        _entry(
-            "cap", 0.5, gap_to="original_cap", family="attribute",
-            source="kit default: the synthetic data goes more than half of the way from guessing "
-            "from the overall shares to what the original data reveals (Taub et al. 2018 compare "
-            "the two without a cut-off)",
-            scope="averages, over the original records, how often the synthetic records sharing "
-            "a person's key carry that person's target value",
-            risk_words="the synthetic data reveals most of what the original reveals about the "
-            "target",
-            safe_words="the synthetic data reveals less than half of what the original reveals "
-            "beyond guessing",
-        ),
-        _entry(
-            "knn_risk_accuracy", 0.5, gap_to="original_value", family="attribute",
-            source="kit default: a model fitted on the synthetic data goes more than half of the "
-            "way from the majority-class guess to the same model fitted on the original data "
-            "(Choi et al. 2017 compare the two without a cut-off)",
-            scope="fits a model on the synthetic data and counts the original records whose "
-            "target it predicts correctly",
-            risk_words="the synthetic data predicts the target nearly as well as the original",
-            safe_words="the synthetic data predicts the target less than half as well as the "
-            "original, beyond guessing",
-        ),
-        _entry(
-            "knn_risk_mse", 0.5, gap_to="original_value", higher_is_riskier=False,
-            family="attribute",
-            source="kit default: a model fitted on the synthetic data closes more than half of "
-            "the gap in squared error between guessing the mean and the same model fitted on the "
-            "original data",
-            scope="fits a model on the synthetic data and measures its squared error on the "
-            "original records' target",
-            risk_words="the synthetic data predicts the target nearly as well as the original",
-            safe_words="the synthetic data predicts the target less than half as well as the "
-            "original, beyond guessing",
-        ),
-        *(
-            _entry(
-                measure, 0.2, gap_to=1.0, published=True, family="membership",
-                source="El Emam, Mosquera & Fang (2022), JAMIA Open 5(4), Discussion: a relative "
-                "risk M = (F1 - F_max) / (1 - F_max) above 0.2 is not acceptable, F_max being the "
-                "F1 of calling everyone a member (of n/N, or of the attack set's member share t "
-                "when N is unknown)",
-                scope="calls a real record a member when some synthetic record differs from it on "
-                "at most h binned variables; it needs an h at which not everyone is called",
-                risk_words="the Hamming attack finds members clearly better than calling everyone "
-                "a member",
-                safe_words="the Hamming attack gains no more than the accepted share over calling "
-                "everyone a member",
-            )
-            for measure in ("ground_truth_f1", "partition_f1")
-        ),
-        _entry(
-            "threshold_attack_precision", 0.05, from_baseline=True, family="membership",
-            source="kit default: calling the closer half members is right more than 5 points "
-            "above guessing (0.5), the same margin as the attack AUC's",
-            scope="calls the closer half of equally many training and holdout records members, "
-            "by distance to the nearest synthetic record",
-            risk_words="the records closest to the synthetic data are training records more often "
-            "than guessing",
-            safe_words="the records closest to the synthetic data are training records no more "
-            "often than guessing, within the margin",
-        ),
-        _entry(
-            "adversarial_accuracy", 0.05, from_baseline=True, higher_is_riskier=False,
-            family="membership",
-            source="kit default: more than 0.05 below the accuracy of indistinguishable tables "
-            "(0.5 less half the share of tied comparisons, which the strict '>' of Yale et al. "
-            "2019 counts against the real record), the same margin as the attack AUC's",
-            scope="compares, record by record, the nearest record in the other table with the "
-            "nearest record in the same table; many ties (repeated values) lower it even for "
-            "indistinguishable tables, hence the tie-aware baseline",
-            risk_words="synthetic records sit closer to real ones than real records sit to each "
-            "other, as copies do",
-            safe_words="real and synthetic records are no easier to tell apart by their nearest "
-            "neighbours than two samples of one distribution, within the margin",
-        ),
-        # The three criteria of Opinion 05/2014 (privlib.criteria). The baseline of each risk is 0
-        # (the training records attacked no more easily than the control records).
-        *(
-            _entry(
-                measure, 0.05, from_baseline=True, family=family,
-                source=f"kit default: a {what} risk more than 0.05 above 0, that is the attack "
-                "succeeding on more than 5% of the targets that the same attack on unseen control "
-                "records misses; Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off, and 0.05 "
-                "is about the interval half-width that 500 attacks resolve",
-                scope=scope,
-                risk_words=f"the {what} attack succeeds on training records more often than on "
-                "records the generator never saw",
-                safe_words=f"the {what} attack does no better on training records than on unseen "
-                "ones, within the margin",
-            )
-            for measure, what, family, scope in (
-                ("singling_out_risk", "singling-out", "identity",
-                 "asks whether predicates read off the synthetic data isolate exactly one training "
-                 "record more often than one control record; it targets rare values and outliers"),
-                ("linkability_risk", "linkability", "identity",
-                 "asks whether the synthetic data joins two halves of a person's columns more often "
-                 "for training than for control records"),
-                ("inference_risk", "inference", "attribute",
-                 "asks whether nearest synthetic records reveal a secret column more often for "
-                 "training than for control records"),
-            )
-        ),
-        # Targeted attacks (privlib.targeted)
-        _entry(
-            "shadow_model_auc", 0.1, from_baseline=True, family="membership",
-            scope="asks, for a few chosen target records (outliers by default), whether the "
-            "generator's output changes when that one record is in its training data; a worst "
-            "case for those records, not an average over all",
-            risk_words="the release tells whether the target records were in the training data",
-            safe_words="the attack does no better than guessing on the target records, within "
-            "the margin",
-            source="kit default: a mean AUC over the targets more than 0.1 above chance (0.5); "
-            "Stadler, Oprisanu & Troncoso (2022) read any gain over 0.5 on an outlier as a "
-            "privacy loss and publish no cut-off; the margin is wider than nn_mia_auc's because "
-            "each target's AUC rests on a few dozen shadow pairs",
-        ),
-        _entry(
-            "density_attack_auc", 0.05, from_baseline=True, family="membership",
-            scope="ranks every record by how much denser the synthetic data is around it than a "
-            "reference sample of real data: local over-fitting, as DOMIAS defines it",
-            risk_words="the synthetic data is denser around training records than around unseen ones",
-            safe_words="the synthetic data is no denser around training records than around "
-            "unseen ones, within the margin",
-            source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
-            "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
-            "cut-off",
-        ),
-    ]
-)
+#: Every measure's threshold rule, keyed by ``Result.measure`` (declared in
+#: :mod:`privlib.audit.measures`).
+REGISTRY: Mapping[str, Threshold] = _Registry()
 
 
 def registry_frame():
@@ -404,9 +187,10 @@ def registry_frame():
     import pandas as pd
 
     rows = [
-        dict(measure=e.measure, family=e.family, rule=e.describe(), published=e.published,
-             source=e.source, scope=e.scope)
-        for e in REGISTRY.values()
+        dict(measure=key, family=spec.family, title=spec.title, rule=spec.rule.describe(),
+             published=spec.rule.published, source=spec.rule.source, scope=spec.rule.scope)
+        for key, spec in _measures().items()
+        if spec.rule is not None
     ]
     return pd.DataFrame(rows).set_index("measure")
 
@@ -417,7 +201,7 @@ def rule_text(entry: Threshold, baseline: float | None = None, reference: float 
 
     Examples
     --------
-    >>> rule_text(REGISTRY["nn_mia_auc"], 0.5).split(";")[0]
+    >>> rule_text(_registry()["nn_mia_auc"], 0.5).split(";")[0]
     'risk when the interval lies above 0.55 (the baseline 0.5 plus 0.05)'
     """
     side = "above" if entry.higher_is_riskier else "below"
@@ -457,11 +241,11 @@ def cutoff(measure: str, baseline: float | None = None, *, reference: float | No
 
 def _entry_of(measure: str) -> Threshold:
     try:
-        return REGISTRY[measure]
+        return _registry()[measure]
     except KeyError:
         raise PrivlibError(
             f"no threshold is registered for measure {measure!r}; the registered measures are "
-            f"{sorted(REGISTRY)}."
+            f"{sorted(_registry())}."
         ) from None
 
 
@@ -472,12 +256,12 @@ def check_overrides(thresholds) -> dict[str, float]:
     if not isinstance(thresholds, dict):
         raise PrivlibError(
             f"`thresholds` must map measure names to numbers, got {type(thresholds).__name__}; "
-            f"the measures are {sorted(REGISTRY)}."
+            f"the measures are {sorted(_registry())}."
         )
-    unknown = sorted(str(k) for k in thresholds if k not in REGISTRY)
+    unknown = sorted(str(k) for k in thresholds if k not in _registry())
     if unknown:
         raise PrivlibError(
-            f"`thresholds` names unknown measure(s) {unknown}; the valid keys are {sorted(REGISTRY)}."
+            f"`thresholds` names unknown measure(s) {unknown}; the valid keys are {sorted(_registry())}."
         )
     out = {}
     for key, value in thresholds.items():
@@ -488,10 +272,12 @@ def check_overrides(thresholds) -> dict[str, float]:
 
 
 def judge(result: Result, *, override: float | None = None) -> Result:
-    """``result`` with its threshold, verdict and ``verdict_rule`` from the registry.
+    """``result`` with its threshold, verdict, ``verdict_rule`` and ``judgement`` sentence from
+    the registry.
 
     A result that already says it is not assessable keeps that verdict and its reason. With
     ``override`` (an absolute cut-off a custodian chose), that cut-off replaces the registry's.
+    Judging a judged result again gives the same result.
 
     Examples
     --------
@@ -501,6 +287,11 @@ def judge(result: Result, *, override: float | None = None) -> Result:
     >>> judge(Result(measure="nn_mia_auc", value=0.55, ci_low=0.52, ci_high=0.58, baseline=0.5)).verdict
     'inconclusive'
     """
+    judged = _verdict_of(result, override)
+    return dataclasses.replace(judged, judgement=verdict_sentence(judged) or None)
+
+
+def _verdict_of(result: Result, override: float | None) -> Result:
     if result.verdict == NOT_ASSESSABLE:
         return result
     entry = _entry_of(result.measure)
@@ -510,18 +301,20 @@ def judge(result: Result, *, override: float | None = None) -> Result:
             source=f"set for this audit (the registry's rule: {entry.source})",
         )
     value = result.value
-    if _missing(value):
+    if value is None or _missing(value):
         return dataclasses.replace(
             result, verdict=NOT_ASSESSABLE, verdict_rule="the value is undefined for these data"
         )
     reference, count = entry.reference_of(result), entry.count_of(result)
-    if entry.gap_to is not None and not _missing(reference) and not _missing(result.baseline):
-        gap = reference - result.baseline
+    baseline = result.baseline
+    if (entry.gap_to is not None and reference is not None and baseline is not None
+            and not _missing(reference) and not _missing(baseline)):
+        gap = reference - baseline
         if (gap <= 0) if entry.higher_is_riskier else (gap >= 0):
             return dataclasses.replace(
                 result, verdict=NOT_ASSESSABLE, higher_is_riskier=entry.higher_is_riskier,
                 verdict_rule=f"the reference ({reference:.3g}) does no better than the baseline "
-                f"({result.baseline:.3g}), so there is nothing beyond guessing to reveal and no "
+                f"({baseline:.3g}), so there is nothing beyond guessing to reveal and no "
                 f"cut-off between them: {entry.source}",
             )
     cut = entry.effective(result.baseline, reference, count)
@@ -531,7 +324,7 @@ def judge(result: Result, *, override: float | None = None) -> Result:
             verdict_rule="there is no baseline to judge against: " + rule_text(entry),
         )
     low, high = result.ci_low, result.ci_high
-    if _missing(low) or _missing(high):
+    if low is None or high is None or _missing(low) or _missing(high):
         low = high = value
     if entry.higher_is_riskier:
         verdict = RISK if low > cut else NO_EVIDENCE if high <= cut else INCONCLUSIVE
@@ -569,7 +362,7 @@ def verdict_sentence(result: Result) -> str:
         return f"Not assessable: {result.verdict_rule}."
     if result.verdict not in VERDICTS:  # set by hand, outside the registry
         return f"Verdict: {result.verdict}."
-    entry = REGISTRY.get(result.measure)
+    entry = _registry().get(result.measure)
     risk_words = entry.risk_words if entry else Threshold.risk_words
     words = {
         RISK: risk_words,
@@ -590,20 +383,6 @@ def verdict_sentence(result: Result) -> str:
             f"(rule: {result.verdict_rule}).")
 
 
-def with_verdict(facts: str, result: Result) -> str:
-    """A measure's reading: its ``facts`` (numbers and column names) followed by
-    :func:`verdict_sentence`.
-
-    Examples
-    --------
-    >>> from privlib.results import Result
-    >>> with_verdict("AUC = 0.5.", Result(measure="nn_mia_auc", value=0.5))
-    'AUC = 0.5.'
-    """
-    sentence = verdict_sentence(result)
-    return f"{facts} {sentence}" if sentence else facts
-
-
 def disagreements(results) -> list[str]:
     """Sentences explaining pairs of judged results of one family whose verdicts differ
     (one ``risk``, the other ``no evidence of risk``), from the two entries' ``scope``.
@@ -616,17 +395,18 @@ def disagreements(results) -> list[str]:
     >>> len(disagreements([auc, loss]))
     1
     """
-    judged = [r for r in results if r.measure in REGISTRY and r.verdict in (RISK, NO_EVIDENCE)]
+    specs = _measures()
+    judged = [r for r in results if r.measure in specs and r.verdict in (RISK, NO_EVIDENCE)]
     out = []
     for i, a in enumerate(judged):
         for b in judged[i + 1:]:
-            ea, eb = REGISTRY[a.measure], REGISTRY[b.measure]
-            if ea.family != eb.family or a.verdict == b.verdict or a.measure == b.measure:
+            sa, sb = specs[a.measure], specs[b.measure]
+            if sa.family != sb.family or a.verdict == b.verdict or a.measure == b.measure:
                 continue
-            risky, safe = (a, b) if a.verdict == RISK else (b, a)
+            risky, safe = (sa, sb) if a.verdict == RISK else (sb, sa)
             out.append(
-                f"{risky.measure} finds a risk and {safe.measure} does not, because they look at "
-                f"different things: {risky.measure} {REGISTRY[risky.measure].scope}, while "
-                f"{safe.measure} {REGISTRY[safe.measure].scope}."
+                f"{risky.title} finds a risk and {safe.title} does not, because they look at "
+                f"different things: {risky.title} {risky.rule.scope}, while "
+                f"{safe.title} {safe.rule.scope}."
             )
     return out

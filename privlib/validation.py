@@ -27,7 +27,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 
 __all__ = [
     "validate_params", "Table", "Integer", "Number", "Options", "Names", "RandomState", "Boolean",
@@ -201,7 +201,7 @@ def validate_params(constraints: dict):
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
-                raise PrivlibError(f"{function.__name__}(): {exc}; pass the tables by name.") from None
+                raise ParameterError(f"{function.__name__}(): {exc}; pass the tables by name.") from None
             bound.apply_defaults()
             for name, accepted in constraints.items():
                 value = bound.arguments[name]
@@ -212,7 +212,7 @@ def validate_params(constraints: dict):
                     if len(problems) == 1:
                         raise PrivlibError(problems[0])
                     kinds = [c.description for c in accepted if c is not None] + (["None"] if None in accepted else [])
-                    raise PrivlibError(f"`{name}` must be {' or '.join(kinds)}, got {_short(value)}.")
+                    raise ParameterError(f"`{name}` must be {' or '.join(kinds)}, got {_short(value)}.")
             return function(*args, **kwargs)
 
         checked.__privlib_constraints__ = constraints

@@ -1,6 +1,5 @@
 """Tests of privlib.attribute: every expected value is worked out by hand in the comments."""
 
-import itertools
 
 import numpy as np
 import pandas as pd
@@ -8,6 +7,7 @@ import pytest
 
 from privlib import PrivlibError
 from privlib.attribute import cap, discretize, knn_risk
+from privlib.thresholds import judge
 
 
 # --------------------------------------------------------------------------------------------
@@ -71,7 +71,8 @@ def test_cap_interval_is_a_seeded_bootstrap_of_the_records(tiny):
     # per-record CAPs 2/3, 1/3, 1/2, 0 (version 1): a resample's mean lies in [0, 2/3]
     assert 0.0 <= a.ci_low <= a.value <= a.ci_high <= 2 / 3
     # a copy reveals everything the original reveals: CAP = original CAP above the half-way cut-off
-    copy = cap(original=original, synthetic=original, keys=["sex", "age"], target="ill", random_state=0)
+    copy = judge(cap(original=original, synthetic=original, keys=["sex", "age"], target="ill",
+                     random_state=0))
     assert copy.threshold == pytest.approx(0.5 + 0.5 * 0.25)
     with pytest.raises(PrivlibError, match="`confidence`"):
         cap(original=original, synthetic=synthetic, keys="sex", target="ill", confidence=2)
@@ -136,7 +137,7 @@ def test_cap_agrees_with_a_plain_loop_over_records():
 
 def test_cap_result_reads_and_tabulates(tiny):
     original, synthetic = tiny
-    res = cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill")
+    res = judge(cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill"))
     row = res.to_frame()
     assert row.loc["cap", "value"] == pytest.approx(0.375)
     assert "per_record" not in row.columns

@@ -12,13 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import jsonschema
+
+from privlib import membership
 from privlib.audit import (
-    CATALOGUE, FAMILIES, MIN_ROWS, Audit, Measure, comparable_metrics, load_audit_inputs, read_params, sha256,
+    CATALOGUE, FAMILIES, MIN_ROWS, Audit, AuditError, AuditSpec, MeasureSpec, comparable_metrics,
+    load_audit_inputs, metrics_schema, read_params, run, sha256,
 )
+from privlib.audit.report import NOT_ASSESSED
 from privlib.errors import PrivlibError
 from privlib.pipeline import params_file, run_course
-from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK, Result
+from privlib.results import NO_EVIDENCE, RISK, Result
 from privlib.thresholds import REGISTRY
+
+SHIPPED_SCHEMA = Path(__file__).parents[1] / "privlib" / "audit" / "metrics.schema.json"
 
 
 def _write(folder: Path, name: str, table: pd.DataFrame) -> Path:
@@ -95,107 +102,142 @@ class _Fake(Result):
     pass
 
 
-def _entry(key, family="identity", needs=(), **result):
-    """A catalogue entry whose function returns a fixed result (or raises what it is given)."""
+def _spec(key, family="identity", needs=(), rule_of=None, **result):
+    """A declaration whose function returns a fixed result under ``key`` (or raises what it is
+    given), judged by the rule registered for ``rule_of`` (default: ``key``)."""
 
     def function():
         if isinstance(result.get("raises"), Exception):
             raise result["raises"]
-        return _Fake(**result)
+        return _Fake(measure=result.pop("measure", key), **result)
 
-    return Measure(key, family, function, needs=needs)
+    return MeasureSpec(key, key.title(), family, REGISTRY.get(rule_of or key), function, needs=needs)
 
 
-def test_audit_runs_its_catalogue_records_skips_and_judges_by_the_registry(files):
+def _audit(inputs, catalogue, **settings):
+    spec = AuditSpec.build(train="train.csv", synthetic=["synthetic.csv"], **settings)
+    return Audit(inputs, spec, catalogue=tuple(catalogue)).run()
+
+
+def test_audit_judges_each_result_once_with_the_overrides_and_records_skips(files):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
     catalogue = [
         # 0.7 with interval [0.65, 0.75] lies wholly above the override 0.5: risk.
-        _entry("mine", measure="nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5),
+        _spec("nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5),
         # The registry's kit default for the DCR share: baseline 0.5 plus a margin.
-        _entry("share", "membership", measure="dcr_holdout_share", value=0.5, ci_low=0.48,
-               ci_high=0.52, baseline=0.5),
-        # A measure the registry does not know keeps its own verdict.
-        _entry("own", "membership", measure="other", value=0.1, threshold=0.2, verdict=NO_EVIDENCE),
-        _entry("needs holdout", "membership", needs=("holdout",), measure="x", value=1.0),
-        _entry("refused", "attribute", raises=PrivlibError("too few distinct values")),
-        Measure("never", "identity", None, not_applicable="it does not apply"),
+        _spec("dcr_holdout_share", "membership", value=0.5, ci_low=0.48, ci_high=0.52, baseline=0.5),
+        _spec("privacy_loss", "membership", needs=("holdout",), value=1.0),
+        _spec("cap", "attribute", raises=PrivlibError("too few distinct values")),
+        MeasureSpec("expected_match_risk", "Never", "identity", None, not_applicable="it does not apply"),
     ]
-    audit = Audit(inputs, thresholds={"nn_mia_auc": 0.5}, catalogue=catalogue).run()
-    mine, share, own = (audit.get(label) for label in ("mine", "share", "own"))
+    report = _audit(inputs, catalogue, thresholds={"nn_mia_auc": 0.5})
+    mine, share = (next(m for m in report.measures if m.key == k) for k in ("nn_mia_auc", "dcr_holdout_share"))
     assert (mine.threshold, mine.verdict) == (0.5, RISK)
-    entry = REGISTRY["dcr_holdout_share"]
-    assert share.threshold == pytest.approx(0.5 + entry.cutoff) and share.verdict == NO_EVIDENCE
-    assert (own.threshold, own.verdict) == (0.2, NO_EVIDENCE)
-    skipped = {m: why for _, m, why in audit.skipped}
-    assert skipped["needs holdout"].startswith("no holdout data was given")
-    assert skipped["refused"] == "the data do not allow it: too few distinct values"
-    assert skipped["never"] == "it does not apply"
-    table = audit.verdict_table()
-    assert table["measure"].tolist() == ["mine", "share", "own"]
-    assert table["verdict"].tolist() == [RISK, NO_EVIDENCE, NO_EVIDENCE]
-    assert "1 risk, 2 no evidence of risk" in audit.summary()
-    assert "Look first at: mine." in audit.summary()
-    conclusion = {f["family"]: f for f in audit.conclusion()}
-    assert conclusion["Identity disclosure"]["label"] == "mine"
-    assert conclusion["Membership disclosure"]["counts"] == {NO_EVIDENCE: 2, INCONCLUSIVE: 0, RISK: 0}
+    assert share.threshold == pytest.approx(0.5 + REGISTRY["dcr_holdout_share"].cutoff)
+    assert share.verdict == NO_EVIDENCE
+    skipped = {s.key: s.reason for s in report.skipped}
+    assert skipped["privacy_loss"].startswith("no holdout data was given")
+    assert skipped["cap"] == "the data do not allow it: too few distinct values"
+    assert skipped["expected_match_risk"] == "it does not apply"
+    families = {f.family: f for f in report.families}
+    assert families["identity"].verdict == RISK and families["identity"].deciding == "nn_mia_auc"
+    assert families["membership"].counts[NO_EVIDENCE] == 1
+    # Nothing of the attribute family could run: it is listed, with the reason and what to give.
+    assert families["attribute"].verdict == NOT_ASSESSED
+    assert "too few distinct values" in families["attribute"].reason
+    assert report.decision == "do not release"
 
 
-def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys(files):
+def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"])
+    wrong_call = MeasureSpec("nn_mia_auc", "Wrong call", "membership", REGISTRY["nn_mia_auc"],
+                             membership.nn_mia, lambda context: {"no_such_table": context.train})
+    with pytest.raises(AuditError, match="calls its function wrongly"):
+        _audit(inputs, [wrong_call])
+    with pytest.raises(AuditError, match="gave a result for 'privacy_loss'"):
+        _audit(inputs, [_spec("nn_mia_auc", measure="privacy_loss", value=0.1)])
+    with pytest.raises(KeyError):  # a bug in an argument builder surfaces as itself
+        _audit(inputs, [MeasureSpec("nn_mia_auc", "Bad", "membership", None, membership.nn_mia,
+                                    lambda context: context.settings["no such setting"])])
+
+
+def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
     with pytest.raises(PrivlibError, match=r"unknown measure\(s\) \['nn_mia'\]; the valid keys are \[.*'nn_mia_auc'"):
-        Audit(inputs, thresholds={"nn_mia": 0.6})
+        AuditSpec.build(train="t.csv", synthetic="s.csv", thresholds={"nn_mia": 0.6})
     with pytest.raises(PrivlibError, match="must be a finite number"):
-        Audit(inputs, thresholds={"nn_mia_auc": float("nan")})
-    with pytest.raises(PrivlibError, match="unknown audit setting"):
-        Audit(inputs, settings={"sead": 1})
+        AuditSpec.build(train="t.csv", synthetic="s.csv", thresholds={"nn_mia_auc": float("nan")})
+    with pytest.raises(PrivlibError, match=r"^`sead` is not a setting of the audit; the settings are \["):
+        AuditSpec.build(train="t.csv", synthetic="s.csv", sead=1)
+    with pytest.raises(PrivlibError, match=r"^`seed` input should be greater than or equal to 0\.$"):
+        AuditSpec.build(train="t.csv", synthetic="s.csv", seed=-5)
 
 
 def test_every_catalogue_entry_names_a_family_and_builds_keyword_arguments(files):
+    import inspect
+
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"],
                                keys=["sex"], sensitive=["ill"], population_size=1000)
-    audit = Audit(inputs)
+    spec = AuditSpec.build(train=files["train"], synthetic=files["synthetic"], targeted_attack="Copy")
+    audit = Audit(inputs, spec)
     for entry in CATALOGUE:
         assert entry.family in FAMILIES
         if entry.function is None:
             assert entry.not_applicable
             continue
-        arguments = entry.arguments(audit.context("ill" if entry.per_target else None))
-        import inspect
-
-        signature = inspect.signature(entry.function)
-        signature.bind(**arguments)  # every argument is a keyword the function takes
+        arguments = entry.arguments(audit._context("ill" if entry.per_target else None))
+        inspect.signature(entry.function).bind(**arguments)  # every argument is a keyword it takes
 
 
 def test_nothing_runs_when_inputs_are_too_small(files):
     one = _write(files["folder"], "one.csv", pd.read_csv(files["synthetic"]).head(1))
-    audit = Audit(load_audit_inputs(train=files["train"], synthetic=one),
-                  catalogue=[_entry("any", measure="any", value=0.0)]).run()
-    assert audit.get("any") is None
-    assert audit.skipped[0][2].startswith("inputs too small to assess")
-    assert audit.summary().startswith("Not assessable")
+    report = _audit(load_audit_inputs(train=files["train"], synthetic=one), [_spec("nn_mia_auc", value=0.0)])
+    assert report.measures == []
+    assert report.skipped[0].reason.startswith("inputs too small to assess")
+    assert report.decision == "not assessable"
 
 
-def test_metrics_file_holds_results_provenance_and_no_folders(files, tmp_path):
+def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"])
-    audit = Audit(inputs, parameters={"train": str(files["train"]), "synthetic": [str(files["synthetic"])],
-                                      "seed": 3, "metrics_path": "/somewhere/metrics.json"},
-                  catalogue=[_entry("mine", measure="mine", value=0.25)]).run()
-    target = tmp_path / "metrics.json"
-    audit.write_metrics(target)
-    metrics = json.loads(target.read_text())
+    spec = AuditSpec.build(train=files["train"], synthetic=[files["synthetic"]], holdout=files["holdout"], seed=3)
+    report = Audit(inputs, spec, catalogue=(_spec("privacy_loss", "membership", value=0.25),)).run()
+    metrics = json.loads(report.save(tmp_path / "metrics.json").read_text())
+    assert metrics["schema_version"] == "2.0"
     measure = metrics["measures"][0]
     assert measure.pop("seconds") >= 0
-    assert measure == {
-        "family": "identity", "label": "mine", "measure": "mine", "value": 0.25, "ci_low": None,
-        "ci_high": None, "ci_method": None, "confidence": 0.95, "baseline": None,
-        "threshold": None, "verdict": None, "verdict_rule": None, "higher_is_riskier": True,
-        "reading": "mine = 0.25.",
-    }
+    assert measure["key"] == "privacy_loss" and measure["value"] == 0.25
+    assert measure["verdict"] == "not assessable"  # no baseline to judge against
     provenance = metrics["provenance"]
-    assert provenance["parameters"] == {"train": "train.csv", "synthetic": ["synthetic.csv"], "seed": 3}
+    assert provenance["spec"]["seed"] == 3
+    assert "train" not in provenance["spec"] and str(files["folder"]) not in json.dumps(metrics)
+    assert [f["file"] for f in provenance["inputs"]] == ["train.csv", "synthetic.csv", "holdout.csv"]
     digest = hashlib.sha256(files["holdout"].read_bytes()).hexdigest()
     assert {f["role"]: f["sha256"] for f in provenance["inputs"]}["holdout"] == digest
     assert comparable_metrics(metrics)["provenance"].keys() == provenance.keys() - {"created"}
+
+
+def test_the_dataframe_api_returns_a_report_that_displays_and_dumps(files):
+    train = pd.read_csv(files["train"])
+    holdout = pd.read_csv(files["holdout"])
+    report = run(train=train, synthetic={"copy": train}, holdout=holdout, keys=["age"], sensitive=["ill"])
+    assert report.synthetic_label == "copy"
+    # a copy of the training data: every synthetic record is a training record
+    copies = next(m for m in report.measures if m.key == "identical_match_share")
+    assert copies.value == 1.0 and copies.verdict == RISK
+    assert report.decision == "do not release"
+    html = report._repr_html_()
+    assert "do not release" in html and "Exact copies of training records" in html
+    metrics = json.loads(report.to_json())
+    jsonschema.validate(metrics, json.loads(SHIPPED_SCHEMA.read_text()))
+    assert [f["role"] for f in metrics["provenance"]["inputs"]] == ["train", "synthetic", "holdout"]
+    keys = [m["key"] for m in metrics["measures"]]
+    assert len(keys) == len(set(keys)) and "cap[ill]" in keys
+
+
+def test_the_shipped_json_schema_is_current():
+    assert json.loads(SHIPPED_SCHEMA.read_text()) == metrics_schema(), (
+        "privlib/audit/metrics.schema.json is stale: regenerate it with "
+        "python -m privlib.audit.schema_file"
+    )
 
 
 def test_sha256_of_a_known_string(tmp_path):

@@ -166,8 +166,8 @@ def people():
 
 def test_copying_unique_values_is_a_risk(people):
     train, control = people
-    result = pl.identity.singling_out(synthetic=train, train=train, control=control,
-                                      n_attacks=150, random_state=0)
+    result = pl.thresholds.judge(pl.identity.singling_out(synthetic=train, train=train, control=control,
+                                                          n_attacks=150, random_state=0))
     assert result.attack_rate == 1.0  # every predicate of a copy singles out its own record
     assert result.verdict == RISK and result.ci_low > 0.05
     json.dumps(result.to_dict())  # serialisable
@@ -345,6 +345,6 @@ def test_bad_arguments(trio):
 def test_registry_has_the_three_measures():
     from privlib.thresholds import REGISTRY, cutoff
 
-    for measure in ("singling_out_risk", "linkability_risk", "inference_risk"):
+    for measure in ("singling_out_univariate", "singling_out_multivariate", "linkability_risk", "inference_risk"):
         assert REGISTRY[measure].from_baseline and "kit default" in REGISTRY[measure].source
         assert cutoff(measure, 0.0) == pytest.approx(0.05)

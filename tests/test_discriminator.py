@@ -16,7 +16,7 @@ import privlib as pl
 import privlib.membership as mb
 from privlib import PrivlibError
 from privlib.results import RISK
-from privlib.thresholds import REGISTRY
+from privlib.thresholds import REGISTRY, judge
 
 ONE_THREAD = dict(n_jobs=1)
 
@@ -32,7 +32,7 @@ def adult_samples():
 def test_copy_of_the_training_data_is_a_risk(adult_samples):
     train, holdout, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    res = mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0, **ONE_THREAD)
+    res = judge(mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0, **ONE_THREAD))
     # unseen copies of training records look as real as the training records the model saw
     assert res.value > 0.1 and res.real_synthetic > res.real_holdout
     assert res.ci_low > REGISTRY["discriminator_excess_realness"].cutoff and res.verdict == RISK
@@ -42,7 +42,8 @@ def test_copy_of_the_training_data_is_a_risk(adult_samples):
 def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: the difference about 0.015, the AUC about 0.02.
     train, holdout, other = adult_samples
-    res = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0, **ONE_THREAD)
+    res = judge(mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0,
+                                      **ONE_THREAD))
     assert res.value == pytest.approx(0.0, abs=0.05)
     assert res.auc == pytest.approx(0.5, abs=0.08)
     assert res.ci_low < res.value < res.ci_high and res.ci_method == "bootstrap"

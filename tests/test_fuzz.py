@@ -9,7 +9,6 @@ table runs in seconds.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import privlib as pl
 from privlib.audit import load_audit_inputs
 from privlib.cli import EXIT_BAD_INPUT, main
 from privlib.errors import PrivlibError
+from privlib.results import VERDICTS
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ CASES = {
     "key is sensitive": ({}, ["--keys", "sex", "--sensitive", "sex"], EXIT_BAD_INPUT, "both as `keys`"),
     "N smaller than n": ({}, ["--population-size", "100"], EXIT_BAD_INPUT, "not larger than the training data"),
     "N equal to n": ({}, ["--population-size", "120"], EXIT_BAD_INPUT, "not larger than the training data"),
-    "negative seed": ({}, ["--seed", "-1"], EXIT_BAD_INPUT, "`seed` must be a whole number >= 0"),
+    "negative seed": ({}, ["--seed", "-1"], EXIT_BAD_INPUT, "`seed` input should be greater than or equal to 0"),
     "thresholds not JSON": ({}, ["--thresholds", "abc"], EXIT_BAD_INPUT, "--thresholds must be a JSON object"),
     "threshold key unknown": ({}, ["--thresholds", '{"nn_mia": 0.6}'], EXIT_BAD_INPUT, "the valid keys are"),
     "threshold NaN": ({}, ["--thresholds", '{"nn_mia_auc": NaN}'], EXIT_BAD_INPUT, "must be a finite number"),
@@ -252,7 +252,8 @@ def test_an_unknown_targeted_attack_generator_is_refused_before_anything_runs(tm
 
 
 def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_path, tables):
-    from privlib.audit import CATALOGUE, Audit
+    from privlib.audit import CATALOGUE, Audit, AuditSpec
+    from privlib.render.audit import measure_tables
 
     # columns that vary in small samples (capital gains are mostly 0: a shadow set may hold one value)
     kept = ["age", "education", "sex", "hours-per-week", "income"]
@@ -260,24 +261,32 @@ def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_pat
     holdout = _csv(tmp_path, "holdout.csv", tables["holdout"][kept])
     synthetic = _csv(tmp_path, "synthetic.csv", tables["synthetic"][kept])
     inputs = load_audit_inputs(train=train, synthetic=synthetic, holdout=holdout)
-    entry = next(e for e in CATALOGUE if e.key == "shadow_model_attack")
-    off = Audit(inputs, catalogue=[entry]).run()
-    assert off.skipped[0][2].startswith("no generator was given for the targeted attack")
-    fast = [dataclasses.replace(entry, arguments=lambda c: dict(entry.arguments(c), n_targets=1, n_shadows=4,
-                                                                n_test=2, shadow_size=40, n_jobs=1))]
-    on = Audit(inputs, catalogue=fast, settings={"targeted_attack": "Copy"}).run()
-    result = on.get("shadow_model_attack")
-    assert result is not None and result.verdict is not None
-    (label, table), = on.measure_tables("membership")
+    entry = next(e for e in CATALOGUE if e.key == "shadow_model_auc")
+    spec = AuditSpec(train=train, synthetic=synthetic, holdout=holdout)
+    off = Audit(inputs, spec, catalogue=(entry,)).run()
+    assert not off.measures and off.skipped[0].key == "shadow_model_auc"
+    assert off.skipped[0].reason.startswith("no generator was given for the targeted attack")
+    fast = (dataclasses.replace(entry, arguments=lambda c: dict(entry.arguments(c), n_targets=1, n_shadows=4,
+                                                                n_test=2, shadow_size=40, n_jobs=1)),)
+    on = Audit(inputs, spec.model_copy(update={"targeted_attack": "Copy"}), catalogue=fast).run()
+    result = on.result("shadow_model_auc")
+    assert result is not None and result.verdict in VERDICTS  # judged by the runner
+    (record,) = on.measures
+    assert (record.key, record.family, record.verdict) == ("shadow_model_auc", "membership", result.verdict)
+    (shown, table), = measure_tables(on, "membership")
+    assert shown.key == "shadow_model_auc"
     assert list(table.columns) == ["training row", "distance to nearest record", "AUC", "ci low", "ci high"]
     assert table["training row"].between(0, 59).all()  # a row number, not the record
 
 
-def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables):
+def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, caplog):
     """Markers planted as category labels of the training and holdout data never appear in the
-    metrics, the verdict table or the sections, whatever the measures write (keys sharing no
-    value with the synthetic data, unseen categories, copies)."""
-    from privlib.audit import Audit
+    metrics, the HTML fragments or the log, whatever the measures write (keys sharing no value
+    with the synthetic data, unseen categories, copies)."""
+    import logging
+
+    from privlib.audit import Audit, AuditSpec, MeasureSpec
+    from privlib.render import audit as render
 
     train, holdout = tables["train"].copy(), tables["holdout"].copy()
     for frame, tag in ((train, "TRAIN"), (holdout, "HOLD")):
@@ -286,15 +295,29 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables):
     synthetic["race"] = "other-label"  # the key shares no value with the training data
     paths = {name: _csv(tmp_path, f"{name}.csv", t) for name, t in
              (("train", train), ("holdout", holdout), ("synthetic", synthetic))}
+    settings = dict(keys=["race", "sex"], sensitive=["income"], allow_new_categories=True)
     inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"],
-                               keys=["race", "sex"], sensitive=["income"], allow_new_categories=True)
-    audit = Audit(inputs, settings={"repeats": 1}).run()
-    outputs = json.dumps(audit.to_dict()) + audit.verdict_html() + audit.conclusion_html("t") + "".join(
-        audit.family_html(f) for f in pl.audit.FAMILIES)
-    assert "MARKER" not in outputs
-    assert any(r.result.verdict == "risk" for r in audit.recorded)  # the copy is judged a risk
+                               **settings)
+    spec = AuditSpec(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"], repeats=1,
+                     **settings)
+    audit = Audit(inputs, spec)
+    with caplog.at_level(logging.DEBUG, logger="privlib"):
+        report = audit.run()
+    assert caplog.records  # the run logged its progress ...
+    outputs = report.to_json() + caplog.text + "".join(
+        page(report) for page in (render.conclusion_html, render.verdict_html, render.rules_html,
+                                  render.provenance_html, render.skipped_html)) + "".join(
+        render.family_html(report, f) for f in pl.audit.FAMILIES)
+    assert "MARKER" not in outputs  # ... and no label of the confidential data
+    assert any(m.verdict == "risk" for m in report.measures)  # the copy is judged a risk
     # the guard itself: a message quoting a label of the data loses the label
     label = str(train["race"].iloc[0])
     assert audit.redact(f"column 'race' holds {label!r} and \"{label}\"") == "column 'race' holds '…' and '…'"
-    audit.skip("attribute", "x", f"the value {label!r} is rare")
-    assert audit.skipped[-1][2] == "the value '…' is rare"
+
+    # a measure that the data do not allow is skipped with its reason, the label blanked out
+    def refuses(**_):
+        raise PrivlibError(f"the value {label!r} is rare")
+
+    rare = MeasureSpec("nn_mia_auc", "A measure the data refuse", "membership", None, refuses)
+    refused = Audit(inputs, spec, catalogue=(rare,)).run()
+    assert [s.reason for s in refused.skipped] == ["the data do not allow it: the value '…' is rare"]

@@ -14,6 +14,7 @@ import pytest
 import privlib.identity as identity
 from privlib import PrivlibError
 from privlib.plots import plot_dcr_histogram
+from privlib.thresholds import judge
 
 
 # --------------------------------------------------------------------------------------------
@@ -30,7 +31,7 @@ def copies():
 
 def test_identical_match_share_by_hand(copies):
     synthetic, train, holdout = copies
-    result = identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout)
+    result = judge(identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout))
     # (F, 30) and (F, missing) are in train; (M, 41) is in the holdout only; (M, 30) nowhere.
     assert result.in_train.tolist() == [True, False, True, False]
     assert result.in_holdout.tolist() == [False, True, False, False]
@@ -48,7 +49,7 @@ def test_identical_match_share_by_hand(copies):
 
 def test_identical_match_share_without_holdout(copies):
     synthetic, train, _ = copies
-    result = identity.identical_match_share(synthetic=synthetic, train=train)
+    result = judge(identity.identical_match_share(synthetic=synthetic, train=train))
     assert result.baseline is None and result.in_holdout is None
     assert result.value == 0.5
     # without a holdout the fallback cut-off (a fixed share) applies
@@ -145,7 +146,7 @@ def test_dcr_errors():
 def test_replicated_uniques_by_hand():
     real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50], "z": [1, 2, 3, 4]})
     fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50], "z": [9, 9, 9, 9]})
-    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"])
+    result = judge(identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"]))
     # Unique in the real data: (M, 40), (M, 50). Unique in the fake data: (F, 30), (M, 50).
     # Both: (M, 50) only.
     assert (result.n_unique_original, result.n_unique_synthetic, result.n_replicated) == (2, 2, 1)
@@ -165,7 +166,8 @@ def test_replicated_uniques_holdout_baseline_by_hand():
     # other real people: (M, 40) once, (M, 50) twice -> of the real uniques (M, 40) and (M, 50),
     # only (M, 40) is unique among them: baseline 1/2, cut-off 1/2 + 0.01
     holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
-    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
+    result = judge(identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"],
+                                               holdout=holdout))
     assert result.value == 0.5 and result.baseline == 0.5
     assert result.threshold == pytest.approx(0.51)
     with pytest.raises(PrivlibError, match="keys"):
@@ -180,7 +182,8 @@ def test_replicated_uniques_all_unique_copy():
 
 def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
-    result = identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
+    result = judge(identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}),
+                                               keys=["x"]))
     assert result.n_unique_original == 0 and math.isnan(result.value)
     assert result.verdict == "not assessable"
 
@@ -214,7 +217,8 @@ def partially_synthetic():
 
 def test_match_risk_by_hand(partially_synthetic):
     original, synthetic = partially_synthetic
-    result = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+    result = judge(identity.match_risk(original=original, synthetic=synthetic, known=["sex"],
+                                       synthesized=["dis"]))
     # target 0 (F, y): no synthetic (F, y)                          c=0, T=0
     # target 1 (F, n): synthetic rows 0, 1; row 1 is its own         c=2, T=1 -> 1/2
     # target 2 (M, n): synthetic rows 2, 4; row 2 is its own         c=2, T=1 -> 1/2

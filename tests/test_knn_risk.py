@@ -20,7 +20,8 @@ import privlib as pl
 from privlib import PrivlibError
 from privlib.attribute import _key_features, knn_risk
 from privlib.results import NOT_ASSESSABLE, RISK
-from privlib.thresholds import REGISTRY
+from privlib.thresholds import REGISTRY, judge
+
 
 # --------------------------------------------------------------------------------------------
 # knn_risk
@@ -201,7 +202,7 @@ def test_knn_risk_metrics_l1_ranks_as_gower_and_l2_by_hand():
 
 def test_knn_risk_accuracy_interval_and_verdict_follow_wilson_and_the_registry(line):
     original, synthetic = line
-    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1, confidence=0.9)
+    res = judge(knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1, confidence=0.9))
     # 3 right of 4; Wilson interval by its formula
     z, n, p = norm.ppf(0.95), 4, 0.75
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -222,7 +223,7 @@ def test_knn_risk_mse_bootstrap_interval_is_seeded_and_judged():
     synthetic = pd.DataFrame({"x": x[::-1], "y": 10 * x[::-1] + rng.normal(size=300)})
     runs = [knn_risk(original=original, synthetic=synthetic, keys="x", target="y", random_state=5) for _ in range(2)]
     assert (runs[0].ci_low, runs[0].ci_high) == (runs[1].ci_low, runs[1].ci_high)
-    res = runs[0]
+    res = judge(runs[0])
     assert res.ci_method == "bootstrap" and res.ci_low < res.value < res.ci_high
     # y's variance is about 100/12 + 1 = 9.3; the neighbours' mean errs by about 1: a risk
     assert res.baseline > 5 and res.ci_high < res.baseline and res.verdict == RISK
@@ -233,7 +234,7 @@ def test_knn_risk_unrelated_target_is_not_a_risk():
     rng = np.random.default_rng(4)
     original = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
     synthetic = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
-    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="t", k=5)
+    res = judge(knn_risk(original=original, synthetic=synthetic, keys="x", target="t", k=5))
     # Here the original data itself predicts no better than guessing, so the gap the registry's
     # rule is a share of is empty: the verdict says the measure cannot be read, never a risk.
     assert res.original_value <= res.baseline and res.verdict == NOT_ASSESSABLE

@@ -14,6 +14,7 @@ import privlib as pl
 from privlib import membership as mb
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS
+from privlib.thresholds import judge
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,7 +121,8 @@ def test_ground_truth_constructed_attack():
     # attack set = the whole population, so the draw does not matter.
     # h = 1: called {0, 1, 4}; members {0, 1, 2, 3}: TP = 2, precision 2/3, recall 1/2,
     # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0)
+    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1,
+                                   random_state=0))
     assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
     assert r.f1 == pytest.approx(4 / 7)
     assert r.m == pytest.approx(-2 / 7)
@@ -140,7 +142,7 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     # Nearest distances: rows 0, 1 -> 0; row 4 -> 1; the rest -> 3, so the called shares are
     # 2/8, 3/8, 3/8, 8/8 at h = 0..3: the largest h <= 3 that is not blind is 2, and the share
     # closest to t = 1/2 is 3/8, first reached at h = 1. Both call {0, 1, 4}: F1 = 4/7.
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
+    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3))
     assert r.blind and r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
     np.testing.assert_allclose(r.called_by_h, [2 / 8, 3 / 8, 3 / 8, 1.0])
@@ -166,7 +168,8 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
     # the synthetic data copies the 4 members: distance 0 for members, 3 for the others. At h = 3
     # everyone is called (blind); at h = 0 exactly the members are: F1 = 1, whose bootstrap
     # interval is [1, 1], above the cut-off 2/3 + 0.2/3.
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3)
+    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4],
+                                   attack_size=8, h=3))
     assert r.blind and r.h_rule == 0 and r.f1_rule == 1.0
     assert (r.value, r.ci_low, r.ci_high) == (1.0, 1.0, 1.0)
     assert r.verdict == RISK
@@ -206,7 +209,8 @@ def test_ground_truth_bad_members():
 def test_partition_constructed_attack():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     # t = 1/2 and 8 records: every training and holdout record, so the same numbers as above
-    r = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1, population_size=8 * 2)
+    r = judge(mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1,
+                                population_size=8 * 2))
     assert (r.precision, r.recall, r.f1) == pytest.approx((2 / 3, 0.5, 4 / 7))
     # with N = 16, n/N = 1/4: F_max = 0.4, M = (4/7 - 0.4) / 0.6 = 2/7
     assert r.m == pytest.approx(2 / 7)
@@ -339,13 +343,13 @@ def test_adversarial_accuracy_needs_two_rows():
 def test_copy_synthesizer_is_fully_exposed(adult_samples):
     train, holdout, _, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    results = [
+    results = [judge(r) for r in (
         mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
         mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
         mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
         mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
         mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
-    ]
+    )]
     assert [r.value for r in results[:3]] == [1.0, 0.0, 1.0]
     # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
     assert results[3].value == pytest.approx(0.5, abs=0.1)
@@ -358,16 +362,16 @@ def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: AUC about 0.017, the shares about 0.02, the loss
     # about 0.03; tolerances are about 3 standard errors.
     train, holdout, test, other = adult_samples
-    results = [
+    results = [judge(r) for r in (
         mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
         mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
         mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
         mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
         mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
-    ]
+    )]
     assert [r.value for r in results] == pytest.approx([0.5, 0.5, 0.0, 0.5, 0.5], abs=0.09)
     for r in results:
-        assert r.verdict != RISK, r.measure
+        assert r.verdict in VERDICTS and r.verdict != RISK, r.measure
         assert r.ci_low <= r.value <= r.ci_high, r.measure
     disc = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0)
     assert disc.value == pytest.approx(0.0, abs=0.05)
@@ -381,13 +385,13 @@ def test_discriminator_rejects_non_classifier(adult_samples):
 
 
 def test_readings_follow_the_numbers():
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1))
     assert "M = -0.286" in r.reading()
     row = r.to_frame()
     assert row.loc["ground_truth_f1", "f1"] == pytest.approx(4 / 7)
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     # without N, M is taken against the attack set's own share t = 1/2: F_max = 2/3, as above
-    no_n = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1)
+    no_n = judge(mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1))
     assert no_n.m_from == "t" and no_n.m == pytest.approx(-2 / 7)
     assert no_n.threshold == pytest.approx(2 / 3 + 0.2 / 3)
 

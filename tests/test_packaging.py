@@ -1,9 +1,9 @@
 """pyproject.toml is the one source of dependencies; environment.yml must name the same ones."""
 
 import re
-import tomllib
 from pathlib import Path
 
+import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]

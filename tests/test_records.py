@@ -33,7 +33,7 @@ TEST_RULE = dict(cutoff=0.0, from_baseline=True, source="Carlini et al. (2022)")
 def _judged(result):
     """The verdict ``privlib.thresholds.judge``'s logic gives under TEST_RULE (the registry does not
     hold these keys on this branch)."""
-    cut = Threshold(measure=result.measure, **TEST_RULE).effective(result.baseline)
+    cut = Threshold(**TEST_RULE).effective(result.baseline)
     low = result.value if result.ci_low is None else result.ci_low
     high = result.value if result.ci_high is None else result.ci_high
     return RISK if low > cut else NO_EVIDENCE if high <= cut else "inconclusive"

@@ -63,7 +63,10 @@ def test_every_name_is_text_in_the_html(hostile):
     assert not re.search(r'<a[^>]+rel="attachment"', page)
     assert DOLLARS in page  # dollars are text, not math
     metrics = json.loads((hostile / "metrics.json").read_text())
-    assert metrics["provenance"]["keys"] == [SCRIPT, IMAGE, ATTACHMENT]  # JSON keeps names as they are
+    # JSON keeps names as they are: in the spec, and in the keys of the measures run per target
+    assert metrics["provenance"]["spec"]["keys"] == [SCRIPT, IMAGE, ATTACHMENT]
+    assert metrics["provenance"]["spec"]["sensitive"] == [DOLLARS]
+    assert f"cap[{DOLLARS}]" in {m["key"] for m in metrics["measures"]}
 
 
 def test_the_pdf_embeds_no_file(hostile):

@@ -12,6 +12,7 @@ from scipy.stats import norm
 
 from privlib import targeted
 from privlib.errors import PrivlibError
+from privlib.thresholds import judge
 
 
 class IgnoresItsData:
@@ -68,7 +69,7 @@ def test_copy_exposes_a_unique_target_completely(population, train, features):
     # with the target, the copy holds a value (and a category) that no table without it holds
     assert result.value == 1.0
     assert result.measure == "shadow_model_auc" and result.baseline == 0.5
-    assert result.verdict == "risk"
+    assert judge(result).verdict == "risk"
 
 
 def test_a_generator_that_ignores_its_data_leaves_the_attack_at_chance(population, train):
@@ -187,7 +188,7 @@ def test_density_attack_catches_a_copy_and_is_seeded():
     # a narrow kernel puts a spike of synthetic density on every copied record
     copied = targeted.density_attack(train=train, holdout=holdout, synthetic=train,
                                      reference=reference, bandwidth=0.02, random_state=1)
-    assert copied.value > 0.7 and copied.verdict == "risk"
+    assert copied.value > 0.7 and judge(copied).verdict == "risk"
     for estimator in ("kde", "gmm"):
         first, again = (targeted.density_attack(train=train, holdout=holdout, synthetic=train,
                                                 reference=reference, estimator=estimator,

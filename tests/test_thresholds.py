@@ -3,6 +3,7 @@ every measure, the verdict sentence, and the verdicts of a copy and of a generat
 the training rows on Adult.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,10 +13,13 @@ import pytest
 import privlib as pl
 from privlib import attribute, identity
 from privlib import membership as mb
+from privlib.audit.catalogue import FAMILIES
+from privlib.audit.measures import MEASURES
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.thresholds import (
     REGISTRY,
+    Threshold,
     check_overrides,
     cutoff,
     disagreements,
@@ -89,7 +93,7 @@ def test_fallback_and_count_rules():
 def test_undefined_values_and_kept_reasons():
     assert judge(auc(math.nan, math.nan, math.nan)).verdict == NOT_ASSESSABLE
     kept = Result(measure="nn_mia_auc", value=0.9, verdict=NOT_ASSESSABLE, verdict_rule="why not")
-    assert judge(kept) is kept
+    assert judge(kept).verdict == NOT_ASSESSABLE and judge(kept).verdict_rule == "why not"
     # a result without an interval is judged on its value
     assert judge(Result(measure="privacy_loss", value=0.3, baseline=0.0)).verdict == RISK
 
@@ -116,21 +120,36 @@ def test_cutoff_helper():
 # --------------------------------------------------------------------------------------------
 # The registry and the words
 # --------------------------------------------------------------------------------------------
-def test_every_entry_has_a_source_scope_and_family():
-    for name, entry in REGISTRY.items():
-        assert entry.measure == name
-        assert entry.source and entry.scope, name
-        assert entry.family in ("identity", "attribute", "membership"), name
-        assert entry.published or entry.source.startswith("kit default"), name
+def test_every_declared_measure_has_a_title_family_and_sourced_rule():
+    for key, spec in MEASURES.items():
+        assert spec.key == key
+        assert spec.title and spec.title[0].isupper(), key
+        assert spec.family in FAMILIES, key
+        if spec.rule is None:
+            continue
+        # a rule says where its cut-off comes from and what part of the data it looks at
+        assert spec.rule.source and spec.rule.scope, key
+        assert spec.rule.published or spec.rule.source.startswith("kit default"), key
+        assert spec.family in ("identity", "attribute", "membership"), key
+
+
+def test_the_registry_is_the_rules_of_the_declarations():
+    assert dict(REGISTRY) == {key: spec.rule for key, spec in MEASURES.items() if spec.rule is not None}
+    # a view, not a copy: nothing can register a rule beside the declarations
+    assert not hasattr(REGISTRY, "__setitem__")
+    # the threshold itself no longer carries the measure's name or family: those are the spec's
+    assert not {"measure", "family"} & {f.name for f in dataclasses.fields(Threshold)}
 
 
 def test_registry_frame_describes_every_rule():
     frame = registry_frame()
-    assert set(frame.index) == set(REGISTRY)
+    assert sorted(frame.index) == sorted(REGISTRY)
     assert frame.loc["adversarial_accuracy", "rule"] == "risk when the whole interval lies below the baseline minus 0.05"
     assert frame.loc["identical_match_share", "rule"].endswith("(0.05 when there is no baseline)")
     assert frame.loc["expected_match_risk", "rule"].endswith("0.09 times the result's n_records")
     assert frame.loc["partition_f1", "published"]
+    assert frame.loc["nn_mia_auc", "family"] == "membership"
+    assert frame.loc["cap", "title"] == "Correct attribution probability (CAP)"
 
 
 def test_verdict_sentence_carries_the_interval_and_the_rule():
@@ -152,16 +171,16 @@ def test_disagreements_name_both_scopes():
 
 
 # --------------------------------------------------------------------------------------------
-# Every measure returns a judged result whose measure is registered
+# Every measure returns an unjudged result whose measure is registered, and judge() gives it a verdict
 # --------------------------------------------------------------------------------------------
-def test_every_measure_returns_a_registered_verdict():
+def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_verdict():
     rng = np.random.default_rng(0)
     real = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60),
                          "c": rng.normal(size=60)})
     train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
     synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
     binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
-    results = [
+    computed = [
         identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
         identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
         identity.replicated_uniques(original=train, synthetic=synthetic, keys=["a", "b"], holdout=holdout),
@@ -175,6 +194,11 @@ def test_every_measure_returns_a_registered_verdict():
         mb.adversarial_accuracy(target=train, synthetic=synthetic, random_state=0),
         mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
     ]
+    for r in computed:
+        # unjudged: no cut-off and no verdict, unless the measure itself says it cannot be read
+        assert r.threshold is None and r.judgement is None, r.measure
+        assert r.verdict is None or (r.verdict == NOT_ASSESSABLE and r.verdict_rule), r.measure
+    results = [judge(r) for r in computed]
     for r in results:
         assert r.measure in REGISTRY, r.measure
         assert r.verdict in VERDICTS, r.measure
@@ -218,19 +242,20 @@ def adult_release():
 
 
 def membership_results(train, holdout, synthetic):
-    return [
+    """Three membership measures of ``synthetic``, judged."""
+    return [judge(r) for r in (
         mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
         mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, random_state=0),
         mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
-    ]
+    )]
 
 
 def test_a_copy_is_a_risk_in_identity_and_membership(adult_release):
     train, holdout, _ = adult_release
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
     results = [
-        identity.identical_match_share(synthetic=copy, train=train, holdout=holdout),
-        identity.identical_match_share(synthetic=copy, train=train),
+        judge(identity.identical_match_share(synthetic=copy, train=train, holdout=holdout)),
+        judge(identity.identical_match_share(synthetic=copy, train=train)),
         *membership_results(train, holdout, copy),
     ]
     assert [r.verdict for r in results] == [RISK] * len(results)
@@ -241,5 +266,5 @@ def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release
     train, holdout, elsewhere = adult_release
     synthetic = pl.synth.SequentialTrees().fit(elsewhere).sample(n=3000, random_state=1)
     for r in membership_results(train, holdout, synthetic):
-        assert r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
+        assert r.verdict in VERDICTS and r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
         assert r.ci_low <= r.value <= r.ci_high

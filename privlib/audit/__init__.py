@@ -1,23 +1,28 @@
-"""The privacy audit as a package: inputs, the catalogue of measures, and the runner.
+"""The privacy audit as a package: one spec in, one report out.
 
-* :mod:`privlib.audit.inputs`: read and check the files of an audit (:func:`load_audit_inputs`);
+* :mod:`privlib.audit.spec`: :class:`AuditSpec`, every setting of an audit (defaults live there);
+* :mod:`privlib.audit.inputs` and :mod:`privlib.audit.checks`: read and check the tables;
 * :mod:`privlib.audit.params`: params files (YAML) and the tables of a bundled-dataset audit;
-* :mod:`privlib.audit.catalogue`: :data:`CATALOGUE`, one entry per measure the audit runs;
-* :mod:`privlib.audit.runner`: :class:`Audit`, which runs the catalogue and judges each result
-  against the threshold registry (:data:`REGISTRY`, from :mod:`privlib.thresholds`).
+* :mod:`privlib.audit.catalogue`: what a measure declaration is; :mod:`privlib.audit.measures`:
+  every measure, declared once (title, family, threshold rule, audit wiring);
+* :mod:`privlib.audit.runner`: :func:`run`, which computes, judges once and returns
+* :mod:`privlib.audit.report`: :class:`AuditReport`, the typed result that HTML, PDF, the
+  notebook display and ``metrics.json`` come from.
 
-The audit notebook ``reports/privacy_audit.ipynb`` calls these; :mod:`privlib.pipeline` executes
-it and renders the report.
+The audit notebook ``reports/privacy_audit.ipynb`` calls :func:`run`; :mod:`privlib.pipeline`
+executes it and renders the report.
 """
 
-from privlib.audit.catalogue import CATALOGUE, FAMILIES, Measure
+from privlib.audit.catalogue import FAMILIES, MeasureSpec
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
+from privlib.audit.measures import CATALOGUE, MEASURES
 from privlib.audit.params import materialise, read_params
-from privlib.audit.runner import DEFAULT_SETTINGS, Audit, comparable_metrics, table_html
-from privlib.thresholds import REGISTRY
+from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
+from privlib.audit.runner import Audit, AuditError, run
+from privlib.audit.spec import AuditSpec
 
 __all__ = [
-    "CATALOGUE", "FAMILIES", "Measure", "MIN_ROWS", "AuditInputs", "load_audit_inputs", "sha256",
-    "read_params", "materialise", "DEFAULT_SETTINGS", "Audit", "comparable_metrics", "table_html",
-    "REGISTRY",
+    "CATALOGUE", "FAMILIES", "MEASURES", "MIN_ROWS", "Audit", "AuditError", "AuditInputs",
+    "AuditReport", "AuditSpec", "MeasureSpec", "comparable_metrics", "load_audit_inputs",
+    "materialise", "metrics_schema", "read_params", "run", "sha256",
 ]

@@ -1,23 +1,23 @@
-"""The catalogue of the audit: which measures it runs, on what, with which arguments.
+"""What a measure declaration is made of: families, inputs, the argument context, and the spec.
 
-Each :class:`Measure` is one entry: its label, its family (a section of the report), the public
-function of the kit it calls, the inputs it needs, how its keyword arguments are built from the
-audit's tables and settings, and optionally a figure. The runner (:class:`privlib.audit.Audit`)
-and the report notebook iterate :data:`CATALOGUE`; adding a measure to the audit is adding one
-entry here (and its function and threshold to the library and to :mod:`privlib.thresholds`).
+A :class:`MeasureSpec` is everything the kit knows about one measure, under one key (the
+``Result.measure`` of its results): human title, family, threshold rule (with its source and
+words), and, when the audit runs it, the public function it calls, the inputs it needs, how its
+keyword arguments are built from the audit's tables and settings, and its figure, table and
+records-at-risk counter. The declarations themselves are in :mod:`privlib.audit.measures`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
-from privlib import attribute, identity, membership, plots, utility
-from privlib.schema import harmonize
+from privlib.thresholds import Threshold
 
-__all__ = ["Family", "FAMILIES", "Measure", "CATALOGUE", "Context", "NEEDS"]
+__all__ = ["Family", "FAMILIES", "MeasureSpec", "Context", "NEEDS", "with_settings", "release"]
 
 
 @dataclass(frozen=True)
@@ -105,61 +105,84 @@ class Context:
     ``target`` is set for measures run once per sensitive variable.
     """
 
-    train: object
-    synthetic: object
-    holdout: object
-    synthetics: dict
+    train: pd.DataFrame
+    synthetic: pd.DataFrame
+    holdout: pd.DataFrame | None
+    synthetics: dict[str, pd.DataFrame]
     keys: list
     sensitive: list
     population_size: int | None
     settings: dict
     binned: Callable
+    kinds: dict
     target: str | None = None
 
 
+def _no_arguments(context: Context) -> dict:
+    return {}
+
+
 @dataclass(frozen=True)
-class Measure:
-    """One entry of the catalogue.
+class MeasureSpec:
+    """One measure, declared once.
 
     Attributes
     ----------
     key : str
-        Label of the measure in the report and in ``metrics.json``; measures run once per
-        sensitive variable are labelled ``"key (variable)"``.
+        The stable key: ``Result.measure`` of every result the measure gives, the key of its
+        threshold override (``--thresholds``), and, with ``[target]`` added for measures run per
+        sensitive variable, its key in ``metrics.json``.
+    title : str
+        Its name for people ("Nearest-neighbour membership attack (AUC)").
     family : str
         A key of :data:`FAMILIES`.
-    function : callable
-        The public function of the kit that computes it.
+    rule : Threshold or None
+        How its results are judged (``None`` for a measure that gives a table, not a result).
+    function : callable or None
+        The public function of the kit the audit calls; ``None`` when the audit does not run it
+        (a notebook may still compute and judge it).
     arguments : callable
         ``arguments(context) -> dict`` of keyword arguments for ``function``.
     needs : tuple of str
         Keys of :data:`NEEDS`: the inputs without which the measure is skipped.
     per_target : bool
         Run once per sensitive variable.
-    plot : callable or None
-        ``plot(result, ax)`` draws the measure's figure.
+    applies : callable or None
+        ``applies(context) -> bool``: whether this measure is the one for these data (e.g. the
+        accuracy or the squared-error form of one attack, by the kind of the target); a measure
+        that does not apply is left out silently, as its sibling runs instead.
     not_applicable : str or None
         Why the audit never runs this measure (it is listed as skipped with this reason).
+    plot : callable or None
+        ``plot(result, ax)`` draws the measure's figure.
+    table : callable or None
+        ``table(result) -> DataFrame`` shown under the measure's reading (aggregates only).
     at_risk : callable or None
         ``at_risk(result) -> (count, what)``: how many records the result puts at risk, for the
         report's conclusion (a count, never the records).
-    table : callable or None
-        ``table(result) -> DataFrame`` shown under the measure's reading (aggregates only).
     """
 
     key: str
+    title: str
     family: str
-    function: Callable | None
-    arguments: Callable = field(default=lambda context: {})
-    needs: tuple = ()
+    rule: Threshold | None
+    function: Callable[..., Any] | None = None
+    arguments: Callable[[Context], dict] = _no_arguments
+    needs: tuple[str, ...] = ()
     per_target: bool = False
-    plot: Callable | None = None
+    applies: Callable[[Context], bool] | None = None
     not_applicable: str | None = None
-    at_risk: Callable | None = None
+    plot: Callable | None = None
     table: Callable | None = None
+    at_risk: Callable | None = None
+
+    @property
+    def audited(self) -> bool:
+        """Whether the audit lists this measure (runs it, or says why it never does)."""
+        return self.function is not None or self.not_applicable is not None
 
 
-def _with(build, **settings):
+def with_settings(build: Callable[[Context], dict], **settings: str) -> Callable[[Context], dict]:
     """``build`` plus keyword arguments taken from the audit's settings (``name=setting``)."""
 
     def combined(context: Context) -> dict:
@@ -168,154 +191,6 @@ def _with(build, **settings):
     return combined
 
 
-def _release(context: Context) -> dict:
+def release(context: Context) -> dict:
     """The three tables of a release, by role: training, holdout and the synthetic data assessed."""
     return {"train": context.train, "holdout": context.holdout, "synthetic": context.synthetic}
-
-
-def _cap_arguments(context: Context) -> dict:
-    original, synthetic = context.binned(context.keys + [context.target])
-    return {"original": original, "synthetic": synthetic, "keys": context.keys, "target": context.target,
-            "random_state": context.settings["seed"]}
-
-
-def _partition_arguments(context: Context) -> dict:
-    # With N, the attack set holds the share t = n/N of members that reproduces the ground truth.
-    known = context.population_size is not None
-    return _release(context) | {
-        "t": None if known else context.settings["attack_share"],
-        "h": context.settings["hamming_threshold"],
-        "population_size": context.population_size,
-        "random_state": context.settings["seed"],
-        "n_repeats": context.settings["repeats"],
-    }
-
-
-def _population(context: Context) -> pd.DataFrame:
-    """Training and holdout records as one table (shared categories): the real records the
-    targeted attack draws its shadow training sets from."""
-    both = harmonize({"train": context.train, "holdout": context.holdout})
-    return pd.concat([both["train"], both["holdout"]], ignore_index=True)
-
-
-def _plot_dcr(result, ax):
-    shown = {"synthetic to training": result.distances}
-    if result.holdout_distances is not None:
-        shown["holdout to training"] = result.holdout_distances
-    return plots.plot_dcr_histogram(shown, ax=ax, title="Distance to the closest training record")
-
-
-CATALOGUE: tuple[Measure, ...] = (
-    Measure(
-        "identical_match_share", "identity", identity.identical_match_share, _release,
-        at_risk=lambda r: (r.n_train_matches, "synthetic records are exact copies of a training record"),
-    ),
-    Measure(
-        "dcr", "identity", identity.dcr_summary, _release, plot=_plot_dcr,
-    ),
-    Measure(
-        "replicated_uniques", "identity", identity.replicated_uniques,
-        lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
-        needs=("keys",),
-        at_risk=lambda r: (r.n_replicated, "training records unique on the keys are unique, with "
-                           "the same keys, in the synthetic data"),
-    ),
-    Measure(
-        "singling_out", "identity", identity.singling_out,
-        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                         "mode": "univariate", "n_attacks": 2000}, random_state="seed"),
-        needs=("holdout",),
-        at_risk=lambda r: (r.attack_successes, "predicates read off the synthetic data single out exactly one training record"),
-    ),
-    Measure(
-        "singling_out_multivariate", "identity", identity.singling_out,
-        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                         "mode": "multivariate", "n_cols": 3, "n_attacks": 2000}, random_state="seed"),
-        needs=("holdout",),
-    ),
-    Measure(
-        "linkability", "identity", identity.linkability,
-        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                         "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
-                         "n_attacks": 2000}, random_state="seed"),
-        needs=("holdout", "keys"),
-    ),
-    Measure(
-        "match_risk", "identity", None,
-        not_applicable="it applies to partially synthetic data, where synthetic record i stands "
-        "for training record i; the audit treats the synthetic data as fully synthetic",
-    ),
-    Measure(
-        "cap", "attribute", attribute.cap, _cap_arguments, needs=("keys", "sensitive"),
-        per_target=True,
-        plot=lambda r, ax: plots.plot_cap_scatter(r, ax=ax, title=f"CAP per training record: {r.target[0]}"),
-        at_risk=lambda r: (int((r.per_record == 1).sum()), "training records have their sensitive "
-                           "value on every synthetic record with their keys (CAP = 1)"),
-    ),
-    Measure(
-        "knn_risk", "attribute", attribute.knn_risk,
-        lambda c: {"original": c.train, "synthetic": c.synthetic, "keys": c.keys,
-                   "target": c.target, "random_state": c.settings["seed"]},
-        needs=("keys", "sensitive"), per_target=True,
-    ),
-    Measure(
-        "inference", "attribute", attribute.inference,
-        _with(lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                         "secret": c.target, "aux_columns": list(c.keys), "n_attacks": 2000},
-              random_state="seed"),
-        needs=("holdout", "keys", "sensitive"), per_target=True,
-    ),
-    Measure(
-        "dcr_holdout_share", "membership", membership.dcr_holdout_share,
-        _with(_release, random_state="seed"), needs=("holdout",),
-    ),
-    Measure(
-        "threshold_attack", "membership", membership.threshold_attack,
-        _with(_release, random_state="seed"), needs=("holdout",),
-        plot=lambda r, ax: plots.plot_threshold_precision(r, ax=ax, title="Distance-threshold attack"),
-    ),
-    Measure(
-        "nn_mia", "membership", membership.nn_mia, _with(_release, random_state="seed"), needs=("holdout",),
-        plot=lambda r, ax: plots.plot_roc(r.fpr, r.tpr, auc=r.auc, ax=ax,
-                                          title="Nearest-neighbour membership attack"),
-        at_risk=lambda r: (int(((r.dcr == 0) & r.is_member.astype(bool)).sum()),
-                           "training records have an exact copy in the synthetic data"),
-    ),
-    Measure(
-        "adversarial_accuracy", "membership", membership.adversarial_accuracy,
-        _with(lambda c: {"target": c.train, "synthetic": c.synthetic},
-              random_state="seed", n_repeats="repeats"),
-    ),
-    Measure(
-        "privacy_loss", "membership", membership.privacy_loss,
-        _with(lambda c: {"train": c.train, "test": c.holdout, "synthetic": c.synthetic},
-              random_state="seed", n_repeats="repeats"),
-        needs=("holdout",),
-    ),
-    Measure(
-        "partition_risk", "membership", membership.partition_risk, _partition_arguments,
-        needs=("holdout",),
-    ),
-    Measure(
-        "shadow_model_attack", "membership", membership.shadow_model_attack,
-        lambda c: {"synthesizer": c.settings["targeted_attack"], "train": c.train,
-                   "population": _population(c),
-                   "n_targets": 5, "n_shadows": 40, "n_test": 20, "n_jobs": 2,
-                   "random_state": c.settings["seed"]},
-        needs=("holdout", "targeted_attack"),
-        # per target: its row number in the training file and its distance to its nearest
-        # record, never the record
-        table=lambda r: r.per_target(),
-    ),
-    Measure(
-        "discriminator_test", "membership", membership.discriminator_test,
-        _with(_release, random_state="seed", n_repeats="repeats"), needs=("holdout",),
-    ),
-    Measure(
-        "compare_synthesizers", "comparison", utility.compare_synthesizers,
-        lambda c: {"train": c.train, "holdout": c.holdout, "synthetic": c.synthetics,
-                   "keys": c.keys, "target": c.sensitive[:1], "population_size": c.population_size,
-                   "random_state": c.settings["seed"]},
-        needs=("several_synthetic", "holdout", "keys", "sensitive"),
-    ),
-)

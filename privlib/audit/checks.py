@@ -18,12 +18,12 @@ report's first page. They catch inputs that would make a release look safer than
 
 from __future__ import annotations
 
-import csv
 import math
 
 import numpy as np
 import pandas as pd
 
+from privlib.datasets import header_names
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, infer_kinds
 
@@ -40,12 +40,9 @@ OVERLAP_MARGIN = 0.05
 
 
 def check_header(path, label: str) -> None:
-    """Refuse a CSV file whose header names a column twice."""
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            names = next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return  # read_table says what is wrong with such a file
+    """Refuse a file that is not a regular file, and a CSV file (compressed or not) whose header
+    names a column twice."""
+    names = header_names(path, label)
     seen, repeated = set(), []
     for name in (n.strip() for n in names):
         if name in seen and name not in repeated:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from privlib.audit.checks import check_header, check_holdout, check_numbers, new_categories
 from privlib.audit.metadata import apply_schema, read_schema
-from privlib.datasets import read_table
+from privlib.datasets import frame_like, read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
 
@@ -43,7 +43,9 @@ class AuditInputs:
     keys, sensitive : list of str
         Key (quasi-identifying) and sensitive variables.
     files : dict of str to list of pathlib.Path
-        The files each role was read from.
+        The files each role was read from (for a DataFrame, a path-like name: its label).
+    digests : dict of str to list of str
+        SHA-256 of each file's bytes (for a DataFrame, of its rows' hashes).
     problem : str or None
         Why the inputs are too small to assess, or ``None`` when they can be assessed.
     notes : list of str
@@ -57,6 +59,7 @@ class AuditInputs:
     keys: list
     sensitive: list
     files: dict
+    digests: dict = field(default_factory=dict)
     problem: str | None = None
     notes: list = field(default_factory=list)
 
@@ -75,14 +78,30 @@ class AuditInputs:
         return next(iter(self.synthetic))
 
 
-def _as_paths(value, parameter: str) -> list[Path]:
-    if value is None or (isinstance(value, (list, tuple)) and not value):
-        raise PrivlibError(f"`{parameter}` is required; give the path of a CSV file.")
-    values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
-    for v in values:
-        if not isinstance(v, (str, os.PathLike)) or not str(v).strip():
-            raise PrivlibError(f"`{parameter}` must be a path to a CSV file, got {v!r}.")
-    return [Path(v) for v in values]
+Source = Path | pd.DataFrame
+
+
+def _as_sources(value, parameter: str) -> list[tuple[str, Source]]:
+    """``(label, source)`` pairs: paths labelled by file name (numbered when repeated), DataFrames
+    by their key in a dict, or by the parameter's name."""
+    if value is None or (isinstance(value, (list, tuple, dict)) and not value):
+        raise PrivlibError(f"`{parameter}` is required; give the path of a CSV file or a DataFrame.")
+    if isinstance(value, dict):
+        named: list[tuple[str | None, object]] = [(str(label), table) for label, table in value.items()]
+    else:
+        values = [value] if isinstance(value, (str, os.PathLike, pd.DataFrame)) else list(value)
+        named = [(None, v) for v in values]
+    sources: list[tuple[str, Source]] = []
+    for i, (label, v) in enumerate(named):
+        if isinstance(v, pd.DataFrame):
+            sources.append((label or (parameter if len(named) == 1 else f"{parameter}_{i + 1}"), v))
+        elif isinstance(v, (str, os.PathLike)) and str(v).strip():
+            sources.append((label or "", Path(v)))
+        else:
+            raise PrivlibError(f"`{parameter}` must be a path to a CSV file or a DataFrame, got "
+                               f"{type(v).__name__}.")
+    stems = file_labels([Path(s.stem) if isinstance(s, Path) else Path(label) for label, s in sources])
+    return [(label or stem, s) for (label, s), stem in zip(sources, stems)]
 
 
 def file_labels(paths: list[Path]) -> list[str]:
@@ -132,9 +151,19 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
     return columns
 
 
-def _read(path: Path, label: str, like=None, schema=None) -> pd.DataFrame:
-    check_header(path, label)
-    frame = read_table(path, label, like=like)
+def _too_small(*frames: pd.DataFrame) -> bool:
+    """Whether a table has too few rows to judge whether its categories were recoded: a handful
+    of rows shares no category with the training data by chance (the audit then says the
+    tables are too small, see :data:`MIN_ROWS`)."""
+    return any(len(frame) < MIN_ROWS for frame in frames)
+
+
+def _read(source: Source, label: str, like=None, schema=None) -> pd.DataFrame:
+    if isinstance(source, pd.DataFrame):
+        frame = frame_like(source, label, like=like)
+    else:
+        check_header(source, label)
+        frame = read_table(source, label, like=like)
     if schema:
         frame = apply_schema(frame, schema, label)
     check_numbers(frame, label)
@@ -188,27 +217,31 @@ def load_audit_inputs(
         sensitive variable that is not a column, a variable that is both, or a population size
         that is not an integer at least as large as the training data.
     """
-    train_path = _as_paths(train, "train")
-    if len(train_path) != 1:
-        raise PrivlibError("`train` must be one CSV file, got several.")
-    synthetic_paths = _as_paths(synthetic, "synthetic")
-    holdout_path = _as_paths(holdout, "holdout") if holdout is not None else []
-    if len(holdout_path) > 1:
-        raise PrivlibError("`holdout` must be one CSV file, got several.")
+    train_source = _as_sources(train, "train")
+    if len(train_source) != 1:
+        raise PrivlibError("`train` must be one CSV file or DataFrame, got several.")
+    synthetic_sources = _as_sources(synthetic, "synthetic")
+    holdout_source = _as_sources(holdout, "holdout") if holdout is not None else []
+    if len(holdout_source) > 1:
+        raise PrivlibError("`holdout` must be one CSV file or DataFrame, got several.")
 
     schema = read_schema(schema) if schema is not None else None
-    train_df = _read(train_path[0], "train", schema=schema)
+    train_df = _read(train_source[0][1], "train", schema=schema)
     synthetic_dfs, notes = {}, []
-    for label, path in zip(file_labels(synthetic_paths), synthetic_paths):
-        name = f"synthetic ({path.name})"
-        synthetic_dfs[label] = _check_like(train_df, _read(path, name, like=train_df, schema=schema), name)
-        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories)
+    for label, source in synthetic_sources:
+        name = f"synthetic ({_name_of(label, source)})"
+        synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)
+        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]))
+    digests = {"train": [_digest(train_source[0][1])],
+               "synthetic": [_digest(source) for _, source in synthetic_sources],
+               "holdout": [_digest(source) for _, source in holdout_source]}
     holdout_df = None
-    if holdout_path:
-        holdout_df = _check_like(train_df, _read(holdout_path[0], "holdout", like=train_df, schema=schema), "holdout")
-        same = holdout_path[0].resolve() == train_path[0].resolve() or sha256(holdout_path[0]) == sha256(train_path[0])
+    if holdout_source:
+        holdout_df = _check_like(train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout")
+        same = digests["holdout"][0] == digests["train"][0] or _same_file(holdout_source[0][1], train_source[0][1])
         check_holdout(train_df, holdout_df, same_file=same)
-        notes += new_categories(train_df, holdout_df, "holdout", allow=allow_new_categories)
+        notes += new_categories(train_df, holdout_df, "holdout",
+                                allow=allow_new_categories or _too_small(train_df, holdout_df))
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)
@@ -244,7 +277,9 @@ def load_audit_inputs(
         )
         holdout_df = None
 
-    files = {"train": train_path, "synthetic": synthetic_paths, "holdout": holdout_path}
+    files = {role: [Path(_name_of(label, source)) for label, source in sources]
+             for role, sources in (("train", train_source), ("synthetic", synthetic_sources),
+                                   ("holdout", holdout_source))}
     return AuditInputs(
         train=train_df,
         synthetic=synthetic_dfs,
@@ -253,9 +288,27 @@ def load_audit_inputs(
         keys=keys,
         sensitive=sensitive,
         files=files,
+        digests=digests,
         problem=problem,
         notes=notes,
     )
+
+
+def _name_of(label: str, source: Source) -> str:
+    return source.name if isinstance(source, Path) else label
+
+
+def _same_file(a: Source, b: Source) -> bool:
+    return isinstance(a, Path) and isinstance(b, Path) and a.resolve() == b.resolve()
+
+
+def _digest(source: Source) -> str:
+    """SHA-256 of a file's bytes, or of a DataFrame's column names and row hashes."""
+    if isinstance(source, Path):
+        return sha256(source)
+    digest = hashlib.sha256("\x1f".join(map(str, source.columns)).encode("utf-8"))
+    digest.update(pd.util.hash_pandas_object(source, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
 
 
 def sha256(path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from privlib.audit.inputs import file_labels
@@ -29,11 +30,59 @@ def _share(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
 
 
+#: Most rows a synthesizer entry may ask for (``n``): more would exhaust memory, not inform.
+MAX_SYNTHETIC_ROWS = 10_000_000
+
+#: The fields of a ``synthesizers`` entry.
+_ENTRY_FIELDS = ("method", "params", "n")
+
+
 def _synthesizers(v):
-    return isinstance(v, list) and bool(v) and all(
-        isinstance(x, dict) and _text(x.get("method")) and isinstance(x.get("params", {}), (dict, type(None)))
-        for x in v
-    )
+    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+
+def _json_scalar(v) -> bool:
+    """A value JSON writes as itself: text, true/false, null, or a finite number."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return v is None or isinstance(v, (str, bool, int))
+
+
+def _check_entries(entries, source: str) -> None:
+    """Refuse, before any table is made, a ``synthesizers`` entry that is not ``method`` (a
+    synthesizer of :mod:`privlib.synth`), ``params`` (its hyper-parameters: JSON scalars or lists
+    of them) and ``n`` (rows to sample, a whole number > 0)."""
+    from privlib import synth
+
+    if not _synthesizers(entries):
+        raise PrivlibError(f"{source}: `synthesizers` must be {_FIELDS['synthesizers'][1]}.")
+    for i, entry in enumerate(entries, 1):
+        where = f"{source}, synthesizer {i}"
+        unknown = sorted(map(str, set(entry) - set(_ENTRY_FIELDS)))
+        if unknown:
+            raise PrivlibError(
+                f"{where} has unknown field(s) {unknown}; an entry has only {list(_ENTRY_FIELDS)}."
+            )
+        if not _text(entry.get("method")):
+            raise PrivlibError(f"{where} needs a `method`, the name of a privlib.synth synthesizer.")
+        settings = entry.get("params") or {}
+        if not isinstance(settings, dict) or not all(isinstance(k, str) for k in settings):
+            raise PrivlibError(f"{where}: `params` must be a mapping of parameter names to values.")
+        for name, value in settings.items():
+            values = value if isinstance(value, list) else [value]
+            if not all(_json_scalar(x) for x in values):
+                kinds = sorted({type(x).__name__ for x in values if not _json_scalar(x)})
+                raise PrivlibError(
+                    f"{where}: parameter {name!r} holds {', '.join(kinds)}; give a number, a text, "
+                    "true/false, or a list of them."
+                )
+        n = entry.get("n")
+        if n is not None and not (_count(n) and 0 < n <= MAX_SYNTHETIC_ROWS):
+            raise PrivlibError(
+                f"{where}: `n` must be a whole number from 1 to {MAX_SYNTHETIC_ROWS:,}, got "
+                f"{type(n).__name__} {str(n)[:40]}."
+            )
+        synth.make(entry["method"], **settings)  # an unknown name or parameter fails now
 
 
 #: Every field of a params file, with the test its value must pass and what that test asks for.
@@ -42,7 +91,7 @@ _FIELDS = {
     "dataset": (_text, "the name of a bundled dataset"),
     "n_train": (lambda v: _count(v) and v > 0, "a whole number > 0"),
     "n_holdout": (_count, "a whole number >= 0"),
-    "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params`"),
+    "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params` and `n`"),
     "population_size": (lambda v: _count(v) and v > 0, "a whole number > 0"),
     "keys": (_names, "a column name or a list of them"),
     "sensitive": (_names, "a column name or a list of them"),
@@ -84,8 +133,9 @@ def read_params(path) -> dict:
                 f"bundled datasets are {list(DATASETS)}."
             )
         for name in ("n_train", "synthesizers"):
-            if name not in params:
+            if params.get(name) is None:
                 raise PrivlibError(f"params file {str(path)!r} needs `{name}` with `dataset`.")
+        _check_entries(params["synthesizers"], f"params file {str(path)!r}")
     else:
         if "train" not in params or "synthetic" not in params:
             raise PrivlibError(
@@ -124,11 +174,7 @@ def materialise(params: dict, folder) -> dict:
         paths["holdout"] = folder / "holdout.csv"
         holdout.to_csv(paths["holdout"], index=False)
     specs = params["synthesizers"]
-    if not specs or not isinstance(specs, list) or not all(isinstance(x, dict) and "method" in x for x in specs):
-        raise PrivlibError(
-            "`synthesizers` must be a non-empty list of entries, each with a `method` (a "
-            "privlib.synth name) and optional `params`."
-        )
+    _check_entries(specs, "the audit's recipe")
     # Each file is named after its synthesizer: the name the report's comparison shows.
     for spec, label in zip(specs, file_labels([Path(x["method"]) for x in specs])):
         model = synth.make(spec["method"], **(spec.get("params") or {})).fit(train)

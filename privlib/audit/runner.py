@@ -1,105 +1,219 @@
-"""The audit runner: runs the catalogue, judges each result, keeps what the report shows.
+"""The audit runner: compute every catalogued measure, judge each result once, build the report.
 
-:class:`Audit` runs every entry of :data:`~privlib.audit.catalogue.CATALOGUE` (or records why it
-was skipped), passes each result through the threshold registry (:func:`privlib.thresholds.judge`,
-with the custodian's overrides), and gives the report its views: the verdicts, the readings per
-family, the provenance, and ``metrics.json``. It computes nothing itself: every number comes from
-the public function a notebook would call.
+:func:`run` is the one entry point: the CLI (through the audit notebook) and a notebook user call
+it, with DataFrames or paths. It reads and checks the inputs, runs each entry of
+:data:`~privlib.audit.measures.CATALOGUE` (or records why it was skipped), judges every result with
+the threshold registry and the spec's overrides (:func:`privlib.thresholds.judge`), and returns an
+:class:`~privlib.audit.report.AuditReport`. It computes nothing itself: every number comes from the
+public function a notebook would call.
 
-Reproducibility: ``metrics.json`` is a function of the inputs and the settings, except
-``provenance["created"]`` (the UTC time of the run); compare runs with
-:func:`comparable_metrics`.
+Errors by kind: a measure whose data do not allow it (a :class:`~privlib.errors.PrivlibError`
+from the computation) is skipped with its reason; a broken catalogue entry (a
+:class:`~privlib.errors.ParameterError`, a result under another key, any other exception) is an
+:class:`AuditError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-import inspect
-import re
-import json
+import logging
 import math
-import os
 import platform
+import re
 import time
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import pandas as pd
 
-from privlib.audit.catalogue import CATALOGUE, FAMILIES, NEEDS, Context, Measure
-from privlib.audit.inputs import MIN_ROWS, AuditInputs, sha256
-from privlib.errors import PrivlibError
-from privlib.render.pages import render_page
-from privlib.results import Result
+from privlib.audit.catalogue import FAMILIES, NEEDS, Context, MeasureSpec
+from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
+from privlib.audit.measures import CATALOGUE
+from privlib.audit.report import (
+    DO_NOT_RELEASE,
+    NO_EVIDENCE_FOUND,
+    NOT_ASSESSED,
+    WITH_CAVEATS,
+    AtRisk,
+    AuditReport,
+    Decision,
+    FamilyFinding,
+    InputFile,
+    MeasureRecord,
+    Provenance,
+    Skipped,
+    Verdict,
+    plain_number,
+)
+from privlib.audit.spec import AuditSpec
+from privlib.errors import ParameterError, PrivlibError
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
-from privlib.thresholds import REGISTRY, check_overrides, judge
+from privlib.thresholds import judge
 
-__all__ = ["Audit", "Recorded", "DEFAULT_SETTINGS", "comparable_metrics"]
+__all__ = ["run", "Audit", "AuditError", "Redactor"]
 
-#: Settings of the audit's measures (the audit notebook's parameters of the same names).
-DEFAULT_SETTINGS = {
-    "seed": 2026,             # one seed for every random step
-    "repeats": 5,             # repetitions of the random membership measures
-    "hamming_threshold": 5,   # h of the partitioning attack (El Emam et al. 2022)
-    "attack_share": 0.5,      # t of the partitioning attack when N is not given
-    "cap_bins": 5,            # quantile bins of numeric keys and targets for CAP
-    "targeted_attack": None,  # generator to refit for the shadow-model attack (off when None)
+logger = logging.getLogger(__name__)
+
+#: ``progress(done, total, key)``: called after each measure.
+Progress = Callable[[int, int, str], None]
+
+#: The fields every result has, kept as columns of a MeasureRecord; the others go to ``details``.
+_RECORD_FIELDS = {"measure", "value", "ci_low", "ci_high", "ci_method", "confidence", "baseline",
+                  "threshold", "verdict", "verdict_rule", "higher_is_riskier", "judgement", "reading"}
+
+#: Verdicts in order of severity (not assessable shows nothing about the data).
+_SEVERITY = {NO_EVIDENCE: 0, INCONCLUSIVE: 1, RISK: 2}
+
+#: What to give so that a family can be assessed, when none of its measures ran.
+_HOW_TO_ASSESS = {
+    "identity": "give a holdout (real records the generator never saw) and the key variables",
+    "attribute": "give the key variables an adversary knows and the sensitive variables (and a "
+    "holdout for the inference attack)",
+    "membership": "give a holdout: real records of the same population the generator never saw",
 }
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """One computed measure: its family, label, judged result and run time."""
+class AuditError(RuntimeError):
+    """A bug in the audit's catalogue or in a measure, not a property of the data."""
 
-    family: str
-    label: str
-    result: Result
-    seconds: float
+
+def run(spec: AuditSpec | None = None, *, client: Any = None, progress: Progress | None = None,
+        **settings: Any) -> AuditReport:
+    """Run the privacy audit and return its report.
+
+    Give an :class:`~privlib.audit.spec.AuditSpec`, or its settings as keyword arguments (the
+    names of ``privlib audit``'s options): ``train``, ``synthetic`` and ``holdout`` may be
+    DataFrames or paths, ``synthetic`` also a dict of named DataFrames.
+
+    Examples
+    --------
+    >>> import privlib as pl
+    >>> adult = pl.datasets.load_dataset("adult").head(600)
+    >>> train, holdout = adult.iloc[:300], adult.iloc[300:]
+    >>> report = pl.audit.run(train=train, synthetic=train, holdout=holdout, keys=["age", "sex"],
+    ...                       sensitive=["income"])
+    >>> report.decision
+    'do not release'
+    """
+    if spec is None:
+        spec = AuditSpec.build(**settings)
+    elif settings:
+        raise PrivlibError(f"give either a spec or settings, not both (got {sorted(settings)}).")
+    inputs = load_audit_inputs(
+        train=spec.train, synthetic=spec.synthetic, holdout=spec.holdout,
+        population_size=spec.population_size, keys=spec.keys, sensitive=spec.sensitive,
+        allow_new_categories=spec.allow_new_categories, schema=spec.schema_file,
+    )
+    if client is None and spec.dask_scheduler is not None:
+        from dask.distributed import Client
+
+        client = Client(spec.dask_scheduler, timeout=10)
+    return Audit(inputs, spec, client=client, progress=progress).run()
+
+
+class Redactor:
+    """Blanks every quoted category label of the confidential tables out of a text: the one guard
+    that keeps a value of the training or holdout data out of readings, reasons and log lines."""
+
+    _QUOTED = re.compile(r"""(['"])(.*?)\1""")
+
+    def __init__(self, *tables: pd.DataFrame | None):
+        self.labels: set[str] = set()
+        for table in tables:
+            if table is None:
+                continue
+            for column in table.columns:
+                values = table[column]
+                if isinstance(values.dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(values):
+                    self.labels.update(str(v) for v in pd.unique(values.dropna()))
+
+    def __call__(self, text: str) -> str:
+        if not self.labels or ("'" not in text and '"' not in text):
+            return text
+        return self._QUOTED.sub(lambda m: "'…'" if m.group(2) in self.labels else m.group(0), text)
+
+    @contextlib.contextmanager
+    def guarding(self, log: logging.Logger) -> Iterator[None]:
+        """Redact every record that passes through ``log`` (and its children) meanwhile."""
+        guard = _RedactingFilter(self)
+        handlers = [h for h in _handlers_of(log)]
+        for handler in handlers:
+            handler.addFilter(guard)
+        log.addFilter(guard)
+        try:
+            yield
+        finally:
+            log.removeFilter(guard)
+            for handler in handlers:
+                handler.removeFilter(guard)
+
+
+class _RedactingFilter(logging.Filter):
+    def __init__(self, redact: Redactor):
+        super().__init__()
+        self.redact = redact
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = self.redact(record.getMessage()), ()
+        if record.exc_info or record.exc_text:  # tracebacks quote values; keep only their kind
+            kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else "error"
+            record.msg += f" ({kind})"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _handlers_of(log: logging.Logger) -> list[logging.Handler]:
+    """The handlers a record of ``log`` reaches (its own and its ancestors')."""
+    found: list[logging.Handler] = []
+    current: logging.Logger | None = log
+    while current is not None:
+        found += current.handlers
+        current = current.parent if current.propagate else None
+    return found
 
 
 class Audit:
-    """Runs the measures of an audit and keeps their results for the report and metrics.json.
+    """Runs the catalogue on checked inputs and builds the :class:`AuditReport` (see :func:`run`)."""
 
-    Parameters
-    ----------
-    inputs : AuditInputs
-        From :func:`privlib.audit.load_audit_inputs`.
-    settings : dict, optional
-        Values for :data:`DEFAULT_SETTINGS` (unknown names are an error).
-    parameters : dict, optional
-        The notebook's parameters, recorded in the provenance (file paths reduced to file names).
-    thresholds : dict, optional
-        ``Result.measure`` -> absolute cut-off replacing the registry's
-        (:data:`privlib.thresholds.REGISTRY`); unknown measures are an error that lists the
-        valid keys.
-    catalogue : sequence of Measure, optional
-        The measures to run (default :data:`~privlib.audit.catalogue.CATALOGUE`).
-    client : dask.distributed.Client, optional
-        Passed to every measure that takes a ``client`` (the neighbour-engine measures), which then
-        search on the Dask cluster; the results are identical.
-    """
-
-    def __init__(self, inputs: AuditInputs, *, settings=None, parameters=None, thresholds=None,
-                 catalogue=CATALOGUE, client=None):
-        unknown = sorted(set(settings or {}) - set(DEFAULT_SETTINGS))
-        if unknown:
-            raise PrivlibError(
-                f"unknown audit setting(s) {unknown}; the settings are {sorted(DEFAULT_SETTINGS)}."
-            )
+    def __init__(self, inputs: AuditInputs, spec: AuditSpec, *, client: Any = None,
+                 progress: Progress | None = None, catalogue: tuple[MeasureSpec, ...] = CATALOGUE):
         self.inputs = inputs
-        self.settings = DEFAULT_SETTINGS | dict(settings or {})
-        self.parameters = _portable(parameters or {})
-        self.thresholds = check_overrides(thresholds)
-        self.catalogue = tuple(catalogue)
+        self.spec = spec
+        self.settings = spec.settings()
         self.client = client
-        self._confidential = _labels_of(inputs.train, inputs.holdout)
-        self.recorded: list[Recorded] = []
-        self.skipped: list[tuple[str, str, str]] = []
-        self.tables: dict[str, pd.DataFrame] = {}
-        self._step = 0
+        self.progress = progress
+        self.catalogue = catalogue
+        self.redact = Redactor(inputs.train, inputs.holdout)
+        self._kinds = infer_kinds(inputs.train, name="train") if inputs.assessable else {}
+        self._records: list[MeasureRecord] = []
+        self._skipped: list[Skipped] = []
+        self._results: dict[str, Any] = {}
 
-    # -- running ---------------------------------------------------------------------------
-    def missing(self, needs=()) -> str | None:
+    # -- running ----------------------------------------------------------------------------------
+    def run(self) -> AuditReport:
+        """Run every measure of the catalogue (or record why it was skipped); return the report."""
+        planned = self._plan()
+        with self.redact.guarding(logging.getLogger("privlib")):
+            for done, (spec, target) in enumerate(planned, 1):
+                self._run_one(spec, target, done, len(planned))
+        return self._report()
+
+    def _plan(self) -> list[tuple[MeasureSpec, str | None]]:
+        """Every (measure, target) to run; the skipped ones are recorded on the way."""
+        planned: list[tuple[MeasureSpec, str | None]] = []
+        for spec in self.catalogue:
+            reason = spec.not_applicable or self._missing(spec.needs)
+            if reason is not None:
+                self._skip(spec, spec.key, reason)
+                continue
+            for target in (self.inputs.sensitive if spec.per_target else [None]):
+                if spec.applies is None or spec.applies(self._context(target)):
+                    planned.append((spec, target))
+        return planned
+
+    def _missing(self, needs: tuple[str, ...]) -> str | None:
         """Why a measure needing ``needs`` cannot run, or ``None`` when it can."""
         if not self.inputs.assessable:
             return f"inputs too small to assess: {self.inputs.problem}"
@@ -113,80 +227,79 @@ class Audit:
         }
         for need in needs:
             if need not in have:
-                raise PrivlibError(f"unknown requirement {need!r}; use one of {sorted(have)}.")
+                raise AuditError(f"unknown requirement {need!r}; use one of {sorted(have)}.")
             if not have[need]:
                 return NEEDS[need].format(min_rows=MIN_ROWS)
         return None
 
-    def context(self, target: str | None = None) -> Context:
-        """The tables, variables and settings a measure's arguments are built from."""
+    def _context(self, target: str | None) -> Context:
         inputs = self.inputs
         return Context(
             train=inputs.train, synthetic=inputs.primary, holdout=inputs.holdout,
             synthetics=inputs.synthetic, keys=list(inputs.keys), sensitive=list(inputs.sensitive),
             population_size=inputs.population_size, settings=self.settings, binned=self.binned,
-            target=target,
+            kinds=self._kinds, target=target,
         )
 
-    def run(self) -> "Audit":
-        """Run every measure of the catalogue (or record why it was skipped); returns ``self``."""
-        for entry in self.catalogue:
-            self.run_measure(entry)
-        return self
-
-    def run_measure(self, entry: Measure) -> None:
-        """Run one catalogue entry: once, or once per sensitive variable."""
-        if entry.not_applicable:
-            self.skip(entry.family, entry.key, entry.not_applicable)
-            return
-        reason = self.missing(entry.needs)
-        if reason is not None:
-            self.skip(entry.family, entry.key, reason)
-            return
-        targets = self.inputs.sensitive if entry.per_target else [None]
-        for target in targets:
-            label = entry.key if target is None else f"{entry.key} ({target})"
-            self._call(entry, label, self.context(target))
-
-    def _call(self, entry: Measure, label: str, context: Context) -> None:
-        self._step += 1
-        print(f"[{self._step}] {FAMILIES[entry.family].title}: {label} ...", flush=True)
+    def _run_one(self, spec: MeasureSpec, target: str | None, done: int, total: int) -> None:
+        key = spec.key if target is None else f"{spec.key}[{target}]"
+        logger.info("[%d/%d] %s: %s ...", done, total, FAMILIES[spec.family].title, key)
+        assert spec.function is not None  # planned measures have one
         start = time.perf_counter()
-        arguments = entry.arguments(context)
-        if self.client is not None and "client" in inspect.signature(entry.function).parameters:
-            arguments["client"] = self.client
         try:
-            out = entry.function(**arguments)
+            arguments = spec.arguments(self._context(target))
+            if self.client is not None and "client" in _parameters(spec.function):
+                arguments["client"] = self.client
+            out = spec.function(**arguments)
+        except ParameterError as exc:
+            raise AuditError(f"the catalogue entry {spec.key!r} calls its function wrongly: {exc}") from exc
         except PrivlibError as exc:
-            self.skip(entry.family, label, f"the data do not allow it: {exc}")
-            print(f"    skipped: {exc}", flush=True)
-            return
-        seconds = time.perf_counter() - start
-        print(f"    done in {seconds:.1f} s", flush=True)
+            self._skip(spec, key, f"the data do not allow it: {exc}", target)
+            logger.info("    skipped: the data do not allow it")
+        else:
+            seconds = time.perf_counter() - start
+            logger.info("    done in %.1f s", seconds)
+            self._keep(spec, key, target, out, seconds)
+        if self.progress is not None:
+            self.progress(done, total, key)
+
+    def _keep(self, spec: MeasureSpec, key: str, target: str | None, out: Any, seconds: float) -> None:
+        self._results[key] = out
         if isinstance(out, pd.DataFrame):
-            self.tables[label] = out
-        elif isinstance(out, Result):
-            self.recorded.append(Recorded(entry.family, label, self._judged(out), round(seconds, 3)))
+            return
+        if not isinstance(out, Result) or out.measure != spec.key:
+            got = getattr(out, "measure", type(out).__name__)
+            raise AuditError(f"the catalogue entry {spec.key!r} gave a result for {got!r}; a "
+                             "measure's results carry its declaration key.")
+        override = self.spec.thresholds.get(spec.key)
+        judged = judge(out, override=override) if spec.rule is not None else out
+        self._results[key] = judged
+        self._records.append(self._record(spec, key, target, judged, seconds))
 
-    def _judged(self, result: Result) -> Result:
-        """``result`` judged by the registry, with the audit's own cut-off where one was set."""
-        if result.measure not in REGISTRY:
-            return result
-        return judge(result, override=self.thresholds.get(result.measure))
+    def _record(self, spec: MeasureSpec, key: str, target: str | None, result: Result,
+                seconds: float) -> MeasureRecord:
+        scalars = result.to_dict()
+        details = {name: value for name, value in scalars.items() if name not in _RECORD_FIELDS}
+        return MeasureRecord(
+            key=key, measure=spec.key, target=target, family=spec.family, title=spec.title,
+            value=plain_number(result.value), ci_low=plain_number(result.ci_low),
+            ci_high=plain_number(result.ci_high), ci_method=result.ci_method,
+            confidence=result.confidence, baseline=plain_number(result.baseline),
+            threshold=plain_number(result.threshold), higher_is_riskier=result.higher_is_riskier,
+            verdict=cast(Verdict, result.verdict or NOT_ASSESSABLE),
+            verdict_rule=self._redacted(result.verdict_rule),
+            reading=self.redact(result.reading()), seconds=round(seconds, 3),
+            details=_json_safe(details),
+        )
 
-    def skip(self, family: str, label: str, reason: str) -> None:
-        """Record that ``label`` was not run, and why (with any data value blanked out)."""
-        self.skipped.append((family, label, self.redact(reason)))
+    def _redacted(self, text: str | None) -> str | None:
+        return None if text is None else self.redact(text)
 
-    def redact(self, text: str) -> str:
-        """``text`` with every quoted category label of the training or holdout data replaced by
-        ``'…'``: the one place that keeps a value of the confidential data out of the report,
-        whatever message a measure wrote. Readings and skip reasons pass through it."""
-        if not self._confidential or "'" not in text and '"' not in text:
-            return text
-        return _QUOTED.sub(lambda m: "'…'" if m.group(2) in self._confidential else m.group(0), text)
+    def _skip(self, spec: MeasureSpec, key: str, reason: str, target: str | None = None) -> None:
+        self._skipped.append(Skipped(key=key, measure=spec.key, family=spec.family, title=spec.title,
+                                     reason=self.redact(reason)))
 
-    def binned(self, columns):
+    def binned(self, columns: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Training and primary synthetic data restricted to ``columns``, numeric ones binned.
 
         CAP matches values exactly, so numeric keys and targets are first cut into the same
@@ -196,307 +309,140 @@ class Audit:
 
         columns = list(columns)
         train, synthetic = self.inputs.train[columns], self.inputs.primary[columns]
-        numeric = [c for c, kind in infer_kinds(train, name="train").items() if kind == NUMERIC]
+        numeric = [c for c in columns if self._kinds.get(c) == NUMERIC]
         if numeric:
-            train, synthetic = discretize(
-                original=train, synthetic=synthetic, columns=numeric, n_bins=self.settings["cap_bins"]
-            )
+            train, synthetic = discretize(original=train, synthetic=synthetic, columns=numeric,
+                                          n_bins=self.settings["cap_bins"])
         return train, synthetic
 
-    # -- views -------------------------------------------------------------------------------
-    @property
-    def results(self) -> list[Recorded]:
-        """The computed measures, in the order they ran."""
-        return list(self.recorded)
+    # -- the report -------------------------------------------------------------------------------
+    def _report(self) -> AuditReport:
+        families = [self._finding(key) for key in FAMILIES if key != "comparison"]
+        report = AuditReport(
+            title=self.spec.title,
+            decision=_decision(self.inputs.assessable, families),
+            assessable=self.inputs.assessable,
+            problem=self.inputs.problem,
+            synthetic_label=self.redact(self.inputs.primary_label),
+            notes=[self.redact(note) for note in self.inputs.notes],
+            families=families,
+            measures=self._records,
+            skipped=self._skipped,
+            tables={key: _table_records(out) for key, out in self._results.items()
+                    if isinstance(out, pd.DataFrame)},
+            provenance=self._provenance(),
+        )
+        report._results.update(self._results)
+        return report
 
-    def get(self, label: str):
-        """The result (or table) recorded as ``label``, or ``None`` when it was not run."""
-        if label in self.tables:
-            return self.tables[label]
-        return next((r.result for r in self.recorded if r.label == label), None)
-
-    def _by_entry(self, family: str, field: str):
-        """``(label, result, function)`` for every computed measure of ``family`` whose catalogue
-        entry has the callable ``field`` (``plot``, ``table`` or ``at_risk``)."""
-        functions = {e.key: getattr(e, field) for e in self.catalogue if getattr(e, field) is not None}
-        return [
-            (r.label, r.result, functions[r.label.split(" (")[0]])
-            for r in self.recorded
-            if r.family == family and r.label.split(" (")[0] in functions
-        ]
-
-    def measure_tables(self, family: str):
-        """``(label, DataFrame)`` for every computed measure of ``family`` whose entry has a table."""
-        return [(label, table(result)) for label, result, table in self._by_entry(family, "table")]
-
-    def figures(self, family: str):
-        """``(label, result, plot)`` for every computed measure of ``family`` that has a figure."""
-        return self._by_entry(family, "plot")
-
-    def verdict_rows(self) -> list[dict]:
-        """One row per computed measure: family, label, value, interval, baseline, threshold,
-        verdict, rule and reading."""
-        return [
-            {
-                "family": r.family,
-                "measure": r.label,
-                "value": r.result.value,
-                "ci_low": r.result.ci_low,
-                "ci_high": r.result.ci_high,
-                "baseline": r.result.baseline,
-                "threshold": r.result.threshold,
-                "verdict": r.result.verdict,
-                "rule": r.result.verdict_rule,
-                "reading": self.redact(r.result.reading()),
-            }
-            for r in self.recorded
-        ]
-
-    def verdict_table(self) -> pd.DataFrame:
-        """:meth:`verdict_rows` as a DataFrame."""
-        columns = ["family", "measure", "value", "ci_low", "ci_high", "baseline", "threshold",
-                   "verdict", "rule", "reading"]
-        return pd.DataFrame(self.verdict_rows(), columns=columns)
-
-    def verdict_html(self) -> str:
-        """The verdict table as an HTML fragment, one group per family (escaped by the template)."""
-        groups = []
-        for key, family in FAMILIES.items():
-            rows = [
-                dict(row, value=_number(row["value"]), interval=_interval(row), baseline=_number(row["baseline"]),
-                     threshold=_number(row["threshold"]), verdict=row["verdict"] or "none")
-                for row in self.verdict_rows() if row["family"] == key
-            ]
-            if rows:
-                groups.append({"title": family.title, "rows": rows})
-        return render_page("verdicts.html.j2", groups=groups)
-
-    def family_html(self, family: str) -> str:
-        """One family's section: its title, question and introduction, the readings of its
-        measures, and what was skipped and why (an HTML fragment)."""
-        readings = [(r.label, self.redact(r.result.reading())) for r in self.recorded if r.family == family]
-        skipped = [(label, why) for f, label, why in self.skipped if f == family]
-        return render_page("readings.html.j2", family=FAMILIES[family], readings=readings,
-                           skipped=skipped)
-
-    def conclusion(self) -> list[dict]:
-        """Per family, the strongest finding: the measure whose verdict is most severe (risk, then
-        inconclusive, then no evidence of risk), with its value, interval and verdict."""
-        findings = []
-        for key, family in FAMILIES.items():
-            judged = [r for r in self.recorded if r.family == key and r.result.verdict in _SEVERITY]
-            if not judged:
-                continue
-            worst = max(judged, key=lambda r: (_SEVERITY[r.result.verdict], _excess(r.result)))
-            counts = {v: sum(r.result.verdict == v for r in judged) for v in _SEVERITY}
-            at_risk = [(label, *counter(result)) for label, result, counter in self._by_entry(key, "at_risk")]
-            findings.append({
-                "family": family.title, "label": worst.label, "verdict": worst.result.verdict,
-                "value": _number(worst.result.value), "interval": _interval(vars(worst.result)),
-                "rule": worst.result.verdict_rule or "", "counts": counts, "n": len(judged),
-                "at_risk": at_risk,
-            })
-        return findings
-
-    def conclusion_html(self, title: str) -> str:
-        """The report's first page: the title, the strongest finding per family, what the audit
-        cannot show (an HTML fragment, every value escaped)."""
-        return render_page(
-            "conclusion.html.j2", title=title, assessable=self.inputs.assessable,
-            problem=self.inputs.problem, findings=self.conclusion(), summary=self.summary(),
-            label=self.inputs.primary_label, notes=self.inputs.notes,
+    def _finding(self, family: str) -> FamilyFinding:
+        """The family's verdict: the most severe of its measures', decided by the measure furthest
+        beyond its threshold; "not assessed" when none of its measures could be judged."""
+        about = FAMILIES[family]
+        judged = [m for m in self._records if m.family == family and m.verdict in _SEVERITY]
+        counts = {v: sum(m.verdict == v for m in self._records if m.family == family)
+                  for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)}
+        if not judged:
+            reasons = sorted({s.reason for s in self._skipped if s.family == family})
+            reason = ("no measure of this kind could be read on these data" if not reasons
+                      else "; ".join(reasons[:2]))
+            return FamilyFinding(
+                family=family, title=about.title, question=about.question, verdict=NOT_ASSESSED,
+                headline=f"{about.title}: not assessed, because {reason}.", reason=reason,
+                how_to_assess=_HOW_TO_ASSESS[family], counts=counts,
+            )
+        worst = max(judged, key=lambda m: (_SEVERITY[m.verdict], _excess(m)))
+        assert worst.verdict != NOT_ASSESSABLE
+        return FamilyFinding(
+            family=family, title=about.title, question=about.question, verdict=worst.verdict,
+            deciding=worst.key, headline=_headline(about.title, worst), counts=counts,
+            at_risk=self._at_risk(family),
         )
 
-    def rules_html(self) -> str:
-        """Each rule this audit's verdicts used, with its source (for "How to read")."""
-        seen = {}
-        for r in self.recorded:
-            if r.result.verdict_rule and r.result.measure not in seen:
-                seen[r.result.measure] = r.result.verdict_rule
-        return render_page("rules.html.j2", rules=sorted(seen.items()))
+    def _at_risk(self, family: str) -> list[AtRisk]:
+        counters = {spec.key: spec.at_risk for spec in self.catalogue if spec.at_risk is not None}
+        return [
+            AtRisk(key=m.key, count=int(counter(self._results[m.key])[0]),
+                   what=counter(self._results[m.key])[1])
+            for m in self._records if m.family == family and (counter := counters.get(m.measure))
+        ]
 
-    def skipped_table(self) -> pd.DataFrame:
-        """One row per skipped measure, with the reason."""
-        return pd.DataFrame(self.skipped, columns=["family", "measure", "reason"])
-
-    def summary(self) -> str:
-        """One paragraph: how many measures ran, with which verdicts, and how many were skipped."""
-        if not self.inputs.assessable:
-            return f"Not assessable: {self.inputs.problem}. No measure was computed; provide larger tables."
-        counts: dict[str, int] = {}
-        for r in self.recorded:
-            counts[r.result.verdict or "no verdict"] = counts.get(r.result.verdict or "no verdict", 0) + 1
-        told = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
-        text = (
-            f"{len(self.recorded)} measure(s) computed on the synthetic data "
-            f"{self.inputs.primary_label}: {told}; {len(self.skipped)} skipped (listed at the end)."
-        )
-        flagged = [r.label for r in self.recorded if r.result.verdict == "risk"]
-        if flagged:
-            text += f" Look first at: {', '.join(flagged)}."
-        return text
-
-    def provenance(self) -> dict:
-        """Version, time, row counts and SHA-256 of the inputs, the settings and parameters."""
+    def _provenance(self) -> Provenance:
         from privlib import __version__
 
         inputs = self.inputs
-        rows = {"train": [len(inputs.train)], "synthetic": [len(f) for f in inputs.synthetic.values()]}
-        rows["holdout"] = [len(inputs.holdout) if inputs.holdout is not None else None]
+        rows: dict[str, list[int | None]] = {
+                "train": [len(inputs.train)], "synthetic": [len(f) for f in inputs.synthetic.values()],
+                "holdout": [len(inputs.holdout) if inputs.holdout is not None else None]}
         files = [
-            {"role": role, "file": path.name, "rows": rows[role][i],
-             "columns": inputs.train.shape[1], "sha256": sha256(path)}
-            for role, paths in inputs.files.items()
-            for i, path in enumerate(paths)
+            InputFile(role=role, file=source.name, rows=rows[role][i], columns=inputs.train.shape[1],
+                      sha256=digest)
+            for role, sources in inputs.files.items()
+            for i, (source, digest) in enumerate(zip(sources, inputs.digests[role]))
         ]
-        return {
-            "privlib_version": __version__,
-            "python_version": platform.python_version(),
-            "pandas_version": pd.__version__,
-            "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-            "inputs": files,
-            "population_size": inputs.population_size,
-            "keys": inputs.keys,
-            "sensitive": inputs.sensitive,
-            "settings": dict(self.settings),
-            "thresholds": dict(self.thresholds),
-            "parameters": self.parameters,
-            "notes": list(inputs.notes),
-        }
-
-    def provenance_html(self) -> str:
-        """The provenance as a two-column table fragment for the report's first pages."""
-        p = self.provenance()
-        rows = [
-            ("privlib version", p["privlib_version"]),
-            ("created (UTC)", p["created"]),
-            ("Python / pandas", f"{p['python_version']} / {p['pandas_version']}"),
-        ]
-        rows += [
-            (f"{f['role']}: {f['file']}", f"{f['rows']} rows x {f['columns']} columns, SHA-256 {f['sha256']}")
-            for f in p["inputs"]
-        ]
-        rows += [
-            ("population size N", p["population_size"] or "not given"),
-            ("keys", ", ".join(map(str, p["keys"])) or "none"),
-            ("sensitive", ", ".join(map(str, p["sensitive"])) or "none"),
-            ("settings", json.dumps(p["settings"])),
-            ("thresholds set for this audit", json.dumps(p["thresholds"]) if p["thresholds"] else "none"),
-        ]
-        shown = {"train", "synthetic", "holdout", "population_size", "keys", "sensitive", "thresholds"}
-        rows += [
-            (f"parameter {name}", json.dumps(value, default=str))
-            for name, value in p["parameters"].items()
-            if name not in shown and name not in DEFAULT_SETTINGS
-        ]
-        rows += [("note", note) for note in p["notes"]]
-        return render_page("table.html.j2", columns=["item", "value"], rows=rows, index_name=None,
-                           classes="privlib-provenance")
-
-    def to_dict(self) -> dict:
-        """Everything metrics.json holds."""
-        return {
-            "assessable": self.inputs.assessable,
-            "problem": self.inputs.problem,
-            "summary": self.summary(),
-            "measures": [
-                dict(family=r.family, label=r.label, seconds=r.seconds,
-                     **(r.result.to_dict() | {"reading": self.redact(r.result.reading())}))
-                for r in self.recorded
-            ],
-            "tables": {
-                name: json.loads(table.reset_index().to_json(orient="records", date_format="iso"))
-                for name, table in self.tables.items()
-            },
-            "skipped": [dict(family=f, measure=m, reason=why) for f, m, why in self.skipped],
-            "provenance": self.provenance(),
-        }
-
-    def write_metrics(self, path) -> None:
-        """Write :meth:`to_dict` as JSON to ``path`` (nothing when ``path`` is ``None``)."""
-        if path is None:
-            return
-        text = json.dumps(self.to_dict(), indent=2, allow_nan=False, default=_json_default)
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        return Provenance(
+            privlib_version=__version__, python_version=platform.python_version(),
+            pandas_version=pd.__version__,
+            created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+            inputs=files, spec=self.spec.provenance(),
+            notes=[self.redact(note) for note in inputs.notes],
+        )
 
 
-_QUOTED = re.compile(r"""(['"])(.*?)\1""")
+def _parameters(function: Callable[..., Any]) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(function).parameters)
 
 
-def _labels_of(*tables) -> set[str]:
-    """The category labels (text) of the categorical columns of ``tables``."""
-    labels = set()
-    for table in tables:
-        if table is None:
-            continue
-        for column in table.columns:
-            if isinstance(table[column].dtype, pd.CategoricalDtype) or table[column].dtype == object:
-                labels.update(str(v) for v in pd.unique(table[column].dropna()))
-    return labels
-
-
-#: Verdicts in order of severity, for the conclusion (not assessable has nothing to show).
-_SEVERITY = {"no evidence of risk": 0, "inconclusive": 1, "risk": 2}
-
-
-def _excess(result: Result) -> float:
-    """How far a result lies beyond its threshold, in its own units (for ranking one family's
-    findings of equal severity)."""
-    if result.threshold is None or result.value is None or math.isnan(result.value):
+def _excess(record: MeasureRecord) -> float:
+    """How far a result lies beyond its threshold, in its own units (ranks a family's findings of
+    equal severity)."""
+    if record.threshold is None or record.value is None:
         return -math.inf
-    beyond = result.value - result.threshold
-    return beyond if result.higher_is_riskier else -beyond
+    beyond = record.value - record.threshold
+    return beyond if record.higher_is_riskier else -beyond
 
 
-def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -> str:
-    """A DataFrame as an HTML table fragment, every cell in full and escaped."""
-    frame = table.reset_index() if index else table
-    rows = [[_number(v) for v in row] for row in frame.itertuples(index=False)]
-    return render_page("table.html.j2", columns=[str(c) for c in frame.columns], rows=rows,
-                       index_name=None, classes=classes)
+def _number(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3g}"
 
 
-def _number(value) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
+def _headline(family: str, record: MeasureRecord) -> str:
+    interval = ("" if record.ci_low is None or record.ci_high is None
+                else f" ({record.confidence:.0%} interval {_number(record.ci_low)} to "
+                f"{_number(record.ci_high)})")
+    threshold = "" if record.threshold is None else f", threshold {_number(record.threshold)}"
+    return (f"{family}: {record.verdict}, decided by {record.title} = {_number(record.value)}"
+            f"{interval}{threshold}.")
 
 
-def _interval(row: dict) -> str:
-    low, high = row["ci_low"], row["ci_high"]
-    if low is None or high is None or (isinstance(low, float) and math.isnan(low)):
-        return ""
-    return f"{_number(low)} to {_number(high)}"
+def _decision(assessable: bool, families: list[FamilyFinding]) -> Decision:
+    if not assessable:
+        return NOT_ASSESSABLE
+    verdicts = {f.verdict for f in families}
+    if RISK in verdicts:
+        return DO_NOT_RELEASE
+    if verdicts & {INCONCLUSIVE, NOT_ASSESSED, NOT_ASSESSABLE}:
+        return WITH_CAVEATS
+    return NO_EVIDENCE_FOUND
 
 
-def _json_default(value):
-    """JSON for the numpy and pandas scalars a table may hold; NaN and infinities become null."""
-    if hasattr(value, "item"):
-        value = value.item()
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
+def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+    """Plain JSON values (NaN and infinities as None)."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, float):
+            return plain_number(value)
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
         return value
-    return str(value)
+
+    return {name: plain(value) for name, value in values.items()}
 
 
-def _portable(parameters: dict) -> dict:
-    """The parameters with file paths reduced to file names (the folder says nothing useful)."""
-    out = {}
-    for name, value in parameters.items():
-        if name in ("train", "holdout") and value is not None:
-            value = Path(value).name
-        elif name == "synthetic" and value is not None:
-            value = [Path(v).name for v in ([value] if isinstance(value, (str, os.PathLike)) else value)]
-        elif name == "metrics_path":
-            continue
-        out[name] = value
-    return out
+def _table_records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    import json
 
-
-def comparable_metrics(metrics: dict) -> dict:
-    """``metrics`` without the run time and durations, the fields that differ between identical runs."""
-    out = json.loads(json.dumps(metrics))
-    out.get("provenance", {}).pop("created", None)
-    for measure in out.get("measures", []):
-        measure.pop("seconds", None)
-    return out
+    return json.loads(table.reset_index().to_json(orient="records", date_format="iso"))

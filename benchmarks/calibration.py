@@ -1,0 +1,234 @@
+"""Calibration of the record-level tests: false alarms on null releases, detection of partial leaks.
+
+Each draw takes four disjoint samples of 2,000 records from a bundled population (Adult or ACS):
+training, holdout, a third sample that fits the null generator, and a reference sample for the
+density attack. The **null** release comes from GaussianCopula or SequentialTrees fitted on the
+third sample: the generator never saw a training record, so any "risk" is a false alarm. The
+**leaks** are that same release with a share of its rows replaced by verbatim copies of distinct
+training records (0.5 %, 1 %, 2 %, 5 %) or by near copies (1 %: one numeric variable of each copy,
+chosen at random, moved by 1 % to 3 % of its range, just beyond the copy test's tolerance). Two
+real generators fitted on the training data itself close the table: SequentialTrees (it may
+memorise) and MST at epsilon = 1 (differentially private, public bounds from the population).
+
+Every release is audited in process with the record-level measures of :mod:`privlib.records`:
+
+* identity: :func:`~privlib.records.copy_test` (training vs holdout records with a synthetic copy,
+  Fisher's exact test);
+* membership: the TPR at a false-positive rate of 0.1 % of the distance attack
+  (:func:`privlib.membership.nn_mia`'s own distances) and of DOMIAS
+  (:func:`privlib.targeted.density_attack`, kernel densities), each by its exact test;
+
+and a family is a "risk" when Holm's adjustment across its tests
+(:func:`~privlib.records.family_tests`) leaves one significant at 5 %. Rates come with their
+95 % Clopper-Pearson intervals.
+
+Run from the repository root::
+
+    nice -n 10 python benchmarks/calibration.py [--small] [--n-jobs 2]
+
+It prints a Markdown section to paste into benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import logging
+import os
+import time
+
+import numpy as np
+import pandas as pd
+
+import privlib as pl
+
+logger = logging.getLogger("calibration")
+
+SIZE = 2000
+CONFIDENCE = 0.95
+NULL_GENERATORS = ("GaussianCopula", "SequentialTrees")
+#: Leak name -> (share of the release replaced, near copies or verbatim).
+LEAKS = {
+    "0.5% verbatim": (0.005, False), "1% verbatim": (0.01, False), "2% verbatim": (0.02, False),
+    "5% verbatim": (0.05, False), "1% near copies": (0.01, True),
+}
+#: The leaks on ACS: few columns, so holdout records are copied as often as training records.
+ACS_LEAKS = ("1% verbatim", "5% verbatim")
+NEAR_MOVE = (0.01, 0.03)  # share of the range a near copy's one numeric value moves by
+#: Generators fitted on the training records themselves.
+TRAINED = ("SequentialTrees on train", "MST on train")
+#: The small run: 5 null draws, one leak each: (dataset, generator, draw, leaks).
+SMALL = (
+    ("adult", "GaussianCopula", 0, ("1% verbatim",)),
+    ("adult", "SequentialTrees", 0, ("0.5% verbatim",)),
+    ("adult", "GaussianCopula", 1, ("1% near copies",)),
+    ("adult", "SequentialTrees", 1, ("5% verbatim",)),
+    ("acs", "SequentialTrees", 0, ("1% verbatim",)),
+)
+
+
+@functools.lru_cache(maxsize=None)
+def _population(dataset: str) -> pd.DataFrame:
+    return pl.load_dataset(dataset)
+
+
+def samples(dataset: str, rng: np.random.Generator, size: int = SIZE):
+    """Four disjoint seeded samples of ``size`` records: train, holdout, fit, reference."""
+    population = _population(dataset)
+    order = rng.permutation(len(population))
+    return [population.iloc[np.sort(order[i * size:(i + 1) * size])].reset_index(drop=True)
+            for i in range(4)]
+
+
+def leak(release: pd.DataFrame, train: pd.DataFrame, share: float, near: bool,
+         rng: np.random.Generator) -> pd.DataFrame:
+    """``release`` with ``share`` of its rows replaced by copies of distinct training records,
+    each near copy with one numeric variable moved by 1 % to 3 % of its range (rounded for whole
+    numbers)."""
+    count = round(share * len(release))
+    rows = rng.choice(len(release), count, replace=False)
+    copies = train.iloc[rng.choice(len(train), count, replace=False)].reset_index(drop=True)
+    if near:
+        numeric = [c for c in copies.columns if pd.api.types.is_numeric_dtype(copies[c])]
+        chosen = rng.choice(numeric, count)
+        for column in numeric:
+            which = np.flatnonzero(chosen == column)
+            low, high = float(train[column].min()), float(train[column].max())
+            move = rng.uniform(*NEAR_MOVE, which.size) * (high - low)
+            values = copies[column].to_numpy(dtype="float64")
+            # up, unless that leaves the range: a near copy stays a plausible record
+            values[which] += np.where(values[which] + move <= high, move, -move)
+            if pd.api.types.is_integer_dtype(copies[column]):
+                values = np.round(values)
+            copies[column] = values.astype(copies[column].dtype)
+    out = release.copy()
+    for column in out.columns:  # column by column keeps each dtype (categories included)
+        values = out[column].to_numpy(copy=True)
+        values[rows] = copies[column].to_numpy()
+        out[column] = pd.Series(values, dtype=release[column].dtype)
+    return out
+
+
+def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dict:
+    """The record-level measures and the two family verdicts of one release."""
+    copies = pl.records.copy_test(train=train, holdout=holdout, synthetic=synthetic,
+                                  confidence=confidence)
+    distance = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic,
+                                    random_state=0, confidence=confidence)
+    density = pl.targeted.density_attack(train=train, holdout=holdout, synthetic=synthetic,
+                                         reference=reference, random_state=0, confidence=confidence)
+    (nn_point, *_), (density_point, *_) = (pl.records.low_fpr_points(a, fprs=(0.001,))
+                                           for a in (distance, density))
+    identity = pl.records.family_tests([copies], confidence=confidence)
+    membership = pl.records.family_tests([nn_point, density_point], confidence=confidence)
+    return {
+        "identity_risk": identity.any_significant, "membership_risk": membership.any_significant,
+        "copy_p": copies.p_value, "records_at_risk": copies.records_at_risk,
+        "train_copied": copies.train_copied, "holdout_copied": copies.holdout_copied,
+        "nn_p": nn_point.p_value, "nn_called": nn_point.members_called,
+        "density_p": density_point.p_value, "density_called": density_point.members_called,
+        "nn_auc": distance.auc, "density_auc": density.value,
+    }
+
+
+def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size: int = SIZE) -> list[dict]:
+    """Audit one draw's release (null, or a generator fitted on the training data) and its leaks."""
+    rng = np.random.default_rng([seed, ("adult", "acs").index(dataset),
+                                 (*NULL_GENERATORS, *TRAINED).index(generator), draw])
+    train, holdout, fit, reference = samples(dataset, rng, size)
+    if generator in NULL_GENERATORS:
+        release_name, fitted_on = "null", fit
+        model = pl.synth.make(generator)
+    else:  # a real generator, trained on the training records themselves
+        release_name, fitted_on = "trained on train", train
+        model = (pl.synth.make("SequentialTrees") if generator == "SequentialTrees on train" else
+                 pl.dp.MST(epsilon=1.0, bounds=pl.dp.bounds_of(_population(dataset)),
+                           random_state=int(rng.integers(2**31))))
+    release = model.fit(fitted_on).sample(size, random_state=int(rng.integers(2**31)))
+    tables = dict(train=train, holdout=holdout, reference=reference)
+    rows = [dict(release=release_name, synthetic=release)]
+    rows += [dict(release=name, synthetic=leak(release, train, *LEAKS[name], rng)) for name in leaks]
+    out = []
+    for row in rows:
+        start = time.perf_counter()
+        result = audit(synthetic=row["synthetic"], **tables)
+        out.append(dict(dataset=dataset, generator=generator, draw=draw, release=row["release"],
+                        seconds=time.perf_counter() - start, **result))
+    logger.info("%s %s draw %d: %d audits", dataset, generator, draw, len(out))
+    return out
+
+
+def tasks(small: bool, seed: int) -> list[tuple]:
+    """(dataset, generator, draw, seed, leaks) of every draw. Full: 60 nulls (15 per dataset and
+    null generator), the Adult leaks on 20 of them and the ACS leaks on 10, and 5 releases of each
+    generator trained on the training data per dataset. Small: :data:`SMALL`."""
+    if small:
+        return [(dataset, generator, draw, seed, leaks) for dataset, generator, draw, leaks in SMALL]
+    out = []
+    for dataset, leaks, leaked_draws in (("adult", tuple(LEAKS), 10), ("acs", ACS_LEAKS, 5)):
+        out += [(dataset, generator, draw, seed, leaks if draw < leaked_draws else ())
+                for generator in NULL_GENERATORS for draw in range(15)]
+        out += [(dataset, generator, draw, seed, ()) for generator in TRAINED for draw in range(5)]
+    return out
+
+
+def _rate(flags) -> str:
+    flags = np.asarray(flags, dtype=bool)
+    low, high = pl.records.clopper_pearson(int(flags.sum()), flags.size, confidence=0.95)
+    return f"{flags.sum()}/{flags.size} = {flags.mean():.0%} ({low:.0%} to {high:.0%})"
+
+
+def tables(rows: pd.DataFrame) -> str:
+    """The Markdown tables: false risk on nulls, detection per leak, generators on train."""
+    lines = ["| null releases | audits | identity false risk (95% CI) | membership false risk (95% CI) "
+             "| either |", "|---|---:|---|---|---|"]
+    nulls = rows[rows.release == "null"]
+    for (dataset, generator), group in nulls.groupby(["dataset", "generator"], sort=False):
+        lines.append(f"| {dataset}, {generator} | {len(group)} | {_rate(group.identity_risk)} | "
+                     f"{_rate(group.membership_risk)} | {_rate(group.identity_risk | group.membership_risk)} |")
+    lines.append(f"| **all** | {len(nulls)} | {_rate(nulls.identity_risk)} | {_rate(nulls.membership_risk)} "
+                 f"| {_rate(nulls.identity_risk | nulls.membership_risk)} |")
+    lines += ["", "| release | draws | identity risk (95% CI) | membership risk (95% CI) | both | "
+              "mean records at risk | mean NN-MIA AUC |", "|---|---:|---|---|---|---:|---:|"]
+    order = ["null", *LEAKS, "trained on train"]
+    for (dataset, release, generator), group in sorted(
+            rows.assign(generator=np.where(rows.release == "trained on train", rows.generator, ""))
+            .groupby(["dataset", "release", "generator"]),
+            key=lambda item: (item[0][0], order.index(item[0][1]), item[0][2])):
+        name = f"{dataset}, {generator}" if generator else f"{dataset}, {release}"
+        lines.append(
+            f"| {name} | {len(group)} | {_rate(group.identity_risk)} | {_rate(group.membership_risk)} | "
+            f"{_rate(group.identity_risk & group.membership_risk)} | {group.records_at_risk.mean():.1f} | "
+            f"{group.nn_auc.mean():.3f} |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="5 nulls and 5 leaks")
+    parser.add_argument("--n-jobs", type=int, default=2, help="processes, one draw each")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    from joblib import Parallel, delayed
+
+    from _timing import machine
+    # the workers import this file as a module: a function of __main__ would travel by value
+    from calibration import run_draw
+
+    header = machine()
+    start = time.perf_counter()
+    results = Parallel(n_jobs=args.n_jobs)(delayed(run_draw)(*task) for task in tasks(args.small, args.seed))
+    rows = pd.DataFrame([row for draw in results for row in draw])
+    seconds = time.perf_counter() - start
+    print(f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
+          f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "
+          "audit\n")
+    print(tables(rows))
+
+
+if __name__ == "__main__":
+    # one thread per process: the processes share the cores
+    for variable in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    main()

@@ -1,0 +1,228 @@
+"""`AuditReport`: the one typed result of an audit.
+
+HTML, PDF, the notebook display and ``metrics.json`` all come from it: ``metrics.json`` is its
+JSON dump (:meth:`AuditReport.to_json`), validated by the JSON Schema the package ships
+(``privlib/audit/metrics.schema.json``, :func:`metrics_schema`). The per-record arrays a figure
+needs stay on the Python object (:meth:`AuditReport.result`) and never reach the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
+
+__all__ = [
+    "SCHEMA_VERSION", "DECISIONS", "NOT_ASSESSED", "AtRisk", "MeasureRecord", "Skipped",
+    "FamilyFinding", "InputFile", "Provenance", "AuditReport", "metrics_schema", "comparable_metrics",
+]
+
+#: Version of the metrics.json layout; bumped whenever a field changes meaning or goes.
+SCHEMA_VERSION = "2.0"
+
+#: The family verdict when none of its measures could run.
+NOT_ASSESSED: Final = "not assessed"
+
+DO_NOT_RELEASE: Final = "do not release"
+WITH_CAVEATS: Final = "release only with the listed caveats"
+NO_EVIDENCE_FOUND: Final = "no evidence of risk at the strength of these attacks"
+#: The overall decisions, most severe first.
+DECISIONS = (DO_NOT_RELEASE, WITH_CAVEATS, NO_EVIDENCE_FOUND, NOT_ASSESSABLE)
+
+DECISION_RULE = (
+    f"'{DO_NOT_RELEASE}' when any kind of disclosure has the verdict risk; otherwise "
+    f"'{WITH_CAVEATS}' when any is inconclusive or was not assessed; otherwise "
+    f"'{NO_EVIDENCE_FOUND}'. A kind of disclosure takes the most severe verdict of its measures."
+)
+
+Verdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable"]
+FamilyVerdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable", "not assessed"]
+Decision = Literal[
+    "do not release", "release only with the listed caveats",
+    "no evidence of risk at the strength of these attacks", "not assessable",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AtRisk(_Frozen):
+    """How many records a measure puts at risk (a count, never the records)."""
+
+    key: str
+    count: int
+    what: str
+
+
+class MeasureRecord(_Frozen):
+    """One computed measure, judged."""
+
+    key: str = Field(description="unique per measure and target, e.g. cap[DIS]")
+    measure: str = Field(description="the measure's declaration key (Result.measure)")
+    target: str | None = None
+    family: str
+    title: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_method: str | None = None
+    confidence: float = 0.95
+    baseline: float | None = None
+    threshold: float | None = None
+    higher_is_riskier: bool = True
+    verdict: Verdict
+    verdict_rule: str | None = None
+    reading: str
+    seconds: float
+    details: dict[str, Any] = Field(default_factory=dict,
+                                    description="the result's other scalar fields")
+
+
+class Skipped(_Frozen):
+    """A measure the audit did not compute, and why."""
+
+    key: str
+    measure: str
+    family: str
+    title: str
+    reason: str
+
+
+class FamilyFinding(_Frozen):
+    """One kind of disclosure: its verdict, the measure that decided it, and what is at risk."""
+
+    family: str
+    title: str
+    question: str
+    verdict: FamilyVerdict
+    deciding: str | None = Field(None, description="key of the measure that gave the verdict")
+    headline: str
+    reason: str | None = Field(None, description="why the family was not assessed")
+    how_to_assess: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    at_risk: list[AtRisk] = Field(default_factory=list)
+
+
+class InputFile(_Frozen):
+    role: str
+    file: str
+    rows: int | None
+    columns: int
+    sha256: str
+
+
+class Provenance(_Frozen):
+    privlib_version: str
+    python_version: str
+    pandas_version: str
+    created: str
+    inputs: list[InputFile]
+    spec: dict[str, Any]
+    notes: list[str] = Field(default_factory=list)
+
+
+class AuditReport(_Frozen):
+    """The result of an audit (see the module's docstring)."""
+
+    schema_version: Literal["2.0"] = "2.0"
+    title: str
+    decision: Decision
+    decision_rule: str = DECISION_RULE
+    assessable: bool
+    problem: str | None = None
+    synthetic_label: str
+    notes: list[str] = Field(default_factory=list)
+    families: list[FamilyFinding]
+    measures: list[MeasureRecord]
+    skipped: list[Skipped]
+    tables: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    provenance: Provenance
+
+    _results: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    # -- access -----------------------------------------------------------------------------------
+    def result(self, key: str) -> Result | Any | None:
+        """The full result (with per-record arrays) or table computed as ``key``, if any."""
+        return self._results.get(key)
+
+    def by_family(self, family: str) -> list[MeasureRecord]:
+        return [m for m in self.measures if m.family == family]
+
+    def counts(self) -> dict[str, int]:
+        """How many measures had each verdict."""
+        out = {v: 0 for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)}
+        for m in self.measures:
+            out[m.verdict] += 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The decision, each family's verdict and records at risk: what ``--json`` prints."""
+        return {
+            "schema_version": self.schema_version,
+            "decision": self.decision,
+            "families": {
+                f.family: {"verdict": f.verdict, "deciding": f.deciding,
+                            "records_at_risk": {a.key: a.count for a in f.at_risk}}
+                for f in self.families
+            },
+            "verdicts": self.counts(),
+            "skipped": len(self.skipped),
+        }
+
+    # -- output -----------------------------------------------------------------------------------
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """metrics.json: the report as JSON (NaN and infinities as null)."""
+        return json.dumps(self.model_dump(mode="json"), indent=indent, allow_nan=False,
+                          default=str) + "\n"
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write :meth:`to_json` to ``path`` atomically: into a new file beside it, then renamed
+        over it, so a reader sees the old file or the new one, and a symbolic link at ``path`` is
+        replaced, never followed."""
+        path = Path(path)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(self.to_json())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return path
+
+    def _repr_html_(self) -> str:
+        from privlib.render.audit import summary_html
+
+        return summary_html(self)
+
+
+def metrics_schema() -> dict[str, Any]:
+    """The JSON Schema of metrics.json (the package ships it as ``metrics.schema.json``)."""
+    schema = AuditReport.model_json_schema(mode="serialization")
+    schema["$id"] = f"https://privlib.invalid/metrics-{SCHEMA_VERSION}.schema.json"
+    return schema
+
+
+def comparable_metrics(metrics: dict) -> dict:
+    """``metrics`` without the run time and durations, the fields that differ between identical runs."""
+    out = json.loads(json.dumps(metrics))
+    out.get("provenance", {}).pop("created", None)
+    for measure in out.get("measures", []):
+        measure.pop("seconds", None)
+    return out
+
+
+def plain_number(value: Any) -> float | None:
+    """A JSON-safe float: ``None`` for missing, NaN and infinite values."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None

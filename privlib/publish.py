@@ -1,0 +1,288 @@
+"""Publishing a report into the output folder: only the kit's own files, each replaced whole.
+
+A run of ``privlib audit``, ``privlib course`` or ``privlib reports`` writes into ``--out`` in
+three steps, each with one promise:
+
+* :func:`checked_out` refuses, before any work, an output folder that cannot or must not be
+  written: empty, a symbolic link, a file, a mount point (the report is staged beside it, and a
+  rename cannot cross file systems), not writable, or inside the kit's own folders (``reports/``,
+  ``notebooks/``, ``data/``, the installed package), whose shipped files a report would replace.
+  The git-ignored ``reports/out/`` of a checkout is the one place inside them meant for reports.
+* :func:`staging` holds a lock beside ``--out`` for the whole run, so that runs into one folder
+  queue instead of mixing their files, removes the staging folders that earlier runs killed
+  before their clean-up left behind (their own lock is no longer held), and gives the run a
+  private folder beside ``--out`` (one file system) that is removed on every exit.
+* :func:`publish` moves each finished file into ``--out`` with ``os.replace``: a reader, or a
+  run killed at any instant (SIGKILL included), sees for each file either the earlier version
+  or the new one, never a part. Nothing else in ``--out`` is moved, renamed or deleted, and no
+  symbolic link is followed: a link at one of the report's names is replaced itself (a rename
+  acts on the name), and ``--out`` is opened with ``O_NOFOLLOW``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import re
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from privlib.errors import PrivlibError
+
+__all__ = ["STAGING_MARK", "checked_out", "publish", "staging"]
+
+logger = logging.getLogger(__name__)
+
+#: The file inside each staging folder that marks it as the kit's and is locked while its run lives.
+STAGING_MARK = ".privlib-staging"
+
+#: The kinds of staging folder, one per command.
+_STAGING_KINDS = ("audit", "course", "reports")
+
+
+def _shown(path) -> str:
+    """A path for a message: quoted, so that a newline in it cannot start a line of its own."""
+    return repr(str(path))
+
+
+def _kit_folders() -> list[tuple[Path, Path | None]]:
+    """The kit's own folders, each with the folder inside it where reports may go (or None)."""
+    from privlib.resources import RESOURCES, resource_path
+
+    folders = [(Path(__file__).resolve().parent, None)]
+    for kind in RESOURCES:
+        with contextlib.suppress(PrivlibError):  # a folder that is missing holds nothing to overwrite
+            folder = Path(os.path.realpath(resource_path(kind)))
+            folders.append((folder, folder / "out" if kind == "reports" else None))
+    return folders
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def checked_out(out) -> Path:
+    """``out`` as an absolute path, after the checks that need no writing."""
+    if out is None or not str(out).strip():
+        raise PrivlibError("`--out` is empty; give the folder the report should be written to.")
+    if any(ch in str(out) for ch in "\n\r\0"):
+        raise PrivlibError("`--out` holds a line break or a NUL character; give a plain folder name.")
+    out = Path(os.path.abspath(os.path.expanduser(str(out))))
+    if out.is_symlink():
+        raise PrivlibError(f"`--out` {_shown(out)} is a symbolic link; give a real folder.")
+    if out.exists() and not out.is_dir():
+        raise PrivlibError(f"`--out` {_shown(out)} exists and is not a folder; choose a folder.")
+    if out.is_dir() and os.path.ismount(out):
+        raise PrivlibError(
+            f"`--out` {_shown(out)} is a mount point; give a folder inside it (the report is "
+            "staged beside --out and moved in by rename, which cannot cross file systems)."
+        )
+    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
+        raise PrivlibError(f"`--out` {_shown(out)} is not writable; choose a folder you can write to.")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise PrivlibError(
+                    f"`--out` {_shown(out)} cannot be made: {_shown(parent)} is a file, not a folder."
+                )
+            break
+    real = Path(os.path.realpath(out))
+    for folder, allowed in _kit_folders():
+        if _inside(real, folder) and not (allowed is not None and _inside(real, allowed)):
+            where = f"; reports may go to {_shown(allowed)}" if allowed is not None else ""
+            raise PrivlibError(
+                f"`--out` {_shown(out)} is inside the kit's own folder {_shown(folder)}, whose "
+                f"shipped files a report would replace; choose a folder outside it{where}."
+            )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Locks
+# --------------------------------------------------------------------------------------------
+def _lock(path: Path, *, wait: bool):
+    """An open file descriptor holding an exclusive lock on ``path``, or None (``wait=False``)
+    when another process holds it.
+
+    The lock file is removed by :func:`_unlock`; a run that opened it just before would then hold
+    a lock on a removed file, so the lock is taken again until the file locked is the one at
+    ``path``.
+    """
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                os.close(fd)
+                return None
+            logger.info("privlib: another run is writing into the same folder; waiting for it to finish")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+        except BaseException:
+            os.close(fd)
+            raise
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
+                return fd
+        os.close(fd)  # the file was removed (and maybe made anew) while we waited: lock that one
+
+
+def _unlock(fd: int, path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    os.close(fd)
+
+
+def _remove_stale_staging(out: Path) -> None:
+    """Remove the staging folders of earlier runs into ``out`` whose run is dead (lock not held)."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.({'|'.join(_STAGING_KINDS)})-[A-Za-z0-9_]{{8}}")
+    try:
+        names = os.listdir(out.parent)
+    except OSError:
+        return
+    for name in names:
+        folder = out.parent / name
+        mark = folder / STAGING_MARK
+        if not pattern.fullmatch(name) or folder.is_symlink() or not folder.is_dir() or mark.is_symlink():
+            continue
+        try:
+            fd = _lock(mark, wait=False) if mark.is_file() else None
+        except OSError:
+            continue
+        if fd is None:
+            continue  # a live run, or a folder that is not the kit's
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            logger.info("privlib: removed %s, left by an interrupted run", name)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def staging(out: Path, prefix: str):
+    """A private folder beside ``out`` (made first, removed on every exit), under a lock on
+    ``out`` that lasts until the folder is gone."""
+    if prefix not in _STAGING_KINDS:
+        raise ValueError(f"unknown staging kind {prefix!r}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = out.parent / f".{out.name}.privlib-lock"
+        lock = _lock(lock_path, wait=True)
+    except OSError as exc:
+        raise PrivlibError(
+            f"cannot write beside `--out` {_shown(out)} ({exc.strerror or exc}); choose a folder "
+            "you can write to."
+        ) from None
+    folder = mark = None
+    try:
+        _remove_stale_staging(out)
+        try:
+            folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.{prefix}-", dir=out.parent))
+            mark = _lock(folder / STAGING_MARK, wait=False)
+        except OSError as exc:
+            raise PrivlibError(
+                f"cannot write beside `--out` {_shown(out)} ({exc.strerror or exc}); choose a "
+                "folder you can write to."
+            ) from None
+        yield folder
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        if mark is not None:
+            os.close(mark)
+        _unlock(lock, lock_path)
+
+
+# --------------------------------------------------------------------------------------------
+# Publishing
+# --------------------------------------------------------------------------------------------
+def _staged_files(finished: Path, own: set[str]) -> list[Path]:
+    """The files under ``finished`` to publish (relative paths), folders before their files."""
+    found = []
+    for name in sorted(os.listdir(finished)):
+        if name not in own:
+            continue
+        path = finished / name
+        if path.is_dir() and not path.is_symlink():
+            found.append(Path(name))
+            found += [Path(name) / p for p in sorted(_walk(path))]
+        elif path.is_file() and not path.is_symlink():
+            found.append(Path(name))
+    return found
+
+
+def _walk(folder: Path):
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            yield (Path(root) / name).relative_to(folder)
+
+
+def _check_targets(finished: Path, out_fd: int, files: list[Path], out: Path) -> None:
+    """Refuse, before any file moves, a report name in ``out`` held by an entry of another kind
+    (a folder where a file goes, a link or file where a folder goes) or by a mount point."""
+    for relative in files:
+        staged_dir = (finished / relative).is_dir()
+        try:
+            target = os.stat(str(relative), dir_fd=out_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        except NotADirectoryError:
+            target = None
+        if target is None or staged_dir != stat.S_ISDIR(target.st_mode):
+            raise PrivlibError(
+                f"`--out` {_shown(out)} holds {_shown(relative)}, which is not a "
+                f"{'folder' if staged_dir else 'file'} where the report writes one; move it "
+                "away and run again. Nothing was written."
+            )
+        if os.path.ismount(out / relative):
+            raise PrivlibError(
+                f"`--out` {_shown(out)} holds {_shown(relative)}, a mount point; unmount it or "
+                "choose another folder. Nothing was written."
+            )
+
+
+def publish(finished: Path, out: Path, own: set[str]) -> None:
+    """Move the files of ``finished`` named in ``own`` (folders among them with their contents)
+    into ``out``, one ``os.replace`` each; ``out`` is made if it does not exist.
+
+    Entries of ``out`` with other names are left as they are. A file at a report's name is
+    replaced (a symbolic link there is replaced itself, never followed).
+    """
+    try:
+        out.mkdir(exist_ok=True)
+        out_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        changed = exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EEXIST)
+        why = "changed while the report was made" if changed else f"cannot be opened ({exc.strerror or exc})"
+        raise PrivlibError(f"`--out` {_shown(out)} {why}; nothing was written.") from None
+    try:
+        files = _staged_files(finished, own)
+        _check_targets(finished, out_fd, files, out)
+        published = []
+        for relative in files:
+            source = finished / relative
+            try:
+                if source.is_dir():
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(str(relative), dir_fd=out_fd)
+                else:
+                    os.replace(source, str(relative), dst_dir_fd=out_fd)
+                    published.append(str(relative))
+            except OSError as exc:
+                done = f"{len(published)} of its files were replaced, the rest are the earlier ones" \
+                    if published else "the earlier output is intact"
+                raise PrivlibError(
+                    f"could not publish {_shown(relative)} into `--out` {_shown(out)} "
+                    f"({exc.strerror or exc}); {done}."
+                ) from None
+    finally:
+        os.close(out_fd)

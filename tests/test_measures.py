@@ -1,0 +1,206 @@
+"""Every measure is declared once, in privlib/audit/measures.py, and every result the kit can
+produce has a rule there (issue 20).
+
+The checks read the declarations (``MEASURES``, ``CATALOGUE``, ``_DECLARED``) and the library's
+source: a measure name typed into a compute function but missing from the declarations, a key
+declared twice, a family or an input that does not exist, each fails here with the name at fault.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import inspect
+import re
+import typing
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import privlib
+from privlib.audit.catalogue import FAMILIES, NEEDS
+from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES, RULES
+from privlib.results import Result
+
+SOURCE = Path(privlib.__file__).parent
+
+#: Results of the utility (fidelity) measures: they tell how useful the synthetic data is, are never
+#: judged against a privacy threshold, and so have no rule. Only privlib/utility.py may make them.
+UTILITY = {"tstr", "pmse", "mean_tvd"}
+
+#: Values of the placeholders of measure names built with an f-string.
+PLACEHOLDERS = {"mode": ("univariate", "multivariate")}  # criteria.singling_out's two modes
+
+# ``measure="..."`` (keyword), and the name given to criteria's result builder
+# ``_finish(ResultClass, "name", ...)``; either may be an f-string.
+_KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
+_BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
+# docstring examples (``>>> ...``): they name measures, they do not produce them
+_DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
+# ``measure: str = "..."``: the default of a Result class
+_DEFAULT = re.compile(r"""^\s+measure:\s*str\s*=\s*(["'])([^"'\n]+)\1""", re.M)
+
+
+def duplicate_keys(declared) -> list[str]:
+    return sorted(key for key, n in collections.Counter(spec.key for spec in declared).items() if n > 1)
+
+
+def expand(name: str, is_fstring: bool, where: str) -> list[str]:
+    """The measure names an f-string literal can give (the literal itself otherwise)."""
+    if not is_fstring:
+        return [name]
+    fields = re.findall(r"{(\w+)}", name)
+    unknown = [f for f in fields if f not in PLACEHOLDERS]
+    assert not unknown, (
+        f"{where}: the measure name {name!r} is built from {unknown}, whose values this "
+        "test does not know; add them to PLACEHOLDERS"
+    )
+    names = [name]
+    for field in fields:
+        names = [n.replace("{" + field + "}", value) for n in names for value in PLACEHOLDERS[field]]
+    return names
+
+
+def measure_names_in_source() -> dict[str, set[str]]:
+    """Every measure name typed into the library's source, with the files it is typed in."""
+    found: dict[str, set[str]] = collections.defaultdict(set)
+    for path in sorted(SOURCE.rglob("*.py")):
+        text = _DOCTEST.sub("", path.read_text(encoding="utf-8"))
+        where = str(path.relative_to(SOURCE.parent))
+        for pattern in (_KEYWORD, _BUILDER):
+            for match in pattern.finditer(text):
+                for name in expand(match.group(3), match.group(1) == "f", where):
+                    found[name].add(where)
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# (1) one declaration per key
+# --------------------------------------------------------------------------------------------
+def test_every_key_is_declared_once():
+    assert duplicate_keys(_DECLARED) == [], "declared more than once"
+    # MEASURES is read from the declarations, so a second declaration of a key would shrink it
+    assert len(MEASURES) == len(_DECLARED)
+    assert list(MEASURES.values()) == list(_DECLARED)
+    assert all(key == spec.key for key, spec in MEASURES.items())
+
+
+def test_a_duplicate_declaration_is_detected():
+    # the check above on a list that declares its first measure twice
+    doubled = _DECLARED + (_DECLARED[0],)
+    assert duplicate_keys(doubled) == [_DECLARED[0].key]
+    assert len({spec.key: spec for spec in doubled}) != len(doubled)
+
+
+def test_the_registry_and_the_catalogue_come_from_the_declarations():
+    assert RULES == {spec.key: spec.rule for spec in _DECLARED if spec.rule is not None}
+    assert dict(privlib.thresholds.REGISTRY) == RULES
+    assert list(CATALOGUE) == [spec for spec in _DECLARED if spec.audited]
+    assert privlib.audit.MEASURES is MEASURES and privlib.audit.CATALOGUE is CATALOGUE
+
+
+def test_every_audited_function_is_public():
+    for spec in CATALOGUE:
+        if spec.function is None:
+            assert spec.not_applicable, f"{spec.key}: no function and no reason why the audit never runs it"
+            continue
+        module = importlib.import_module(spec.function.__module__)
+        assert spec.function.__name__ in module.__all__, (
+            f"{spec.key}: {spec.function.__qualname__} is not public"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# (2) every measure name in the library's source has a rule
+# --------------------------------------------------------------------------------------------
+def test_every_measure_name_in_the_source_is_declared_with_a_rule():
+    found = measure_names_in_source()
+    utility = {name for name, files in found.items() if files == {"privlib/utility.py"}}
+    assert utility == UTILITY, f"utility measures changed: {sorted(utility ^ UTILITY)}; judge or list them"
+    assert not UTILITY & set(MEASURES)
+    missing = {
+        name: sorted(files) for name, files in found.items() if name not in UTILITY and name not in RULES
+    }
+    assert not missing, (
+        f"measure names with no declaration or no rule in privlib/audit/measures.py: {missing}"
+    )
+
+
+def test_every_rule_is_a_measure_the_source_produces():
+    # the other direction, which also shows the scan above finds the names it should
+    found = set(measure_names_in_source())
+    defaults = {
+        m.group(2)
+        for path in SOURCE.rglob("*.py")
+        for m in _DEFAULT.finditer(path.read_text(encoding="utf-8"))
+    }
+    orphans = sorted(set(RULES) - found - defaults)
+    assert not orphans, f"rules of measures that no code produces: {orphans}"
+
+
+def test_the_scan_expands_f_strings_and_refuses_unknown_placeholders():
+    assert expand("singling_out_{mode}", True, "x.py") == [
+        "singling_out_univariate",
+        "singling_out_multivariate",
+    ]
+    assert expand("plain_{name}", False, "x.py") == ["plain_{name}"]
+    with pytest.raises(AssertionError, match="built from \\['attack'\\]"):
+        expand("{attack}_auc", True, "x.py")
+
+
+@pytest.mark.parametrize("mode", PLACEHOLDERS["mode"])
+def test_singling_out_results_carry_a_declared_key(mode):
+    train = pd.DataFrame({"a": list("xyzwxyzw"), "b": list("ppqqrrss"), "c": list("mnmnmnmn")})
+    result = privlib.criteria.singling_out(
+        synthetic=train, train=train, control=train, mode=mode, n_cols=2, n_attacks=4, random_state=0
+    )
+    assert result.measure == f"singling_out_{mode}"
+    assert result.measure in RULES and MEASURES[result.measure].family == "identity"
+    assert privlib.thresholds.judge(result).verdict is not None
+
+
+def test_record_level_results_carry_declared_keys():
+    # the low false-positive points name their measure from the attack and the rate (records.py)
+    train = pd.DataFrame({"x": [float(i) for i in range(40)]})
+    holdout = pd.DataFrame({"x": [i + 0.5 for i in range(40)]})
+    attack = privlib.membership.nn_mia(train=train, holdout=holdout, synthetic=train, random_state=0)
+    points = privlib.records.low_fpr_points(attack)
+    missing = [p.measure for p in points if p.measure not in RULES]
+    assert not missing, f"record-level measures with no declaration or no rule: {missing}"
+
+
+# --------------------------------------------------------------------------------------------
+# (3) every audited measure has a rule, unless it gives a table
+# --------------------------------------------------------------------------------------------
+def _returns(spec) -> type:
+    return typing.get_type_hints(inspect.unwrap(spec.function))["return"]
+
+
+def test_every_audited_measure_has_a_rule_unless_it_gives_a_table():
+    for spec in CATALOGUE:
+        if spec.function is None:  # never run by the audit, but declared with its rule
+            assert spec.rule is not None, spec.key
+            continue
+        returns = _returns(spec)
+        if spec.rule is None:
+            assert returns is pd.DataFrame, f"{spec.key} gives a {returns.__name__} but has no rule"
+        else:
+            assert issubclass(returns, Result), f"{spec.key} has a rule but gives a {returns}"
+    tables = [spec.key for spec in CATALOGUE if spec.rule is None]
+    assert tables == ["compare_synthesizers"]
+
+
+# --------------------------------------------------------------------------------------------
+# (4) families and inputs exist
+# --------------------------------------------------------------------------------------------
+def test_every_family_and_every_input_needed_exists():
+    for spec in _DECLARED:
+        assert spec.family in FAMILIES, (
+            f"{spec.key}: unknown family {spec.family!r}; use one of {sorted(FAMILIES)}"
+        )
+        unknown = [need for need in spec.needs if need not in NEEDS]
+        assert not unknown, f"{spec.key}: unknown needs {unknown}; use keys of NEEDS {sorted(NEEDS)}"
+    # every family has a measure, and every input a measure needs
+    assert {spec.family for spec in _DECLARED} == set(FAMILIES)
+    assert {need for spec in _DECLARED for need in spec.needs} <= set(NEEDS)
