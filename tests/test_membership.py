@@ -449,13 +449,16 @@ def plain_aa_repeats(target, synthetic, rng, n_repeats):
     n_repeats = 1 if len(target) == len(synthetic) else n_repeats
     values = []
     for _ in range(n_repeats):
-        t, s = (table if len(table) == size else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+        t, s = (table if len(table) == size
+                else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
                 for table in (target, synthetic))
         tt, ss = brute_gower(t, t), brute_gower(s, s)
         np.fill_diagonal(tt, np.inf)
         np.fill_diagonal(ss, np.inf)
         ts = brute_gower(t, s)
-        values.append(0.5 * ((ts.min(axis=1) > tt.min(axis=1)).mean() + (ts.min(axis=0) > ss.min(axis=1)).mean()))
+        target_side = ts.min(axis=1) > tt.min(axis=1)
+        synthetic_side = ts.min(axis=0) > ss.min(axis=1)
+        values.append(0.5 * (target_side.mean() + synthetic_side.mean()))
     return np.array(values)
 
 
@@ -463,7 +466,6 @@ def plain_aa_repeats(target, synthetic, rng, n_repeats):
 def test_privacy_loss_equals_the_plain_algorithm(sizes):
     # the distances that do not depend on a subsample are searched once and reused: the
     # repetitions must still be those of the plain algorithm, draw for draw
-    n_train, n_test, n_synthetic = sizes
     data = np.random.default_rng(sum(sizes))
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=4, random_state=7)
