@@ -398,39 +398,47 @@ def run_peers(size: int, peer_python: Path, timeout: float, skip_cli: bool, only
     return record
 
 
-def _seconds(row: dict | None) -> str:
-    """A run's wall seconds (of the call for a measure or a peer, of the process for the audit)."""
-    if row is None:
-        return "not run"
-    if not row["finished"]:
-        return f"not finished in {row['wall'] / 60:.0f} min"
-    if row["status"] != 0:
-        return f"failed (exit {row['status']})"
-    return f"{row['inner'].get('wall', row['wall']):.1f}"
-
-
 def _completed(row: dict | None) -> bool:
     return row is not None and row["finished"] and row["status"] == 0
 
 
+def _timing(row: dict | None, key: str) -> str:
+    """A run's wall or CPU seconds: of the call for a measure or a peer, of the process tree for
+    the whole audit; or why there are none."""
+    if row is None:
+        return "not run"
+    if not row["finished"]:
+        return f"not finished in {row['wall'] / 60:.0f} min" if key == "wall" else f"> {row[key]:.0f}"
+    if row["status"] != 0:
+        return f"failed (exit {row['status']})"
+    return f"{row['inner'].get(key, row[key]):.1f}"
+
+
+def _ratio(mine: dict | None, theirs: dict | None, key: str) -> str:
+    if not _completed(mine) or theirs is None:
+        return ""
+    own = mine["inner"].get(key, mine[key])
+    if _completed(theirs):
+        return f"{theirs['inner'].get(key, theirs[key]) / own:.0f}x"
+    return f"> {theirs[key] / own:.0f}x" if not theirs["finished"] else ""
+
+
 def _peer_line(what: str, mine: dict | None, theirs: dict | None, label: str) -> str:
-    ratio = value = ""
+    value = ""
     if _completed(mine) and _completed(theirs):
-        ratio = f"{theirs['inner']['wall'] / mine['inner']['wall']:.0f}x"
         value = f"{mine['inner']['value']:.3f} / {theirs['inner']['value']:.3f}"
-    elif _completed(mine) and theirs is not None and not theirs["finished"]:
-        ratio = f"more than {theirs['wall'] / mine['inner']['wall']:.0f}x"
     memory = [_gb(r["peak_mb"]) if r else "" for r in (mine, theirs)]
     loads = " / ".join(f"{r['load']:.1f}" for r in (mine, theirs) if r is not None)
-    return (f"| {what} | {_seconds(mine)} | {memory[0]} | {label} | {_seconds(theirs)} | {memory[1]} | "
-            f"{ratio} | {value} | {loads} |")
+    return (f"| {what} | {_timing(mine, 'wall')} | {_timing(mine, 'cpu')} | {memory[0]} | {label} | "
+            f"{_timing(theirs, 'wall')} | {_timing(theirs, 'cpu')} | {memory[1]} | "
+            f"{_ratio(mine, theirs, 'wall')} | {_ratio(mine, theirs, 'cpu')} | {value} | {loads} |")
 
 
 def peers_markdown() -> str:
     sys.path.insert(0, str(HERE))
     from _timing import machine
 
-    lines = [f"Recorded on {machine()} (the load average after each run is in its row: privlib / peer)."]
+    lines = [f"Recorded on {machine()}; the load average after each run is in its row (privlib / peer)."]
     for size in PEER_SIZES:
         path = WORK / f"peers_{size}.json"
         if not path.exists():
@@ -441,25 +449,26 @@ def peers_markdown() -> str:
         lines += [
             "", f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})", "",
             f"Peers: {record['peer_versions']}.", "",
-            "| what | privlib (s) | privlib peak RSS (GB) | peer | peer (s) | peer peak RSS (GB) | "
-            "peer / privlib | value privlib / peer | load average |",
-            "|---|---:|---:|---|---:|---:|---:|---|---|",
+            "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
+            "peer CPU (s) | peer peak RSS (GB) | peer / privlib, wall | peer / privlib, CPU | "
+            "value privlib / peer | load average |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|",
         ]
         for what, kit, peer in PEER_ROWS:
             attacks = "" if peer.startswith("sdmetrics") else f", {ATTACKS:,} attacks"
             lines.append(_peer_line(what + attacks, rows.get(kit), rows.get(peer), PEER_LABELS[peer]))
         audit = rows.get("audit")
-        peers = [rows.get(peer) for peer in PEERS]
-        if _completed(audit):
-            total = sum(r["inner"]["wall"] if _completed(r) else r["wall"] for r in peers if r is not None)
-            complete = all(_completed(r) for r in peers)
-            bound = "" if complete else "more than "
+        peers = [rows[peer] for peer in PEERS if peer in rows]
+        if _completed(audit) and peers:
+            bound = "" if len(peers) == len(PEERS) and all(_completed(r) for r in peers) else "> "
+            wall, cpu = (sum(r["inner"][key] if _completed(r) else r[key] for r in peers)
+                         for key in ("wall", "cpu"))
             lines.append(
                 f"| **the whole `privlib audit`** (every measure, report in HTML and PDF) against "
-                f"**the peers' rows together** | **{audit['wall']:.1f}** | {_gb(audit['peak_mb'])} | "
-                f"anonymeter + SDMetrics | **{bound}{total:.1f}** | | "
-                f"**{bound}{total / audit['wall']:.1f}x** "
-                f"| | {audit['load']:.1f} |"
+                f"**the peers' rows together** | **{audit['wall']:.1f}** | {audit['cpu']:.1f} | "
+                f"{_gb(audit['peak_mb'])} | anonymeter + SDMetrics | **{bound}{wall:.1f}** | "
+                f"{bound}{cpu:.1f} | | **{bound}{wall / audit['wall']:.1f}x** | "
+                f"{bound}{cpu / audit['cpu']:.1f}x | | {audit['load']:.1f} |"
             )
     return "\n".join(lines)
 
@@ -602,17 +611,21 @@ def dask_markdown() -> str:
     )
 
 
-def write_readme() -> None:
+#: README.md's block of each kind of run, and what writes it.
+BLOCKS = {"scale": ("audit_scale", table_markdown), "dask": ("audit_scale_dask", dask_markdown),
+          "peers": ("audit_scale_peers", peers_markdown)}
+
+
+def write_readme(kind: str) -> None:
+    """Rewrite README.md's block of the run ``kind`` (the other blocks keep what they recorded)."""
+    marker, markdown = BLOCKS[kind]
     text = README.read_text()
-    blocks = (("audit_scale", table_markdown()), ("audit_scale_dask", dask_markdown()),
-              ("audit_scale_peers", peers_markdown()))
-    for marker, body in blocks:
-        start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
-        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no {start} ... {end} block")
-        text = pattern.sub(lambda _: f"{start}\n{body}\n{end}", text)
-    README.write_text(text)
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    if not pattern.search(text):
+        raise SystemExit(f"README.md has no {start} ... {end} block")
+    block = f"{start}\n{markdown()}\n{end}"
+    README.write_text(pattern.sub(lambda _: block, text))
 
 
 def main() -> None:
@@ -647,7 +660,7 @@ def main() -> None:
         for size in sizes:
             run_size(size, args.measures, args.skip_cli)
     if args.write:
-        write_readme()
+        write_readme("dask" if args.dask else "peers" if args.peers else "scale")
 
 
 if __name__ == "__main__":
