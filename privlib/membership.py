@@ -383,11 +383,16 @@ def _spread(values) -> tuple[float, float, float]:
     return float(np.nanmean(values)), float(low), float(high)
 
 
+def _subsample_rows(n_rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` of the positions ``0 .. n_rows - 1`` drawn without replacement, in increasing order."""
+    return np.sort(rng.choice(n_rows, size, replace=False))
+
+
 def _subsample(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
     """``size`` rows of ``table`` drawn without replacement (the table itself when it has that many)."""
     if len(table) == size:
         return table
-    return table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+    return table.iloc[_subsample_rows(len(table), size, rng)]
 
 
 def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
@@ -1191,31 +1196,56 @@ def nn_mia(
     )
 
 
-def _aa_once(target, synthetic, encoder, client=None) -> tuple[np.ndarray, np.ndarray, float]:
+def _self_distances(table, options) -> np.ndarray:
+    """Distance from each record of ``table`` to its nearest *other* record of it."""
+    return kneighbors(table, table, k=1, exclude_self=True, **options).distances[:, 0]
+
+
+def _aa_indicators(d_ts, d_tt, d_st, d_ss) -> tuple[np.ndarray, np.ndarray, float]:
     """The per-record indicators of the two halves of AA_TS for tables of equal size,
     1(d_TS(i) > d_TT(i)) and 1(d_ST(i) > d_SS(i)), and the share of tied comparisons."""
-    options = dict(metric="gower", encoder=encoder, client=client)
-    d_ts = nearest_distances(target, synthetic, **options)
-    d_st = nearest_distances(synthetic, target, **options)
-    d_tt = kneighbors(target, target, k=1, exclude_self=True, **options).distances[:, 0]
-    d_ss = kneighbors(synthetic, synthetic, k=1, exclude_self=True, **options).distances[:, 0]
     ties = (np.mean(d_ts == d_tt) + np.mean(d_st == d_ss)) / 2
     return d_ts > d_tt, d_st > d_ss, float(ties)
 
 
 def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
-    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled."""
+    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled.
+
+    The smaller table is the same in every repetition, so what depends on it alone is searched
+    once: its records' nearest other records, and the nearest of its records to each drawn record
+    of the larger table (which keeps that distance in every subsample it is drawn into). Each
+    repetition searches only what its subsample changes: the smaller table's records among the
+    subsample, and the subsample's records among each other.
+    """
     size = min(len(target), len(synthetic))
     if size < 2:
         raise PrivlibError(
             "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
         )
-    if len(target) == len(synthetic):
-        n_repeats = 1  # nothing is random: every repetition would give the same value
-    return [
-        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder, client)
-        for _ in range(n_repeats)
-    ]
+    options = dict(metric="gower", encoder=encoder, client=client)
+    if len(target) == len(synthetic):  # nothing is random: every repetition would give the same value
+        return [_aa_indicators(
+            nearest_distances(target, synthetic, **options), _self_distances(target, options),
+            nearest_distances(synthetic, target, **options), _self_distances(synthetic, options),
+        )]
+    target_is_fixed = len(target) == size
+    fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
+    draws = [_subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
+    fixed_self = _self_distances(fixed, options)
+    # only the records some repetition draws: with few repetitions of a small share, far fewer
+    drawn_rows = np.unique(np.concatenate(draws))
+    drawn_to_fixed = np.full(len(drawn), np.nan)
+    drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+    repeats = []
+    for rows in draws:
+        subsample = drawn.iloc[rows]
+        fixed_to_drawn = nearest_distances(fixed, subsample, **options)
+        drawn_self = _self_distances(subsample, options)
+        if target_is_fixed:
+            repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_to_fixed[rows], drawn_self))
+        else:
+            repeats.append(_aa_indicators(drawn_to_fixed[rows], drawn_self, fixed_to_drawn, fixed_self))
+    return repeats
 
 
 def _aa_value(repeat) -> float:
