@@ -29,6 +29,17 @@ What is timed, each in a fresh process:
 
 Every timed process runs with ``OMP_WAIT_POLICY=passive`` (see ``ENV``).
 
+``--peers`` puts the audit side by side with what a user would run instead on the same files
+(issue 25), at n = 20,000 and 100,000 by default (``--sizes``): anonymeter 1.1's three evaluators
+(singling out in both modes, linkability, inference) with the audit's 2,000 attacks and the
+audit's columns, and SDMetrics' ``DCROverfittingProtection`` on the whole tables, each in a fresh
+process of a separate virtual environment (anonymeter pins numpy < 1.27; ``--peer-python``,
+by default ``benchmarks/_work/venv-peers``, created with ``pip install anonymeter sdmetrics
+psutil`` on first use), against the kit's matching measures and the whole ``privlib audit``.
+A run that takes longer than ``--peer-timeout`` seconds (default 1,800) is stopped and
+recorded as not finished. Every process is watched from outside the same way (wall, CPU of
+its tree, peak RSS of its tree polled every 0.2 s).
+
 ``--dask`` times ``privlib.neighbors.kneighbors`` (Gower, k = 1) on Adult-like tables locally and
 on a ``LocalCluster(n_workers=2, threads_per_worker=1)``, checks the two results are identical,
 and turns the measured rate per worker into the time of a 10M x 10M search on 32 workers (a
@@ -48,7 +59,7 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
+import psutil  # also installed in the peers' environment, which runs this file as a worker
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -59,6 +70,10 @@ KEYS = ["age", "sex", "race", "marital-status", "native-country"]
 SENSITIVE = ["income"]
 SEED = 2026
 REPEATS = 5
+ATTACKS = 2000  # as the audit's catalogue
+N_COLS = 3  # columns of a multivariate singling-out predicate, as the audit's catalogue
+PEER_SIZES = (20_000, 100_000)
+PEER_VENV = WORK.parent / "venv-peers"
 #: The environment of every timed process. OpenMP threads (numba's threading layer here, and
 #: scikit-learn's gradient boosting) wait for each other actively by default; on a machine shared
 #: with other jobs a descheduled thread then holds the others up many times over. Passive
@@ -66,10 +81,21 @@ REPEATS = 5
 ENV = os.environ | {"OMP_WAIT_POLICY": "passive"}
 #: Measures of the audit, in the order the report runs them.
 MEASURES = (
-    "identical_match_share", "dcr_summary", "replicated_uniques", "cap", "knn_risk",
+    "identical_match_share", "dcr_summary", "replicated_uniques", "singling_out_univariate",
+    "singling_out_multivariate", "linkability", "cap", "knn_risk", "inference",
     "dcr_holdout_share", "threshold_attack", "nn_mia", "adversarial_accuracy", "privacy_loss",
     "partition_risk", "discriminator_test",
 )
+#: The side-by-side: (what, the kit's measure, the peer's run) per row.
+PEER_ROWS = (
+    ("singling out, univariate", "singling_out_univariate", "anonymeter_singling_out_univariate"),
+    ("singling out, multivariate", "singling_out_multivariate", "anonymeter_singling_out_multivariate"),
+    ("linkability", "linkability", "anonymeter_linkability"),
+    ("inference (income)", "inference", "anonymeter_inference"),
+    ("DCR: synthetic records closer to training than to holdout", "dcr_holdout_share",
+     "sdmetrics_dcr_overfitting_protection"),
+)
+PEERS = tuple(peer for _, _, peer in PEER_ROWS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,13 +129,20 @@ def _measure_call(name: str, inputs):
 
     real, fake, unseen = inputs.train, inputs.primary, inputs.holdout
     keys, target = inputs.keys, inputs.sensitive[0]
-    mb, seeded = pl.membership, dict(random_state=SEED)
+    mb, cr, seeded = pl.membership, pl.criteria, dict(random_state=SEED)
+    attacked = dict(synthetic=fake, train=real, control=unseen, n_attacks=ATTACKS, **seeded)
     calls = {
         "identical_match_share": lambda: pl.identity.identical_match_share(
             synthetic=fake, train=real, holdout=unseen),
         "dcr_summary": lambda: pl.identity.dcr_summary(synthetic=fake, train=real, holdout=unseen),
         "replicated_uniques": lambda: pl.identity.replicated_uniques(
             original=real, synthetic=fake, keys=keys),
+        "singling_out_univariate": lambda: cr.singling_out(**attacked, mode="univariate"),
+        "singling_out_multivariate": lambda: cr.singling_out(
+            **attacked, mode="multivariate", n_cols=N_COLS),
+        "linkability": lambda: cr.linkability(
+            **attacked, aux_columns=(keys, [c for c in real.columns if c not in keys])),
+        "inference": lambda: cr.inference(**attacked, secret=target, aux_columns=keys),
         "cap": lambda: pl.attribute.cap(
             original=binned[0], synthetic=binned[1], keys=keys, target=target),
         "knn_risk": lambda: pl.attribute.knn_risk(
@@ -165,9 +198,14 @@ def measure_worker(name: str, size: int) -> dict:
 # --------------------------------------------------------------------------------------------
 # A process tree, watched from outside
 # --------------------------------------------------------------------------------------------
-def run_watched(command: list[str], log: Path) -> dict:
-    """Run ``command``; its wall seconds, CPU seconds and peak RSS summed over its process tree."""
+def run_watched(command: list[str], log: Path, timeout: float | None = None) -> dict:
+    """Run ``command``; its wall seconds, CPU seconds and peak RSS summed over its process tree.
+
+    After ``timeout`` seconds the process and its children are stopped (``finished`` is then
+    false).
+    """
     peak = [0.0]
+    stopped = threading.Event()
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with open(log, "w") as out:
@@ -180,6 +218,10 @@ def run_watched(command: list[str], log: Path) -> dict:
                 try:
                     tree = [root, *root.children(recursive=True)]
                     peak[0] = max(peak[0], sum(_rss(p) for p in tree))
+                    if timeout is not None and time.perf_counter() - start > timeout:
+                        stopped.set()
+                        for member in reversed(tree):  # children first, then the process itself
+                            member.kill()
                 except psutil.NoSuchProcess:
                     pass
                 done.wait(0.2)
@@ -192,7 +234,8 @@ def run_watched(command: list[str], log: Path) -> dict:
     wall = time.perf_counter() - start
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-    return dict(status=status, wall=wall, cpu=cpu, peak_mb=peak[0] / 2**20)
+    return dict(status=status, wall=wall, cpu=cpu, peak_mb=peak[0] / 2**20,
+                finished=not stopped.is_set())
 
 
 def _rss(process) -> int:
@@ -243,6 +286,202 @@ def _save(path: Path, record: dict) -> None:
         if "audit" in earlier and "audit" not in record:
             record["audit"] = earlier["audit"]
     path.write_text(json.dumps(record, indent=1))
+
+
+# --------------------------------------------------------------------------------------------
+# The peers, side by side (run in their own environment)
+# --------------------------------------------------------------------------------------------
+def peer_worker(name: str, size: int) -> dict:
+    """Run one peer on the files of ``size`` (in the peers' environment: pandas, anonymeter,
+    sdmetrics); wall and CPU seconds of the call, the process's peak RSS, and its value."""
+    import logging
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")
+    np.random.seed(SEED)  # anonymeter's linkability and inference draw from numpy's global generator
+    data = folder(size)
+    train, holdout, synthetic = (pd.read_csv(data / f"{t}.csv") for t in ("train", "holdout", "synthetic"))
+    categorical = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
+    for frame in (train, holdout, synthetic):  # anonymeter's encoders take no missing category
+        frame[categorical] = frame[categorical].fillna("?")
+    rest = [c for c in train.columns if c not in KEYS]
+    tables = dict(ori=train, syn=synthetic, control=holdout)
+
+    def anonymeter(kind):
+        from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
+
+        if kind.startswith("singling_out"):
+            mode = kind.rsplit("_", 1)[1]
+            evaluator = SinglingOutEvaluator(**tables, n_attacks=ATTACKS, n_cols=N_COLS, seed=SEED)
+            return evaluator.evaluate(mode=mode).risk().value
+        if kind == "linkability":
+            evaluator = LinkabilityEvaluator(**tables, n_attacks=ATTACKS, aux_cols=(KEYS, rest),
+                                             n_neighbors=1)
+            return evaluator.evaluate(n_jobs=-1).risk().value
+        evaluator = InferenceEvaluator(**tables, n_attacks=ATTACKS, secret=SENSITIVE[0], aux_cols=KEYS)
+        return evaluator.evaluate(n_jobs=-1).risk().value
+
+    def sdmetrics():
+        from sdmetrics.single_table import DCROverfittingProtection
+
+        metadata = {"columns": {c: {"sdtype": "categorical" if c in categorical else "numerical"}
+                                for c in train.columns}}
+        breakdown = DCROverfittingProtection.compute_breakdown(
+            real_training_data=train, synthetic_data=synthetic, real_validation_data=holdout,
+            metadata=metadata, table_name="adult")
+        # the share of synthetic records closer to training (a tie counts as closer to the
+        # holdout there, one half in privlib's dcr_holdout_share)
+        return breakdown["synthetic_data_percentages"]["closer_to_training"]
+
+    call = sdmetrics if name.startswith("sdmetrics") else lambda: anonymeter(name.split("_", 1)[1])
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    value = call()
+    wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return dict(measure=name, size=size, wall=wall, cpu=cpu, peak_mb=peak_mb, value=float(value))
+
+
+def _peer_python(path: str | None) -> Path:
+    """The peers' interpreter: ``path``, or ``benchmarks/_work/venv-peers`` made on first use."""
+    if path:
+        return Path(path)
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating {PEER_VENV} with anonymeter and sdmetrics (one time) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "anonymeter", "sdmetrics", "psutil"],
+                       check=True)
+    return python
+
+
+def _versions(python: Path) -> str:
+    script = ("import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in "
+              "('anonymeter', 'sdmetrics', 'numpy', 'pandas')))")
+    return subprocess.run([str(python), "-c", script], capture_output=True, text=True).stdout.strip()
+
+
+def run_peers(size: int, peer_python: Path, timeout: float, skip_cli: bool, only=None) -> dict:
+    """The kit's matching measures, the whole audit and the peers at ``size``, one process each
+    (``only``: the names of the runs to do again, the others keep their recorded rows)."""
+    data = make_data(size)
+    path = WORK / f"peers_{size}.json"
+    record = json.loads(path.read_text()) if path.exists() else dict(size=size, rows={})
+    record["peer_versions"] = _versions(peer_python)
+
+    def watched(name, command):
+        if only and name not in only:
+            return
+        log = data / f"peer_{name}.log"
+        outcome = run_watched(command, log, timeout=timeout)
+        lines = log.read_text().strip().splitlines() if outcome["status"] == 0 else []
+        inner = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
+        row = outcome | dict(load=os.getloadavg()[0], inner=inner)
+        print(name, json.dumps(row), flush=True)
+        record["rows"][name] = row
+        path.write_text(json.dumps(record, indent=1))
+
+    for _, kit, peer in PEER_ROWS:
+        watched(kit, [sys.executable, __file__, "--worker", kit, "--sizes", str(size)])
+        watched(peer, [str(peer_python), __file__, "--peer-worker", peer, "--sizes", str(size)])
+    if not skip_cli:
+        out = data / "audit"
+        watched("audit", [
+            sys.executable, "-m", "privlib.cli", "audit", "--train", str(data / "train.csv"),
+            "--synthetic", str(data / "synthetic.csv"), "--holdout", str(data / "holdout.csv"),
+            "--population-size", str(10 * size), "--keys", *KEYS, "--sensitive", *SENSITIVE,
+            "--seed", str(SEED), "--out", str(out),
+        ])
+    return record
+
+
+def _completed(row: dict | None) -> bool:
+    return row is not None and row["finished"] and row["status"] == 0
+
+
+def _timing(row: dict | None, key: str) -> str:
+    """A run's wall or CPU seconds: of the call for a measure or a peer, of the process tree for
+    the whole audit; or why there are none."""
+    if row is None:
+        return "not run"
+    if not row["finished"]:
+        return f"not finished in {row['wall'] / 60:.0f} min" if key == "wall" else f"> {row[key]:.0f}"
+    if row["status"] != 0:
+        return f"failed (exit {row['status']})"
+    return f"{row['inner'].get(key, row[key]):.1f}"
+
+
+def _ratio(mine: dict | None, theirs: dict | None, key: str) -> str:
+    if not _completed(mine) or theirs is None:
+        return ""
+    own = mine["inner"].get(key, mine[key])
+    if _completed(theirs):
+        return f"{theirs['inner'].get(key, theirs[key]) / own:.0f}x"
+    return f"> {theirs[key] / own:.0f}x" if not theirs["finished"] else ""
+
+
+def _peer_line(what: str, mine: dict | None, theirs: dict | None, label: str) -> str:
+    value = ""
+    if _completed(mine) and _completed(theirs):
+        value = f"{mine['inner']['value']:.3f} / {theirs['inner']['value']:.3f}"
+    memory = [_gb(r["peak_mb"]) if r else "" for r in (mine, theirs)]
+    loads = " / ".join(f"{r['load']:.1f}" for r in (mine, theirs) if r is not None)
+    return (f"| {what} | {_timing(mine, 'wall')} | {_timing(mine, 'cpu')} | {memory[0]} | {label} | "
+            f"{_timing(theirs, 'wall')} | {_timing(theirs, 'cpu')} | {memory[1]} | "
+            f"{_ratio(mine, theirs, 'wall')} | {_ratio(mine, theirs, 'cpu')} | {value} | {loads} |")
+
+
+def peers_markdown() -> str:
+    sys.path.insert(0, str(HERE))
+    from _timing import machine
+
+    lines = [f"Recorded on {machine()}; the load average after each run is in its row (privlib / peer)."]
+    for size in PEER_SIZES:
+        path = WORK / f"peers_{size}.json"
+        if not path.exists():
+            lines += ["", f"### n = {size:,}", "", "Not run yet."]
+            continue
+        record = json.loads(path.read_text())
+        rows = record["rows"]
+        lines += [
+            "", f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})", "",
+            f"Peers: {record['peer_versions']}.", "",
+            "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
+            "peer CPU (s) | peer peak RSS (GB) | peer / privlib, wall | peer / privlib, CPU | "
+            "value privlib / peer | load average |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|",
+        ]
+        for what, kit, peer in PEER_ROWS:
+            attacks = "" if peer.startswith("sdmetrics") else f", {ATTACKS:,} attacks"
+            lines.append(_peer_line(what + attacks, rows.get(kit), rows.get(peer), PEER_LABELS[peer]))
+        audit = rows.get("audit")
+        peers = [rows[peer] for peer in PEERS if peer in rows]
+        if _completed(audit) and peers:
+            bound = "" if len(peers) == len(PEERS) and all(_completed(r) for r in peers) else "> "
+            wall, cpu = (sum(r["inner"][key] if _completed(r) else r[key] for r in peers)
+                         for key in ("wall", "cpu"))
+            lines.append(
+                f"| **the whole `privlib audit`** (every measure, report in HTML and PDF) against "
+                f"**the peers' rows together** | **{audit['wall']:.1f}** | {audit['cpu']:.1f} | "
+                f"{_gb(audit['peak_mb'])} | anonymeter + SDMetrics | **{bound}{wall:.1f}** | "
+                f"{bound}{cpu:.1f} | | **{bound}{wall / audit['wall']:.1f}x** | "
+                f"{bound}{cpu / audit['cpu']:.1f}x | | {audit['load']:.1f} |"
+            )
+    return "\n".join(lines)
+
+
+#: How each peer appears in the table.
+PEER_LABELS = {
+    "anonymeter_singling_out_univariate": "anonymeter `SinglingOutEvaluator`, univariate",
+    "anonymeter_singling_out_multivariate":
+        f"anonymeter `SinglingOutEvaluator`, multivariate, {N_COLS} columns",
+    "anonymeter_linkability": "anonymeter `LinkabilityEvaluator`",
+    "anonymeter_inference": "anonymeter `InferenceEvaluator`",
+    "sdmetrics_dcr_overfitting_protection": "SDMetrics `DCROverfittingProtection`",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,36 +611,56 @@ def dask_markdown() -> str:
     )
 
 
-def write_readme() -> None:
+#: README.md's block of each kind of run, and what writes it.
+BLOCKS = {"scale": ("audit_scale", table_markdown), "dask": ("audit_scale_dask", dask_markdown),
+          "peers": ("audit_scale_peers", peers_markdown)}
+
+
+def write_readme(kind: str) -> None:
+    """Rewrite README.md's block of the run ``kind`` (the other blocks keep what they recorded)."""
+    marker, markdown = BLOCKS[kind]
     text = README.read_text()
-    for marker, body in (("audit_scale", table_markdown()), ("audit_scale_dask", dask_markdown())):
-        start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
-        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no {start} ... {end} block")
-        text = pattern.sub(lambda _: f"{start}\n{body}\n{end}", text)
-    README.write_text(text)
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    if not pattern.search(text):
+        raise SystemExit(f"README.md has no {start} ... {end} block")
+    block = f"{start}\n{markdown()}\n{end}"
+    README.write_text(pattern.sub(lambda _: block, text))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--sizes", type=int, nargs="+")
     parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=MEASURES)
     parser.add_argument("--skip-cli", action="store_true", help="time the measures only")
     parser.add_argument("--dask", action="store_true", help="local engine vs LocalCluster")
+    parser.add_argument("--peers", action="store_true", help="side by side with anonymeter and SDMetrics")
+    parser.add_argument("--peer-python", help="interpreter of the peers' environment")
+    parser.add_argument("--peer-timeout", type=float, default=1800.0, help="seconds before a run is stopped")
+    parser.add_argument("--peer-runs", nargs="+", choices=[*MEASURES, *PEERS, "audit"],
+                        help="with --peers: only these runs (the others keep their recorded rows)")
+    parser.add_argument("--peer-worker", help=argparse.SUPPRESS)
     parser.add_argument("--write", action="store_true", help="record the tables in README.md")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sizes = args.sizes or list(PEER_SIZES if args.peers else SIZES)
     if args.worker:
-        print(json.dumps(measure_worker(args.worker, args.sizes[0])))
+        print(json.dumps(measure_worker(args.worker, sizes[0])))
+        return
+    if args.peer_worker:
+        print(json.dumps(peer_worker(args.peer_worker, sizes[0])))
         return
     if args.dask:
-        print(json.dumps(dask_benchmark(args.sizes[0])))
+        print(json.dumps(dask_benchmark(sizes[0])))
+    elif args.peers:
+        python = _peer_python(args.peer_python)
+        for size in sizes:
+            run_peers(size, python, args.peer_timeout, args.skip_cli, args.peer_runs)
     else:
-        for size in args.sizes:
+        for size in sizes:
             run_size(size, args.measures, args.skip_cli)
     if args.write:
-        write_readme()
+        write_readme("dask" if args.dask else "peers" if args.peers else "scale")
 
 
 if __name__ == "__main__":

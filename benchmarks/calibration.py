@@ -67,7 +67,7 @@ SMALL = (
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _population(dataset: str) -> pd.DataFrame:
     return pl.load_dataset(dataset)
 
@@ -208,19 +208,22 @@ def main():
     parser.add_argument("--small", action="store_true", help="5 nulls and 5 leaks")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes, one draw each")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rows", help="also write one row per audit to this CSV file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    from joblib import Parallel, delayed
-
     from _timing import machine
+
     # the workers import this file as a module: a function of __main__ would travel by value
     from calibration import run_draw
+    from joblib import Parallel, delayed
 
     header = machine()
     start = time.perf_counter()
     results = Parallel(n_jobs=args.n_jobs)(delayed(run_draw)(*task) for task in tasks(args.small, args.seed))
     rows = pd.DataFrame([row for draw in results for row in draw])
     seconds = time.perf_counter() - start
+    if args.rows:
+        rows.to_csv(args.rows, index=False)
     print(f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
           f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "
           "audit\n")

@@ -424,11 +424,13 @@ class KnnRiskResult(Result):
     ----------
     value : float
         Categorical target: share of original records whose target the model fitted on S
-        predicts correctly (higher is riskier). Continuous target: mean squared error of those
-        predictions (lower is riskier, so ``higher_is_riskier`` is ``False``).
+        predicts correctly (higher is riskier; measure ``knn_risk_accuracy``). Continuous target:
+        mean over original records of the prediction's error in units of the interquartile range
+        of R's target, each capped at 1 (lower is riskier, so ``higher_is_riskier`` is ``False``;
+        measure ``knn_risk_relative_error``, see :func:`knn_risk`).
     baseline : float
         The same quantity with no data: always predicting the most common target value of R
-        (categorical), or R's mean (continuous; the MSE is then R's variance).
+        (categorical), or R's median (continuous).
     original_value : float
         The same quantity for the same model fitted on R itself, each record predicted by a model
         that did not see it (leave-one-out for k-NN, ``cv``-fold cross-validation otherwise).
@@ -450,7 +452,7 @@ class KnnRiskResult(Result):
         Number of original records.
     per_record, per_record_original : numpy.ndarray
         Categorical: 1.0 where the prediction (from S, from R) is right, else 0.0. Continuous:
-        relative absolute error ``|y_hat - y| / |y|``, NaN where ``y = 0`` (undefined).
+        the capped error ``min(|y_hat - y| / IQR, 1)`` of each record.
     """
 
     measure: str = "knn_risk"
@@ -480,11 +482,60 @@ class KnnRiskResult(Result):
                 f"{self.original_value:.1%} for the same model fitted on the original data and "
                 f"{self.baseline:.1%} for always guessing the most common value; {worse}.")
         return self.with_judgement(
-            f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with mean "
-            f"squared error {_fmt(self.value)}{self._interval_text()} (median relative error "
+            f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with a mean "
+            f"error of {_fmt(self.value)}{self._interval_text()} interquartile ranges of {target} "
+            f"(each error capped at one range; median relative error "
             f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
             f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
-            f"original data and {_fmt(self.baseline)} for always guessing the mean; {worse}.")
+            f"original data and {_fmt(self.baseline)} for always guessing the median; {worse}.")
+
+
+def _spread_errors(predicted: np.ndarray, truth: np.ndarray, spread: float) -> np.ndarray:
+    """Absolute errors in units of ``spread``, capped at 1 (exact matches only when the spread is 0)."""
+    error = np.abs(predicted - truth)
+    if spread > 0:
+        return np.minimum(error / spread, 1.0)
+    return (error > 0).astype(float)
+
+
+def _numeric_knn_risk(y_r, predicted, predicted_original, rng, common: dict) -> KnnRiskResult:
+    """The numeric branch of :func:`knn_risk`: errors relative to the target's interquartile range.
+
+    Why not the mean squared error: on the original scale, one extreme record dominates it and
+    its baseline (R's variance), and a few digits of that record's value can be read back from
+    them. Each record's error here is ``min(|y_hat - y| / IQR(y), 1)``, with the interquartile
+    range of R's target (a spread fixed by the middle half of the records, not by any single one)
+    and a cap at one IQR, so every record weighs at most ``1 / n`` in the mean. The numbers are
+    scale-free (the same for dollars and cents), and an extreme value far beyond the quartiles
+    changes none of them. With an IQR of 0 (a target mostly one value), an error is 0 for an
+    exact prediction and 1 otherwise, the limit of the rule.
+    """
+    q25, q75 = np.quantile(y_r, [0.25, 0.75])
+    spread = float(q75 - q25)
+    error = _spread_errors(predicted, y_r, spread)
+    error_original = _spread_errors(predicted_original, y_r, spread)
+    guess = _spread_errors(np.full(len(y_r), np.median(y_r)), y_r, spread)
+    absolute, absolute_original = np.abs(predicted - y_r), np.abs(predicted_original - y_r)
+    defined = y_r != 0
+
+    def median_relative(values):  # |y_hat - y| / |y|; a median over records: no record dominates
+        return float(np.median(values[defined] / np.abs(y_r[defined]))) if defined.any() else math.nan
+
+    low, high = bootstrap_interval(np.mean, [error], rng=rng, confidence=common["confidence"])
+    return KnnRiskResult(
+        measure="knn_risk_relative_error",
+        value=float(np.mean(error)),
+        ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
+        baseline=float(np.mean(guess)),
+        original_value=float(np.mean(error_original)),
+        share_worse=float(np.mean(absolute > absolute_original)),
+        median_relative_error=median_relative(absolute),
+        median_relative_error_original=median_relative(absolute_original),
+        higher_is_riskier=False,
+        per_record=error,
+        per_record_original=error_original,
+        **common,
+    )
 
 
 def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
@@ -663,9 +714,10 @@ def knn_risk(
     Returns
     -------
     KnnRiskResult
-        ``value`` (accuracy, or MSE for a numeric target) with its interval (Wilson for the
-        accuracy, a share of records; percentile bootstrap over records for the MSE),
-        ``baseline`` (no-data guess), ``original_value`` (the model fitted on R),
+        ``value`` (accuracy, or the capped relative error for a numeric target, see the Notes)
+        with its interval (Wilson for the accuracy, a share of records; percentile bootstrap over
+        records for the error), ``baseline`` (no-data guess), ``original_value`` (the model
+        fitted on R),
         ``share_worse``, the verdict from :mod:`privlib.thresholds`, and per-record arrays.
 
     Raises
@@ -693,9 +745,14 @@ def knn_risk(
       *other* records of R (leave-one-out; a duplicate of the record still counts); any other
       estimator predicts each record from a model fitted on the ``cv - 1`` folds that do not hold
       it.
-    * Relative error at ``y = 0``: ``|y_hat - y| / |y|`` is undefined, so it is NaN there and
-      such records are left out of the median relative errors (they still count in the MSE and
-      in ``share_worse``).
+    * A numeric target is measured scale-free and robustly (``knn_risk_relative_error``): each
+      record's error is ``min(|y_hat - y| / IQR, 1)``, with IQR the interquartile range of R's
+      target, and the value is their mean; the baseline guesses R's median. The mean squared
+      error this replaced is dominated by one extreme record, and with R's variance as its
+      baseline it let a reader recover an outlying training value to several digits; here every
+      record weighs at most ``1 / n`` and the quartiles do not move with an extreme value.
+    * Relative error at ``y = 0``: ``|y_hat - y| / |y|`` is undefined, so such records are left
+      out of the median relative errors (they still count in the value and in ``share_worse``).
 
     Examples
     --------
@@ -751,31 +808,7 @@ def knn_risk(
     common = dict(task="regression" if regression else "classification", model=model_name,
                   keys=tuple(keys), target=(target,), n_records=n, confidence=confidence)
     if regression:
-        error, error_original = np.abs(predicted - y_r), np.abs(predicted_original - y_r)
-        scale = np.where(y_r == 0, np.nan, np.abs(y_r))
-        relative, relative_original = error / scale, error_original / scale
-        defined = ~np.isnan(scale)
-
-        def median_or_nan(values):
-            return float(np.median(values[defined])) if defined.any() else math.nan
-
-        squared = error**2
-        low, high = bootstrap_interval(np.mean, [squared], rng=rng, confidence=confidence)
-        result = KnnRiskResult(
-            measure="knn_risk_mse",
-            value=float(np.mean(squared)),
-            ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
-            baseline=float(np.var(y_r)),
-            original_value=float(np.mean(error_original**2)),
-            share_worse=float(np.mean(error > error_original)),
-            median_relative_error=median_or_nan(relative),
-            median_relative_error_original=median_or_nan(relative_original),
-            higher_is_riskier=False,
-            per_record=relative,
-            per_record_original=relative_original,
-            **common,
-        )
-        return result
+        return _numeric_knn_risk(y_r, predicted, predicted_original, rng, common)
     right, right_original = predicted == y_r, predicted_original == y_r
     low, high = wilson_interval(int(right.sum()), n, confidence=confidence)
     result = KnnRiskResult(

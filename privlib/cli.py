@@ -1,4 +1,4 @@
-"""The ``privlib`` command line: ``privlib audit``, ``privlib course`` and ``privlib reports``.
+"""The ``privlib`` command line: ``privlib audit``, ``course``, ``notebooks`` and ``reports``.
 
 Examples
 --------
@@ -12,11 +12,16 @@ Audit a bundled dataset as described by a params file, and render the course on 
     privlib audit --params reports/params/acs.yaml --out reports/out/acs
     privlib course --dataset ce --out reports/out/ce/course
 
+Copy the lessons out of an installed kit, to edit them::
+
+    privlib notebooks my_course
+
 Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
 input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
-was.
+was. With ``course --keep-going`` (the behaviour of ``reports``) the lessons that finished are
+published, each failed one is named in one line, and the status is 1.
 """
 
 from __future__ import annotations
@@ -132,7 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
     course.add_argument("--slides", action="store_true",
                         help="also write reveal.js slides per lesson (open without network access)")
+    course.add_argument("--keep-going", action="store_true",
+                        help="when a lesson fails, go on; publish the lessons that finished (exit status 1)")
+    course.add_argument("--show-records", action="store_true",
+                        help="let the lessons display rows of the data (off: it may be confidential)")
     course.add_argument("--out", required=True, help="output folder")
+
+    copies = commands.add_parser(
+        "notebooks",
+        help="copy the lessons, the capstone and the teaching notes into a folder to edit",
+        description="Copy the lessons, the capstone, GLOSSARY.md, TEACHING.md and CONVENTIONS.md "
+                    "into DIR (created if needed, outside the kit), for editing.",
+    )
+    copies.add_argument("dir", metavar="DIR", help="folder to copy into")
+    copies.add_argument("--force", action="store_true", help="replace files of the same names in DIR")
 
     every = commands.add_parser(
         "reports", parents=[verbosity],
@@ -193,7 +211,7 @@ def _audit(args) -> int:
     return 0
 
 
-def _course(args) -> None:
+def _course(args) -> int:
     from privlib import pipeline
 
     pipeline.run_course(
@@ -204,13 +222,23 @@ def _course(args) -> None:
         quick=not args.full,
         lessons=args.lessons,
         slides=args.slides,
+        keep_going=args.keep_going,
+        show_records=args.show_records,
         progress=not _quiet(args),
     )
     logger.info("course written to %s/index.html", args.out)
     return 0
 
 
-def _reports(args) -> None:
+def _notebooks(args) -> int:
+    from privlib import pipeline
+
+    written = pipeline.copy_notebooks(args.dir, force=args.force)
+    logger.info("%d files copied to %s", len(written), args.dir)
+    return 0
+
+
+def _reports(args) -> int:
     from privlib import pipeline
 
     pipeline.run_all(out=args.out, datasets=args.datasets, course=not args.no_course,
@@ -247,16 +275,16 @@ def main(argv=None) -> int:
     # every temporary folder.
     previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return {"audit": _audit, "course": _course, "reports": _reports}[args.command](args)
+        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[args.command](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
         _error(str(exc))
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
-    except OSError as exc:  # the machine refused a write (a full disk, a quota): nothing was published
-        where = f" {os.path.basename(exc.filename)!r}" if exc.filename else ""
-        _error(f"cannot write{where} ({exc.strerror or exc}); free space or choose another --out. The "
-               "earlier report is intact.")
+    except OSError as exc:  # the system refused (a full disk, a quota): nothing was published
+        where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
+        _error(f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
+               "--out. Nothing was published; the earlier report is intact.")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("privlib: interrupted; the earlier report is intact", file=sys.stderr)

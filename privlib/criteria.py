@@ -432,38 +432,112 @@ def _term_holds(cell: float, op: int, value: float) -> bool:
     return not np.isnan(cell)
 
 
+@njit(cache=True, nogil=True)
+def _holds(table, r, columns, ops, values, i) -> bool:
+    """Whether record ``r`` of ``table`` satisfies every term of predicate ``i``."""
+    for t in range(columns.shape[1]):
+        if not _term_holds(table[r, columns[i, t]], ops[i, t], values[i, t]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _term_range(sorted_column, n_present, op, value):
+    """Positions ``lo, hi`` in a column's sorted order (missing values last) that hold every
+    record for which ``cell op value`` holds: a superset of the matches, exact except for ``!=``."""
+    n = sorted_column.shape[0]
+    if op == ISNA:
+        return n_present, n
+    if op == NOTNA:
+        return 0, n_present
+    if op == NE or np.isnan(value):  # != holds almost everywhere; a comparison with NaN nowhere
+        return (0, n) if op == NE else (0, 0)
+    present = sorted_column[:n_present]
+    left = np.searchsorted(present, value, side="left")
+    right = np.searchsorted(present, value, side="right")
+    if op == EQ:
+        return left, right
+    if op == LT:
+        return 0, left
+    if op == LE:
+        return 0, right
+    if op == GT:
+        return right, n_present
+    return left, n_present  # GE
+
+
 @njit(parallel=True, cache=True, nogil=True)
-def _singles_out_kernel(columns, ops, values, table, rows, out):
+def _singles_out_kernel(columns, ops, values, table, order, sorted_columns, n_present, rows, chosen,
+                        out):
     q, n_terms = columns.shape
     for i in prange(q):
+        # the term with the fewest candidates, found by binary search in its sorted column
+        best, lo, hi = -1, 0, table.shape[0]
+        for t in range(n_terms):
+            c = columns[i, t]
+            t_lo, t_hi = _term_range(sorted_columns[c], n_present[c], ops[i, t], values[i, t])
+            if t_hi - t_lo < hi - lo:
+                best, lo, hi = c, t_lo, t_hi
         matches = 0
-        for r in rows:
-            holds = True
-            for t in range(n_terms):
-                if not _term_holds(table[r, columns[i, t]], ops[i, t], values[i, t]):
-                    holds = False
-                    break
-            if holds:
-                matches += 1
-                if matches == 2:  # a second match settles it: not singled out
-                    break
+        if best >= 0 and hi - lo <= rows.shape[0]:  # read that term's candidates
+            for k in range(lo, hi):
+                r = order[best, k]
+                if chosen[r] and _holds(table, r, columns, ops, values, i):
+                    matches += 1
+                    if matches == 2:  # a second match settles it: not singled out
+                        break
+        else:  # the rows asked for are fewer than any term's candidates: read them
+            for r in rows:
+                if _holds(table, r, columns, ops, values, i):
+                    matches += 1
+                    if matches == 2:
+                        break
         out[i] = matches == 1
 
 
-def _singles_out(predicates: _Predicates, table: np.ndarray, rows=None) -> np.ndarray:
+@dataclass(frozen=True, eq=False)
+class _Indexed:
+    """A table of predicate values with, per column, its row order sorted by value (missing
+    last), so that the records a term can hold for are one range found by binary search."""
+
+    table: np.ndarray  # (n, p) float, NaN for missing
+    order: np.ndarray  # (p, n) int: row positions in increasing order of each column
+    sorted_columns: np.ndarray  # (p, n) float: each column's values in that order
+    n_present: np.ndarray  # (p,) int: values that are not missing, per column
+
+    @classmethod
+    def of(cls, table: np.ndarray) -> "_Indexed":
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        order = np.ascontiguousarray(np.argsort(table, axis=0, kind="stable").T)  # NaN sorts last
+        sorted_columns = np.ascontiguousarray(np.take_along_axis(table.T, order, axis=1))
+        return cls(table, order, sorted_columns, np.count_nonzero(~np.isnan(table), axis=0))
+
+
+def _singles_out(predicates: _Predicates, table, rows=None) -> np.ndarray:
     """Per predicate, whether exactly one record of ``table`` (or of its ``rows``) satisfies it.
 
-    Compiled (numba) and parallel over predicates; each predicate stops reading the table at its
-    second match, so the cost is far below predicates x records x terms when, as usual, most
-    predicates match many records.
+    ``table`` is an array or its :class:`_Indexed` form (index a table once when it is asked
+    several times). Compiled (numba) and parallel over predicates. A predicate reads only the
+    records its most selective term can hold for (a range of that column's sorted order), and
+    stops at its second match, since only "exactly one" matters; when ``rows`` are fewer than
+    those candidates it reads ``rows`` instead. The cost is then far below predicates x records,
+    for rare predicates (which would read the whole table to its end) as for common ones.
     """
-    rows = np.arange(table.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    indexed = table if isinstance(table, _Indexed) else _Indexed.of(table)
+    n = indexed.table.shape[0]
+    if rows is None:
+        rows, chosen = np.arange(n), np.ones(n, dtype=np.bool_)
+    else:
+        rows = np.asarray(rows, dtype=np.int64)
+        chosen = np.zeros(n, dtype=np.bool_)
+        chosen[rows] = True
     out = np.zeros(len(predicates), dtype=np.bool_)
     if len(predicates):
         _singles_out_kernel(np.ascontiguousarray(predicates.columns, dtype=np.int64),
                             np.ascontiguousarray(predicates.ops, dtype=np.int64),
                             np.ascontiguousarray(predicates.values, dtype=np.float64),
-                            np.ascontiguousarray(table), rows, out)
+                            indexed.table, indexed.order, indexed.sorted_columns,
+                            indexed.n_present, rows, chosen, out)
     return out
 
 
@@ -514,6 +588,7 @@ def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -
         medians = np.nanmedian(synthetic, axis=0)
     numeric = np.asarray(numeric)
     kept = _Predicates(*(np.empty((0, n_cols)) for _ in range(3)), np.empty(0, dtype=np.int64))
+    indexed = _Indexed.of(synthetic)
     attempts = 0
     while len(kept) < n and attempts < max_attempts:
         size = min(_ROUND, max_attempts - attempts)
@@ -525,7 +600,7 @@ def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -
         ops = np.where(numeric[cols], np.where(above, GE, LE), EQ)
         ops = np.where(np.isnan(values), ISNA, ops)
         candidates = _Predicates(cols, ops, values, rows)
-        singles = _singles_out(candidates, synthetic)
+        singles = _singles_out(candidates, indexed)
         pooled = _concat(kept, candidates.take(singles))
         # the same predicate drawn twice counts once: keep each first occurrence, in order
         key = np.column_stack([pooled.columns, pooled.ops, np.nan_to_num(pooled.values, nan=-MISSING)])
@@ -584,10 +659,11 @@ def _control_correction(predicates, control, n_train, rng) -> float:
     ten sizes from ``min(1000, m)`` to ``m`` (five subsets each), fit ``norm * P(size, 0,
     w_eff)`` (:func:`singling_out_probability`) by least squares, and return
     ``model(n_train) / model(m)``. The subsets are drawn from the measure's generator.
+    ``control`` is the control table in its :class:`_Indexed` form.
     """
     from scipy.optimize import OptimizeWarning, curve_fit
 
-    m = control.shape[0]
+    m = control.table.shape[0]
     sizes = np.repeat(np.linspace(min(1000, m), m, 10).astype(int), 5)
     subsets = [rng.choice(m, size=s, replace=False) for s in sizes]
     successes = np.array([_singles_out(predicates, control, subset).sum() for subset in subsets])
@@ -699,6 +775,7 @@ def singling_out(
     rng = np.random.default_rng(random_state)
 
     (syn, tr, ctl), numeric = _encode(train.columns, synthetic, train, control)
+    tr, ctl = _Indexed.of(tr), _Indexed.of(ctl)  # each is asked several times
     if mode == "univariate":
         predicates = _univariate_predicates(syn, numeric, n_requested, rng)
     else:

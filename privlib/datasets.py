@@ -383,9 +383,8 @@ def _typed_like(df: pd.DataFrame, label: str, like: pd.DataFrame) -> pd.DataFram
     df = coerce_kinds(df, shared)
     for column in shared:
         if isinstance(like[column].dtype, pd.CategoricalDtype):
-            cast = _as_categories_of(df[column], like[column].dtype)
-            _check_nothing_lost(df[column], cast, like[column].dtype, column, label)
-            df[column] = cast
+            _check_booleans(df[column], like[column].dtype, column, label)
+            df[column] = _as_categories_of(df[column], like[column].dtype)
         elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
             parsed = pd.to_datetime(df[column], errors="coerce")
             unreadable = int((parsed.isna() & df[column].notna()).sum())
@@ -428,7 +427,11 @@ def _read_csv(path: Path, label: str) -> pd.DataFrame:
             f"file {str(path)!r} ({label}) cannot be read as its name says ({type(exc).__name__}); "
             "check the file or its name's ending (.gz, .bz2, .xz, .zip)."
         ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) is not UTF-8 text ({exc.reason}); save it as UTF-8."
+        ) from None
+    except pd.errors.ParserError as exc:  # the tokenizer names lines and field counts, not values
         raise PrivlibError(f"file {str(path)!r} ({label}) is not a readable CSV: {exc}") from None
     unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ")]
     if unnamed and unnamed == [df.columns[0]] and df[unnamed[0]].is_unique:
@@ -521,16 +524,24 @@ def _type_names(values) -> str:
                             "number" if isinstance(v, (int, float, np.number)) else "text" for v in values}))
 
 
-def _check_nothing_lost(before: pd.Series, after: pd.Series, dtype: pd.CategoricalDtype, column, label: str):
-    """Refuse a column whose values the reference categories cannot hold: true/false against
-    0/1 would otherwise become missing values without a word."""
-    lost = int((before.notna() & after.isna()).sum())
-    if lost:
+def _is_boolean(value) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def _check_booleans(series: pd.Series, dtype: pd.CategoricalDtype, column, label: str) -> None:
+    """Refuse true/false where the reference data holds other categories (0/1, say), or the
+    reverse: True equals 1 to Python, so the values would fall between the categories and become
+    missing without a word."""
+    reference = all(_is_boolean(c) for c in dtype.categories)
+    values = series.dropna()
+    boolean = values.map(_is_boolean).astype(bool) if len(values) else pd.Series(dtype=bool)
+    mismatched = int((~boolean).sum()) if reference else int(boolean.sum())
+    if mismatched:
         raise PrivlibError(
-            f"column {column!r} of `{label}` holds {lost} value(s) of type "
-            f"{_type_names(before.dropna().unique())} where the reference data holds "
-            f"{_type_names(dtype.categories)}; write the column the same way in both files (e.g. "
-            "true/false in both, or 0/1 in both)."
+            f"column {column!r} of `{label}` holds {mismatched} value(s) of type "
+            f"{_type_names(values[~boolean if reference else boolean].unique())} where the reference "
+            f"data holds {_type_names(dtype.categories)}; write the column the same way in both files "
+            "(e.g. true/false in both, or 0/1 in both)."
         )
 
 

@@ -72,6 +72,9 @@ for data analytics. ALT 2021.
 McSherry F, Talwar K. Mechanism design via differential privacy. FOCS 2007.
 
 Kairouz P, Oh S, Viswanath P. The composition theorem for differential privacy. ICML 2015.
+
+Dwork C, Roth A. The algorithmic foundations of differential privacy. Foundations and Trends in
+Theoretical Computer Science 9(3-4), 2014 (group privacy, Theorem 2.2).
 """
 
 from __future__ import annotations
@@ -185,7 +188,7 @@ def cdp_rho(epsilon: float, delta: float) -> float:
     return low
 
 
-def max_attack_auc(epsilon: float, delta: float = 0.0) -> float:
+def max_attack_auc(epsilon: float, delta: float = 0.0, records: int = 1) -> float:
     """The largest AUC any membership test can reach against an ``(epsilon, delta)``-DP release.
 
     DP bounds every test of "the record was in" against "it was not" (Kairouz, Oh & Viswanath
@@ -193,15 +196,28 @@ def max_attack_auc(epsilon: float, delta: float = 0.0) -> float:
     ``min(1, e**epsilon f + delta, 1 - e**-epsilon (1 - delta - f))``. The area under that curve
     is the bound; with ``delta = 0`` it is ``e**epsilon / (1 + e**epsilon)``.
 
+    The guarantee of :class:`MST` is for tables that differ by adding or removing one record. Two
+    tables that differ in ``records`` such steps are compared at the group budget
+    ``(records * epsilon, delta * (1 + e**epsilon + ... + e**((records - 1) epsilon)))``: group
+    privacy (Dwork & Roth 2014, Theorem 2.2, for ``delta = 0``), the ``delta`` term by applying
+    the definition once per step. ``records=2`` when one record *replaces* another, as in the
+    shadow pairs of :func:`privlib.targeted.shadow_model_attack`.
+
     Examples
     --------
     >>> round(max_attack_auc(1.0), 4)
     0.7311
     >>> max_attack_auc(0.0)
     0.5
+    >>> round(max_attack_auc(1.0, records=2), 4)  # e**2 / (1 + e**2)
+    0.8808
     """
     _check_number(epsilon, "epsilon", low=0.0)
     _check_number(delta, "delta", low=0.0, high=1.0)
+    if isinstance(records, bool) or not isinstance(records, numbers.Integral) or records < 1:
+        raise PrivlibError(f"`records` must be a whole number >= 1, got {records!r}.")
+    delta = min(1.0, delta * sum(math.exp(step * epsilon) for step in range(records)))
+    epsilon = records * epsilon
     if delta == 0:
         return float(1 / (1 + math.exp(-epsilon)))
     fpr = np.linspace(0.0, 1.0, 200001)

@@ -39,6 +39,7 @@ health data. AIDR 2019. doi:10.1145/3359115.3359124
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -81,7 +82,7 @@ __all__ = [
     "discriminator_test",
     "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
     "PrivacyLoss", "DiscriminatorTest",
-    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points",
+    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points", "nn_mia_low_fpr",
 ]
 
 #: Relative risk M above which El Emam, Mosquera & Fang (2022, JAMIA Open 5(4), Discussion) judge
@@ -382,11 +383,16 @@ def _spread(values) -> tuple[float, float, float]:
     return float(np.nanmean(values)), float(low), float(high)
 
 
+def _subsample_rows(n_rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` of the positions ``0 .. n_rows - 1`` drawn without replacement, in increasing order."""
+    return np.sort(rng.choice(n_rows, size, replace=False))
+
+
 def _subsample(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
     """``size`` rows of ``table`` drawn without replacement (the table itself when it has that many)."""
     if len(table) == size:
         return table
-    return table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+    return table.iloc[_subsample_rows(len(table), size, rng)]
 
 
 def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
@@ -1020,14 +1026,42 @@ def dcr_holdout_share(
     )
 
 
+#: The distances of the last distance attack run on whole tables, under a digest of the tables'
+#: contents: :func:`privlib.records.nn_mia_low_fpr` reads the attack's low false-positive
+#: operating points from them without a second neighbour search. One entry only, so it holds no
+#: more than one attack's distances.
+_LAST_DISTANCES: dict = {}
+
+
+def _tables_digest(*tables: pd.DataFrame) -> str:
+    """SHA-256 of the tables' column names, types and values (row order included)."""
+    digest = hashlib.sha256()
+    for table in tables:
+        digest.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
+        digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
 def _attack_distances(train, holdout, synthetic, rng, client=None):
-    """DCR to the synthetic data of each training and holdout record, and who is a member."""
+    """DCR to the synthetic data of each training and holdout record, and who is a member.
+
+    Without ``rng`` (no subsampling) the distances depend on the tables alone and are kept for
+    the next call on the same tables (read-only arrays).
+    """
+    key = None if rng is not None else _tables_digest(train, holdout, synthetic)
+    if key is not None and key in _LAST_DISTANCES:
+        return _LAST_DISTANCES[key]
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
     dcr = np.concatenate([
         nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
         nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
     ])
     is_member = np.repeat([True, False], [len(train), len(holdout)])
+    if key is not None:
+        dcr.setflags(write=False)
+        is_member.setflags(write=False)
+        _LAST_DISTANCES.clear()
+        _LAST_DISTANCES[key] = (dcr, is_member)
     return dcr, is_member
 
 
@@ -1162,31 +1196,56 @@ def nn_mia(
     )
 
 
-def _aa_once(target, synthetic, encoder, client=None) -> tuple[np.ndarray, np.ndarray, float]:
+def _self_distances(table, options) -> np.ndarray:
+    """Distance from each record of ``table`` to its nearest *other* record of it."""
+    return kneighbors(table, table, k=1, exclude_self=True, **options).distances[:, 0]
+
+
+def _aa_indicators(d_ts, d_tt, d_st, d_ss) -> tuple[np.ndarray, np.ndarray, float]:
     """The per-record indicators of the two halves of AA_TS for tables of equal size,
     1(d_TS(i) > d_TT(i)) and 1(d_ST(i) > d_SS(i)), and the share of tied comparisons."""
-    options = dict(metric="gower", encoder=encoder, client=client)
-    d_ts = nearest_distances(target, synthetic, **options)
-    d_st = nearest_distances(synthetic, target, **options)
-    d_tt = kneighbors(target, target, k=1, exclude_self=True, **options).distances[:, 0]
-    d_ss = kneighbors(synthetic, synthetic, k=1, exclude_self=True, **options).distances[:, 0]
     ties = (np.mean(d_ts == d_tt) + np.mean(d_st == d_ss)) / 2
     return d_ts > d_tt, d_st > d_ss, float(ties)
 
 
 def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
-    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled."""
+    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled.
+
+    The smaller table is the same in every repetition, so what depends on it alone is searched
+    once: its records' nearest other records, and the nearest of its records to each drawn record
+    of the larger table (which keeps that distance in every subsample it is drawn into). Each
+    repetition searches only what its subsample changes: the smaller table's records among the
+    subsample, and the subsample's records among each other.
+    """
     size = min(len(target), len(synthetic))
     if size < 2:
         raise PrivlibError(
             "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
         )
-    if len(target) == len(synthetic):
-        n_repeats = 1  # nothing is random: every repetition would give the same value
-    return [
-        _aa_once(_subsample(target, size, rng), _subsample(synthetic, size, rng), encoder, client)
-        for _ in range(n_repeats)
-    ]
+    options = dict(metric="gower", encoder=encoder, client=client)
+    if len(target) == len(synthetic):  # nothing is random: every repetition would give the same value
+        return [_aa_indicators(
+            nearest_distances(target, synthetic, **options), _self_distances(target, options),
+            nearest_distances(synthetic, target, **options), _self_distances(synthetic, options),
+        )]
+    target_is_fixed = len(target) == size
+    fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
+    draws = [_subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
+    fixed_self = _self_distances(fixed, options)
+    # only the records some repetition draws: with few repetitions of a small share, far fewer
+    drawn_rows = np.unique(np.concatenate(draws))
+    drawn_to_fixed = np.full(len(drawn), np.nan)
+    drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+    repeats = []
+    for rows in draws:
+        subsample = drawn.iloc[rows]
+        fixed_to_drawn = nearest_distances(fixed, subsample, **options)
+        drawn_self = _self_distances(subsample, options)
+        if target_is_fixed:
+            repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_to_fixed[rows], drawn_self))
+        else:
+            repeats.append(_aa_indicators(drawn_to_fixed[rows], drawn_self, fixed_to_drawn, fixed_self))
+    return repeats
 
 
 def _aa_value(repeat) -> float:
@@ -1597,5 +1656,5 @@ def _model_name(model) -> str:
     return type(final).__name__
 
 
+from privlib.records import low_fpr_points, nn_mia_low_fpr, tpr_at_low_fpr  # noqa: E402
 from privlib.targeted import density_attack, shadow_model_attack  # noqa: E402
-from privlib.records import low_fpr_points, tpr_at_low_fpr  # noqa: E402

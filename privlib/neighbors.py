@@ -547,7 +547,12 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
     """The search of :func:`_search`, with query blocks mapped to the workers of ``client``.
 
     Every prepared reference block is scattered once to every worker (``broadcast=True``), so
-    the cluster holds the whole encoded reference; the client holds one block at a time.
+    the cluster holds the whole encoded reference; the client holds one block at a time. Each
+    scatter gets a key of its own (``hash=False``): with keys hashed from the content, the same
+    reference scattered by two searches in a row (a measure searching one table twice) shares a
+    key, and the first search's release of it can reach the scheduler after the second search has
+    scattered it, which cancels the second search's tasks ("lost dependencies"; dask/distributed
+    issue 4612), more often the busier the machine.
     """
     try:
         from distributed import Client, as_completed
@@ -572,8 +577,8 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
         if settings is None:
             settings = _settings(tables, metric, block)
         prepared = _prepare_reference(block, settings.keys)
-        reference.append((r0, client.scatter(prepared, broadcast=True)))
-    settings_future = client.scatter(settings, broadcast=True)
+        reference.append((r0, client.scatter(prepared, broadcast=True, hash=False)))
+    settings_future = client.scatter(settings, broadcast=True, hash=False)
     futures = [
         client.submit(
             _worker_block, tables.query_block(q0, min(q0 + query_rows, n_query)),

@@ -19,6 +19,8 @@ from __future__ import annotations
 import io
 import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from privlib.audit import AuditSpec, load_audit_inputs, materialise, read_params
@@ -28,12 +30,15 @@ from privlib.publish import checked_out as _checked_out
 from privlib.publish import publish as _publish
 from privlib.publish import staging as _staging
 from privlib.render import render_html, render_page, render_pdf
+from privlib.render.notebook import notebook_title
 from privlib.resources import resource_path
 
 __all__ = [
-    "AUDIT_FILES", "ReportError", "audit_notebook", "audit_spec", "course_notebooks", "params_file",
-    "run_audit", "run_course", "run_all",
+    "AUDIT_FILES", "ReportError", "audit_notebook", "audit_spec", "copy_notebooks", "course_notebooks",
+    "params_file", "run_audit", "run_course", "run_all",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: Files an audit writes into its output folder (and nothing else).
 AUDIT_FILES = ("privacy_audit.ipynb", "report.html", "report.pdf", "metrics.json")
@@ -85,6 +90,24 @@ def _ipc_kernel_manager():
             kw.setdefault("stdout", subprocess.DEVNULL)
             kw.setdefault("stderr", subprocess.DEVNULL)
             return await super()._async_pre_start_kernel(**kw)
+
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            """Ask the kernel to shut down, without the SIGINT jupyter_client sends it first.
+
+            papermill shuts the kernel down once the notebook has run. jupyter_client's own
+            shutdown interrupts the kernel before asking, and when the signal lands while the
+            kernel is still answering a message, ipykernel logs "KeyboardInterrupt caught in
+            kernel." into the log of a run that succeeded. A kernel that does not stop when asked
+            is still killed (``shutdown_wait_time``), and ``now`` kills it at once as before.
+            """
+            if now or not self.owns_kernel or not self.has_kernel:
+                await super().shutdown_kernel(now=now, restart=restart)
+                return
+            self.shutting_down = True
+            self.stop_restarter()
+            await self.request_shutdown(restart=restart)
+            await self.finish_shutdown(restart=restart)
+            await self.cleanup_resources(restart=restart)
 
     return IPCKernelManager
 
@@ -341,30 +364,17 @@ def _course_dataset(dataset, params, seed):
         raise PrivlibError("give `--dataset` (a bundled dataset or a CSV path) or `--params`.")
     if dataset in DATASETS:
         return dataset, dataset_info(dataset).title, seed
-    if not Path(dataset).is_file():
+    if not os.path.lexists(dataset):
         raise PrivlibError(
             f"`dataset` {dataset!r} is neither a bundled dataset {list(DATASETS)} nor an existing CSV file."
         )
-    read_table(dataset, "dataset")  # fails early on an empty or unreadable file
+    read_table(dataset, "dataset")  # fails early on a FIFO, a folder, an empty or unreadable file
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 
 def _check_seed(seed) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
-
-
-def _notebook_title(path) -> str | None:
-    """The first level-1 heading of a notebook, if any."""
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return None
 
 
 def run_course(
@@ -377,6 +387,8 @@ def run_course(
     notebooks=None,
     lessons=None,
     slides: bool = False,
+    keep_going: bool = False,
+    show_records: bool = False,
     progress: bool = True,
 ) -> Path:
     """Run the teaching notebooks on one dataset and render each to HTML and PDF with an index.
@@ -402,6 +414,20 @@ def run_course(
     slides : bool, default False
         Also write each lesson's reveal.js slides (``<lesson>.slides.html``, with an ``assets/``
         folder so that they open without network access; :mod:`privlib.slides`).
+    keep_going : bool, default False
+        When a lesson fails, go on with the next one, publish the lessons that finished and then
+        raise :class:`ReportError` (each failed lesson is logged in one line). Without it the
+        first failure stops the course and nothing is published.
+    show_records : bool, default False
+        The lessons' ``show_records`` parameter (given to each lesson that declares it): whether
+        a lesson may display rows of the data. Off by default, since ``dataset`` may be a
+        user's confidential file.
+
+    Raises
+    ------
+    ReportError
+        When a lesson fails (with ``keep_going``: after publishing the others, or when none
+        finished).
     """
     from privlib import __version__
 
@@ -409,50 +435,149 @@ def run_course(
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
     _check_seed(seed)
+    capstone = _capstone(notebooks) if lessons is None else None
     lessons = course_notebooks(notebooks, lessons)
     with _staging(out, "course") as stage:
         course = stage / "course"
         course.mkdir()
-        entries = []
+        entries, failed = [], []
         for i, notebook in enumerate(lessons, 1):
             _say(progress, f"lesson {i}/{len(lessons)}: {notebook.name}")
-            executed = course / notebook.name
-            _execute(notebook, executed, {"dataset": dataset, "seed": seed, "quick": quick},
-                     cwd=stage, progress=False)
-            stem = notebook.stem
-            render_html(executed, course / f"{stem}.html", show_code=True, math=True)
-            render_pdf(course / f"{stem}.html", course / f"{stem}.pdf")
-            if slides:
-                from privlib.slides import render_slides
-
-                render_slides(executed, course / f"{stem}.slides.html", assets=course / "assets")
-            entries.append({"stem": stem, "title": _notebook_title(executed) or stem, "slides": slides})
+            parameters = {"dataset": dataset, "seed": seed, "quick": quick,
+                          **_record_parameter(notebook, show_records)}
+            try:
+                entries.append(_run_lesson(notebook, course, parameters, stage=stage, slides=slides))
+            except ReportError as exc:
+                if not keep_going:
+                    raise
+                failed.append(notebook.stem)
+                logger.error("lesson %s failed: %s", notebook.stem, " ".join(str(exc).split()))
+                for leftover in course.glob(f"{notebook.stem}.*"):
+                    leftover.unlink()
+        if not entries:
+            raise ReportError(f"no lesson finished ({len(failed)} failed); nothing was published.")
+        if capstone is not None:  # for the students to complete: copied, not run
+            shutil.copyfile(capstone, course / capstone.name)
         page = render_page("course_index.html.j2", title=f"Course: {dataset_title}",
                            dataset_title=dataset_title, seed=seed, quick=quick, version=__version__,
-                           lessons=entries)
+                           lessons=entries, capstone=capstone and {
+                               "file": capstone.name, "title": notebook_title(capstone) or capstone.stem})
         (course / "index.html").write_text(page, encoding="utf-8")
-        own = {"index.html", "assets"} | {
+        own = {"index.html", "assets", *([capstone.name] if capstone else [])} | {
             f"{e['stem']}{ext}" for e in entries for ext in (".ipynb", ".html", ".pdf", ".slides.html")
         }
         _publish(course, out, own)
+    if failed:
+        raise ReportError(
+            f"{len(failed)} of {len(lessons)} lessons failed ({', '.join(failed)}); the "
+            f"{len(entries)} that finished are published in {out}."
+        )
     return out
 
 
+def _capstone(folder) -> Path | None:
+    """The capstone notebook beside the lessons, if there is one."""
+    path = (Path(folder) if folder is not None else resource_path("notebooks")) / "capstone.ipynb"
+    return path if path.is_file() else None
+
+
+def _record_parameter(notebook: Path, show_records: bool) -> dict:
+    """``{"show_records": ...}`` for a lesson that declares the parameter, else nothing (papermill
+    would warn about an unknown parameter)."""
+    import papermill
+
+    declared = papermill.inspect_notebook(str(notebook))
+    return {"show_records": bool(show_records)} if "show_records" in declared else {}
+
+
+def _run_lesson(notebook: Path, course: Path, parameters: dict, *, stage: Path, slides: bool) -> dict:
+    """Execute one lesson into ``course`` and render its HTML, PDF (and slides); its index entry."""
+    executed = course / notebook.name
+    _execute(notebook, executed, parameters, cwd=stage, progress=False)
+    stem = notebook.stem
+    render_html(executed, course / f"{stem}.html", show_code=True, math=True)
+    render_pdf(course / f"{stem}.html", course / f"{stem}.pdf")
+    if slides:
+        from privlib.slides import render_slides
+
+        render_slides(executed, course / f"{stem}.slides.html", assets=course / "assets")
+    return {"stem": stem, "title": notebook_title(executed) or stem, "slides": slides}
+
+
+#: What ``privlib notebooks`` copies out of the kit for a lecturer to edit.
+EDITABLE = ("0*.ipynb", "capstone*.ipynb", "GLOSSARY.md", "TEACHING.md", "CONVENTIONS.md")
+
+
+def copy_notebooks(target, *, force: bool = False) -> list[Path]:
+    """Copy the lessons, the capstone, GLOSSARY.md, TEACHING.md and CONVENTIONS.md into ``target``.
+
+    For a lecturer who installed the wheel and wants copies to edit. ``target`` is created if
+    needed; it may not lie inside the kit. An existing file is never replaced unless ``force``,
+    and a symbolic link is never followed: with ``force`` the link itself is replaced.
+
+    Returns
+    -------
+    list of Path
+        The files written, in order.
+
+    Raises
+    ------
+    PrivlibError
+        When ``target`` is inside the kit or is a file, or (without ``force``) when a file to
+        write exists already; nothing is written then.
+    """
+    source = resource_path("notebooks")
+    kit = source.parent.resolve()
+    target = Path(target)
+    if target.resolve().is_relative_to(kit):
+        raise PrivlibError(
+            f"{str(target)!r} is inside the kit ({kit}); give a folder outside it for the copies."
+        )
+    if target.exists() and not target.is_dir():
+        raise PrivlibError(f"{str(target)!r} is a file; give a folder for the copies.")
+    files = sorted({path for pattern in EDITABLE for path in source.glob(pattern)})
+    present = [path.name for path in files if os.path.lexists(target / path.name)]
+    if present and not force:
+        raise PrivlibError(
+            f"{len(present)} of the files exist in {str(target)!r} already (e.g. {present[0]}); "
+            "pass --force to replace them, or give another folder."
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in files:
+        # copied beside, then renamed over the old name: a link is replaced, never followed
+        handle, temporary = tempfile.mkstemp(dir=target, prefix=f".{path.name}.")
+        os.close(handle)
+        shutil.copyfile(path, temporary)
+        os.replace(temporary, target / path.name)
+        written.append(target / path.name)
+    return written
+
+
 def run_all(*, out, datasets=None, course: bool = True, progress: bool = True) -> Path:
-    """Audit (and course) for every bundled dataset into ``out/<dataset>/``, with an index page."""
+    """Audit (and course) for every bundled dataset into ``out/<dataset>/``, with an index page.
+
+    A course publishes the lessons that finished even when one fails (``keep_going``); the
+    failures are raised once every dataset is done."""
     out = _checked_out(out)
     datasets = list(datasets or DATASETS)
     files = [params_file(d) for d in datasets]  # every name checked before anything runs
+    incomplete = []
     for name, path in zip(datasets, files):
         _say(progress, f"{name}: audit")
         run_audit(out=out / name, params=path, progress=progress)
         if course:
             _say(progress, f"{name}: course")
-            run_course(out=out / name / "course", params=path, progress=progress)
+            try:
+                run_course(out=out / name / "course", params=path, keep_going=True, progress=progress)
+            except ReportError as exc:
+                incomplete.append(f"{name}: {exc}")
     entries = [{"name": d, "title": dataset_info(d).title, "course": course} for d in datasets]
     page = render_page("reports_index.html.j2", title="privlib reports", entries=entries)
     with _staging(out, "reports") as stage:
         (stage / "index.html").write_text(page, encoding="utf-8")
         _publish(stage, out, {"index.html"})
+    if incomplete:
+        raise ReportError("courses incomplete: " + "; ".join(incomplete))
     return out
 

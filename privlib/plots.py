@@ -49,6 +49,19 @@ def _finish(ax, *, xlabel=None, ylabel=None, title=None, legend=None):
 # --------------------------------------------------------------------------------------------
 # identity
 # --------------------------------------------------------------------------------------------
+#: Fewest records at or beyond an axis limit drawn from the data: a limit set by fewer (the largest
+#: value, say) would show where one outlying record lies.
+AXIS_RECORDS = 10
+
+
+def _axis_top(arrays) -> float:
+    """The upper axis limit for ``arrays`` of per-record values: the smallest value with at least
+    :data:`AXIS_RECORDS` records at or above it (all records together), never the maximum."""
+    pooled = np.concatenate(list(arrays))
+    level = max(0.0, 1.0 - AXIS_RECORDS / pooled.size)
+    return float(np.quantile(pooled, level, method="lower"))
+
+
 def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
     """Histogram of distances to closest record (DCR), as shares of records.
 
@@ -65,7 +78,9 @@ def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
     label : str, optional
         Legend label when ``dcr_values`` is a single array.
     bins : int or sequence of float, default 30
-        Number of equal-width bins from 0 to the largest distance, or the bin edges.
+        Number of equal-width bins from 0 to a distance with at least 10 records at or beyond it
+        (larger distances are counted in the last bin: the largest one would locate a single
+        record), or the bin edges.
     title : str, optional
         Axes title.
 
@@ -82,8 +97,10 @@ def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
                 "finite distances."
             )
     if np.ndim(bins) == 0:
-        top = max(float(values.max()) for values in arrays.values())
-        bins = np.linspace(0.0, top if top > 0 else 1.0, int(bins) + 1)
+        top = _axis_top(arrays.values())
+        top = top if top > 0 else 1.0
+        bins = np.linspace(0.0, top, int(bins) + 1)
+        arrays = {name: np.minimum(values, top) for name, values in arrays.items()}
     ax = _axes(ax)
     for name, values in arrays.items():
         at_zero = f"{np.mean(values == 0):.0%} at 0"
@@ -161,14 +178,15 @@ def plot_cap_scatter(result, *, ax=None, title=None):
     return ax
 
 
-def plot_relative_errors(result, *, ax=None, title=None, linthresh=0.01):
-    """Record-level relative errors of the predicted target: model on R (x) against model on S (y).
+def plot_relative_errors(result, *, ax=None, title=None):
+    """Record-level errors of the predicted target: model on R (x) against model on S (y).
 
-    Each point is one original record: ``|y_hat - y| / |y|`` when the model is fitted on the
-    original data (leave-one-out) and when it is fitted on the synthetic data. Points below the
-    diagonal are predicted better from the synthetic data than from the original data itself.
-    Both axes are symmetric-log (linear below ``linthresh``) so exact predictions (0) show too;
-    records with ``y = 0`` (undefined relative error) are left out and counted in the legend.
+    Each point is one original record: its error ``min(|y_hat - y| / IQR, 1)`` (in interquartile
+    ranges of the target, capped at one; see :func:`privlib.attribute.knn_risk`) when the model
+    is fitted on the original data (leave-one-out) and when it is fitted on the synthetic data.
+    Points below the diagonal are predicted better from the synthetic data than from the
+    original data itself. Both axes run from 0 to 1 whatever the data, so no limit shows where
+    a record lies.
 
     Parameters
     ----------
@@ -178,8 +196,6 @@ def plot_relative_errors(result, *, ax=None, title=None, linthresh=0.01):
         Axes to draw on; a new figure by default.
     title : str, optional
         Axes title.
-    linthresh : float, default 0.01
-        Range around 0 drawn linearly.
 
     Returns
     -------
@@ -192,23 +208,17 @@ def plot_relative_errors(result, *, ax=None, title=None, linthresh=0.01):
         )
     x = np.asarray(result.per_record_original, dtype="float64")
     y = np.asarray(result.per_record, dtype="float64")
-    defined = np.isfinite(x) & np.isfinite(y)
-    x, y = x[defined], y[defined]
     ax = _axes(ax, figsize=(5.5, 5.0))
     better = y < x
     ax.scatter(x[~better], y[~better], s=10, alpha=0.4, c="tab:blue", edgecolors="none",
                label=f"not better from synthetic ({np.mean(~better):.0%})")
     ax.scatter(x[better], y[better], s=10, alpha=0.6, c="tab:red", edgecolors="none",
                label=f"better from synthetic ({np.mean(better):.0%})")
-    top = max(float(np.max(x, initial=1.0)), float(np.max(y, initial=1.0)))
-    ax.plot([0, top], [0, top], linestyle="--", color="black", linewidth=1, label="same error")
-    ax.set_xscale("symlog", linthresh=linthresh)
-    ax.set_yscale("symlog", linthresh=linthresh)
-    left_out = int((~defined).sum())
-    if left_out:
-        ax.plot([], [], " ", label=f"{left_out} record(s) with target 0 left out")
-    return _finish(ax, xlabel="relative error, model fitted on the original data",
-                   ylabel="relative error, model fitted on the synthetic data", title=title,
+    ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=1, label="same error")
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    return _finish(ax, xlabel="error in IQRs (capped at 1), model fitted on the original data",
+                   ylabel="error in IQRs (capped at 1), model fitted on the synthetic data", title=title,
                    legend=dict(loc="upper left", fontsize="small"))
 
 

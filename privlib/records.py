@@ -12,6 +12,8 @@ because every record it finds is a disclosure:
   per-record scores an attack already computed (the distances of :func:`privlib.membership.nn_mia`,
   the density ratios of :func:`privlib.targeted.density_attack`, the classifier scores of
   :func:`privlib.targeted.shadow_model_attack`); nothing is searched again.
+  :func:`nn_mia_low_fpr` is the audit's form (tables in, ``nn_mia``'s distances reused),
+  :func:`operating_points` its table and :func:`privlib.plots.plot_roc_loglog` its figure.
 * :func:`copy_test` - how many training records have a synthetic copy, against how many holdout
   records have one by chance (Fisher's exact test); the excess is the number of records at risk.
 * :func:`family_tests` - Holm's step-down adjustment across the tests of one family, so that a
@@ -100,6 +102,8 @@ __all__ = [
     "family_tests",
     "low_fpr_key",
     "low_fpr_points",
+    "nn_mia_low_fpr",
+    "operating_points",
     "tpr_at_low_fpr",
 ]
 
@@ -182,7 +186,9 @@ class LowFprPoint(Result):
     (module documentation), ``critical_count`` the fewest members that make it significant at
     ``1 - confidence``, and ``baseline = (critical_count - 1) / n_members`` the largest TPR put
     down to chance. ``excess_members`` is the members called beyond the achieved rate, the
-    records at risk. The threshold score itself is kept for plots only (``score_threshold``).
+    records at risk. The threshold score and the scores themselves are kept for figures and
+    :func:`operating_points` only (``score_threshold``, ``member_scores``, ``nonmember_scores``;
+    never in tables or JSON).
     """
 
     attack: str
@@ -202,15 +208,14 @@ class LowFprPoint(Result):
     p_value: float = math.nan
     excess_members: int = 0
     score_threshold: float = per_record(default=math.nan)
+    member_scores: np.ndarray = per_record(default=None)
+    nonmember_scores: np.ndarray = per_record(default=None)
 
     def reading(self) -> str:
-        from privlib.thresholds import with_verdict
-
         target = f"{100 * self.fpr_target:g}%"
         if self.verdict == NOT_ASSESSABLE or math.isnan(self.value):
-            return with_verdict(
-                f"The {self.attack} attack cannot be read at a false-positive rate of {target}: "
-                f"{self.n_nonmembers} holdout records cannot show it.", self)
+            text = f"The {self.attack} attack cannot be read at a false-positive rate of {target}"
+            return self.with_judgement(text + ".") if self.judgement else f"{text}: {self.verdict_rule}."
         text = (
             f"Called a member when its score beats all but {self.allowed_false} of "
             f"{self.n_nonmembers} holdout records (false-positive rate at most {target}, achieved "
@@ -227,7 +232,7 @@ class LowFprPoint(Result):
                 f"them would exceed the rate and the attack works at {self.nonmembers_called} "
                 "false positives instead"
             )
-        return with_verdict(text + ".", self)
+        return self.with_judgement(text + ".")
 
 
 def _scores(values, name: str) -> np.ndarray:
@@ -278,8 +283,10 @@ def tpr_at_low_fpr(
     members, nonmembers = _scores(member_scores, "member_scores"), _scores(nonmember_scores, "nonmember_scores")
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
-    common = {"measure": low_fpr_key(attack, fpr), "attack": attack, "fpr_target": float(fpr),
-                  "n_members": m, "n_nonmembers": n, "confidence": confidence, "allowed_false": allowed}
+    rate = f"{100 * fpr:g}"  # as low_fpr_key writes it
+    common = dict(measure=f"{attack}_tpr_at_{rate}pct", attack=attack, fpr_target=float(fpr),
+                  n_members=m, n_nonmembers=n, confidence=confidence, allowed_false=allowed,
+                  member_scores=members, nonmember_scores=nonmembers)
     if allowed < 1:
         return LowFprPoint(
             value=math.nan, verdict=NOT_ASSESSABLE, **common,
@@ -380,6 +387,83 @@ def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[Lo
     )
 
 
+def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
+    """The attack of ``point`` read at each rate of ``fprs``, as a table of counts and rates.
+
+    One row per rate: holdout records allowed and called, members called, the TPR and its
+    Clopper-Pearson interval, and the exact test's p-value (aggregates only, for a report).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> point = tpr_at_low_fpr(member_scores=np.r_[np.full(20, 9.0), np.zeros(1980)],
+    ...                        nonmember_scores=np.linspace(-1, 1, 2000))
+    >>> operating_points(point)["members called"].tolist()
+    [20, 20]
+    """
+    if point.member_scores is None or point.nonmember_scores is None:
+        raise PrivlibError("this result kept no scores; compute it with tpr_at_low_fpr.")
+    rows = []
+    for rate in fprs:
+        other = tpr_at_low_fpr(member_scores=point.member_scores, nonmember_scores=point.nonmember_scores,
+                               fpr=rate, attack=point.attack, confidence=point.confidence)
+        rows.append({
+            "false-positive rate at most": f"{100 * rate:g}%",
+            "holdout records allowed": other.allowed_false,
+            "holdout records called": other.nonmembers_called if other.verdict != NOT_ASSESSABLE else None,
+            "members called": other.members_called if other.verdict != NOT_ASSESSABLE else None,
+            "TPR": other.value, "TPR low": other.tpr_low, "TPR high": other.tpr_high,
+            "p-value": other.p_value,
+        })
+    return pd.DataFrame(rows)
+
+
+@validate_params({
+    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
+    "fpr": [Number(low=0, high=1, closed="neither")], "confidence": [CONFIDENCE],
+})
+def nn_mia_low_fpr(
+    *, train, holdout, synthetic, fpr=0.001, confidence=DEFAULT_CONFIDENCE, client=None,
+) -> LowFprPoint:
+    """The distance attack of :func:`privlib.membership.nn_mia` read at a false-positive rate of at
+    most ``fpr`` (:func:`tpr_at_low_fpr`), for the audit, which passes tables.
+
+    The score is minus each record's Gower distance to the nearest synthetic record, the score of
+    ``nn_mia`` and of the distance-threshold attack. The distances of the last ``nn_mia`` on the
+    same tables are reused (kept under a digest of the tables' contents), so after ``nn_mia`` no
+    neighbour is searched again.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        Training data, real records the generator never saw, synthetic data.
+    fpr : float, default 0.001
+    confidence : float, default 0.95
+    client : dask.distributed.Client, optional
+        Run a neighbour search that is needed on this Dask cluster.
+
+    Returns
+    -------
+    LowFprPoint
+        Key ``nn_mia_tpr_at_0.1pct`` for the default rate; unjudged.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(1000)]})
+    >>> holdout = pd.DataFrame({"x": [i + 0.5 for i in range(1000)]})
+    >>> point = nn_mia_low_fpr(train=train, holdout=holdout, synthetic=train)
+    >>> point.measure, point.members_called, point.nonmembers_called
+    ('nn_mia_tpr_at_0.1pct', 1000, 0)
+    """
+    from privlib.membership import _attack_distances, _check_tables
+
+    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
+    return tpr_at_low_fpr(member_scores=-dcr[is_member], nonmember_scores=-dcr[~is_member], fpr=fpr,
+                          attack="nn_mia", confidence=confidence)
+
+
 # --------------------------------------------------------------------------------------------
 # Copies
 # --------------------------------------------------------------------------------------------
@@ -407,18 +491,15 @@ class CopyTest(Result):
     p_value: float = math.nan
 
     def reading(self) -> str:
-        from privlib.thresholds import with_verdict
-
         tolerance = ("" if self.numeric_tolerance == 0 else
                      f", numbers within {self.numeric_tolerance:.0%} of their range")
-        return with_verdict(
+        return self.with_judgement(
             f"{self.train_copied} of {self.n_train} training records have a synthetic copy "
             f"(every value equal{tolerance}), against {self.holdout_copied} of {self.n_holdout} "
             f"holdout records: {self.value:+.1f} records beyond chance ({self.confidence:.0%} "
             f"interval {self.at_risk_low:.1f} to {self.at_risk_high:.1f}); chance alone copies "
             f"{self.critical_count} or more training records with probability at most "
-            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g}).",
-            self,
+            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g})."
         )
 
 

@@ -218,10 +218,12 @@ def check_comparable(
                 {v for v in right[column].dropna().unique().tolist() if v not in seen}, key=str
             )
             if new:
-                shown = new[:5] + (["..."] if len(new) > 5 else [])
+                # counts only: a category of the data may be a confidential value
+                rows = int(right[column].isin(new).sum())
                 raise PrivlibError(
-                    f"column {column!r} of `{right_name}` holds categories never seen in "
-                    f"`{left_name}`: {shown}; recode them to known categories or drop those rows."
+                    f"column {column!r} of `{right_name}` holds {len(new)} categor"
+                    f"{'y' if len(new) == 1 else 'ies'} never seen in `{left_name}` ({rows} row(s)); "
+                    "recode them to known categories or drop those rows."
                 )
 
 

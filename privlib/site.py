@@ -17,6 +17,7 @@ Jupyter Book 1, https://jupyterbook.org (v1 documentation); Sphinx autodoc and n
 
 from __future__ import annotations
 
+import pkgutil
 import shutil
 import subprocess
 import sys
@@ -25,17 +26,31 @@ from pathlib import Path
 import nbformat
 
 from privlib.errors import PrivlibError
-from privlib.render.notebook import REMOVE_CELL_TAGS, without_nbval_markers
+from privlib.render.notebook import REMOVE_CELL_TAGS, notebook_title, without_nbval_markers
 from privlib.slides import fetch_assets, render_slides
 
 __all__ = ["REFERENCE_MODULES", "build_site", "stage_site"]
 
-#: modules with a reference page, in the order of the course
-REFERENCE_MODULES = (
-    "privlib.identity", "privlib.attribute", "privlib.membership", "privlib.utility",
-    "privlib.synth", "privlib.datasets", "privlib.schema", "privlib.neighbors",
+#: modules whose reference page comes first, in the order of the course
+_COURSE_ORDER = (
+    "privlib.identity", "privlib.attribute", "privlib.membership", "privlib.criteria",
+    "privlib.targeted", "privlib.dp", "privlib.utility", "privlib.synth", "privlib.audit",
+    "privlib.pipeline", "privlib.datasets", "privlib.schema", "privlib.neighbors",
     "privlib.results", "privlib.thresholds", "privlib.uncertainty", "privlib.plots", "privlib.slides",
 )
+
+
+def _public_modules() -> list[str]:
+    """Every public module and subpackage of privlib (no leading underscore)."""
+    import privlib
+
+    return [f"privlib.{info.name}" for info in pkgutil.iter_modules(privlib.__path__)
+            if not info.name.startswith("_")]
+
+
+#: modules with a reference page: every public one, those of the course first, then the rest
+REFERENCE_MODULES = tuple(dict.fromkeys(
+    [m for m in _COURSE_ORDER if m in _public_modules()] + sorted(_public_modules())))
 
 _CONFIG = """\
 title: privlib course
@@ -131,17 +146,21 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
         for lesson in lessons:
             render_slides(lesson, staging / "slides" / "slides" / f"{lesson.stem}.html",
                           assets=staging / "slides" / "slides" / "assets", fetch=False)
-            slide_lines.append(f"- [{lesson.stem}](slides/{lesson.stem}.html)")
+            slide_lines.append(f"- [{notebook_title(lesson) or lesson.stem}](slides/{lesson.stem}.html)")
     try:
         import jupyter_server_mathjax
     except ImportError as error:
         raise PrivlibError("the site serves MathJax itself: pip install 'privlib[course]'") from error
     shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", staging / "_static" / "mathjax")
+    capstone = [path for path in lessons if path.stem == "capstone"]
+    capstone_line = (f"\n## Capstone\n\n[{notebook_title(capstone[0]) or 'The capstone'}](lessons/capstone), "
+                     "an assessment that uses the whole course.\n" if capstone else "")
     (staging / "intro.md").write_text(
         "# The privlib course\n\n"
         "Lessons on the privacy risk of synthetic tabular data, each a notebook that runs on four "
         "bundled datasets, with slides, a glossary, a teaching plan, a capstone and the library "
         "reference.\n\n## Slides\n\n" + ("\n".join(slide_lines) or "(built without slides)") + "\n"
+        + capstone_line
     )
     toc = ["format: jb-book", "root: intro", "parts:", "  - caption: Lessons", "    chapters:"]
     toc += [f"      - file: lessons/{lesson.stem}" for lesson in lessons]

@@ -10,6 +10,7 @@ disclosure measures of the kit can be seen to rank them as expected (Yale et al.
 :class:`SequentialTrees` synthpop-style CART, fully or partially synthetic
 :class:`GaussianCopula`  rank correlations of a multivariate normal, marginals kept
 :class:`IndependentMarginals`  every column on its own (no memory of any row, no relationships)
+:class:`OutlierCopies`   a sound generator plus a few of its most isolated training rows, copied
 =======================  =====================================================================
 
 Every synthesizer has the same two calls::
@@ -63,7 +64,7 @@ from privlib.schema import (
 
 __all__ = [
     "Copy", "AdditiveNoise", "IndependentMarginals", "GaussianCopula", "ParzenWindows",
-    "SequentialTrees", "SYNTHESIZERS", "make", "synthesize",
+    "SequentialTrees", "OutlierCopies", "SYNTHESIZERS", "make", "synthesize",
 ]
 
 
@@ -642,6 +643,74 @@ class SequentialTrees(_Synthesizer):
         return synthetic
 
 
+class OutlierCopies(_Synthesizer):
+    """A sound generator that also releases its most isolated training records, unchanged.
+
+    A teaching foil for the worst case (notebook 08): ``base`` (by default
+    :class:`SequentialTrees`) draws the release, then ``n_copies`` of its rows are replaced by
+    the training records farthest (in Gower distance) from their nearest other training record,
+    and the rows are shuffled. The average-case measures of :mod:`privlib.membership` barely
+    move, since a handful of copies among hundreds of records shifts a mean over records by a
+    few per cent; those few persons are nevertheless exposed, and an attack that targets them
+    (:func:`privlib.targeted.shadow_model_attack`) finds them. Generators that memorise rare
+    records behave this way (Stadler, Oprisanu & Troncoso 2022).
+
+    Parameters
+    ----------
+    base : str, default "SequentialTrees"
+        Name of the generator that draws the rest of the release (a key of
+        :data:`SYNTHESIZERS`).
+    n_copies : int, default 5
+        How many of the most isolated training records are released (at most the sample size
+        and fewer than the training records).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [30, 31, 32, 33, 34, 35, 90] * 3,
+    ...                    "sex": ["F", "M", "F", "M", "F", "M", "F"] * 3})
+    >>> df.loc[20, "age"] = 200
+    >>> fake = OutlierCopies(n_copies=1).fit(df).sample(random_state=0)
+    >>> int((fake["age"] == 200).sum())
+    1
+    """
+
+    def __init__(self, base: str = "SequentialTrees", n_copies: int = 5):
+        self.base = base
+        self.n_copies = n_copies
+
+    def _check_params(self):
+        if self.base not in SYNTHESIZERS or self.base == "OutlierCopies":
+            raise PrivlibError(
+                f"`base` must be one of {[n for n in SYNTHESIZERS if n != 'OutlierCopies']}, "
+                f"got {self.base!r}."
+            )
+        if (isinstance(self.n_copies, bool) or not isinstance(self.n_copies, numbers.Integral)
+                or self.n_copies < 0):
+            raise PrivlibError(f"`n_copies` must be a whole number >= 0, got {self.n_copies!r}.")
+
+    def _fit(self, data):
+        from privlib.neighbors import nearest_distances  # numba: loaded only when needed
+
+        if self.n_copies >= len(data):
+            raise PrivlibError(
+                f"`n_copies` ({self.n_copies}) must be below the number of training records "
+                f"({len(data)})."
+            )
+        self.model_ = make(self.base).fit(data)
+        distance = nearest_distances(data, data, exclude_self=True)
+        # the most isolated first, ties broken by the lower row position
+        self.copied_ = np.lexsort((np.arange(len(data)), -distance))[:self.n_copies]
+
+    def _sample(self, n, rng):
+        if self.n_copies > n:
+            raise PrivlibError(f"`n` ({n}) must be at least `n_copies` ({self.n_copies}).")
+        drawn = self.model_.sample(n - self.n_copies, random_state=rng) if n > self.n_copies \
+            else self.data_.iloc[:0]
+        released = pd.concat([drawn, self.data_.iloc[self.copied_]], ignore_index=True)
+        return released.iloc[rng.permutation(n)].reset_index(drop=True)
+
+
 # --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
@@ -649,6 +718,7 @@ SYNTHESIZERS = {
     cls.__name__: cls
     for cls in (
         Copy, AdditiveNoise, IndependentMarginals, GaussianCopula, ParzenWindows, SequentialTrees,
+        OutlierCopies,
     )
 }
 
@@ -671,7 +741,8 @@ def make(name: str, **params) -> _Synthesizer:
     name : str
         One of the keys of :data:`SYNTHESIZERS` (``"Copy"``, ``"AdditiveNoise"``,
         ``"IndependentMarginals"``, ``"GaussianCopula"``, ``"ParzenWindows"``,
-        ``"SequentialTrees"``), or ``"MST"`` (:class:`privlib.dp.MST`, differentially private).
+        ``"SequentialTrees"``, ``"OutlierCopies"``), or ``"MST"`` (:class:`privlib.dp.MST`,
+        differentially private).
     **params
         Hyper-parameters of that class.
 

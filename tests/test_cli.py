@@ -29,8 +29,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 # CE's Expenditure is a number: its k-NN attack is the squared-error form.
 EXPECTED_MEASURES = {
-    "identical_match_share", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
-    "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_mse[Expenditure]",
+    "copy_test", "nn_mia_tpr_at_0.1pct", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
+    "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_relative_error[Expenditure]",
     "inference_risk[Expenditure]", "dcr_holdout_share", "threshold_attack_precision", "nn_mia_auc",
     "adversarial_accuracy", "privacy_loss", "partition_f1", "discriminator_excess_realness",
 }
@@ -102,11 +102,13 @@ def _leaks(text: str, records: list[str]) -> list[str]:
     return [r for r in records if r in text or r in collapsed]
 
 
+@pytest.mark.notebook
 def test_audit_writes_every_file(rendered):
     _, out = rendered
     assert sorted(p.name for p in out.iterdir()) == sorted(AUDIT_FILES)
 
 
+@pytest.mark.notebook
 def test_report_has_sections_verdict_table_and_pages(rendered):
     paths, out = rendered
     page = (out / "report.html").read_text()
@@ -129,12 +131,26 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
 
     from pypdf import PdfReader
 
+    # The PDF's content and order, not its layout: how many pages it fills depends on the fonts
+    # installed, so the page count only has a generous bound against a runaway layout.
     pdf = PdfReader(out / "report.pdf")
     assert 2 <= len(pdf.pages) <= 40  # a generous bound: the exact count depends on the fonts
     first = " ".join(pdf.pages[0].extract_text().split())
     assert "Test audit of CE" in first and re.search("decision do not release", first, re.I)
+    whole = " ".join(" ".join(p.extract_text() for p in pdf.pages).split())
+    assert all(name in whole for name in SECTION_HEADINGS)
+    # the headings become the PDF's bookmarks, in the order of the HTML
+    bookmarks = [item.title for item in _flatten(pdf.outline)]
+    marks = [next((i for i, b in enumerate(bookmarks) if b.startswith(name)), -1) for name in SECTION_HEADINGS]
+    assert -1 not in marks and marks == sorted(marks), dict(zip(SECTION_HEADINGS, marks))
 
 
+def _flatten(outline) -> list:
+    """The entries of a pypdf outline (nested lists for sub-headings), in document order."""
+    return [leaf for item in outline for leaf in (_flatten(item) if isinstance(item, list) else [item])]
+
+
+@pytest.mark.notebook
 def test_metrics_hold_every_measure_and_the_provenance(rendered):
     paths, out = rendered
     metrics = json.loads((out / "metrics.json").read_text())
@@ -149,13 +165,21 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
         assert m["verdict"] in ("risk", "no evidence of risk", "inconclusive", "not assessable"), m["key"]
         if m["verdict"] == "not assessable":
             assert m["verdict_rule"], m["key"]
+        elif m["ci_low"] is None:
+            # judged by an exact test (privlib.records): its baseline is the test's own bound
+            assert m["details"]["p_value"] is not None and m["threshold"] == m["baseline"], m["key"]
         else:
             assert m["ci_low"] <= m["value"] <= m["ci_high"], m["key"]
-    # Identical matches, derived here with a merge: every copied row and any shuffled row that
-    # happens to equal a training row.
-    train, synthetic = pd.read_csv(paths["train"]), pd.read_csv(paths["synthetic"])
-    in_train = synthetic.merge(train.drop_duplicates(), how="left", indicator=True)["_merge"] == "both"
-    assert by_label["identical_match_share"]["value"] == pytest.approx(in_train.mean())
+    # The copy test: the 75 training rows copied verbatim have a copy (and maybe more, within the
+    # numeric tolerance); its p-value is Fisher's one-sided exact test on the counts it reports.
+    from scipy.stats import fisher_exact
+
+    copies = by_label["copy_test"]["details"]
+    a, b = copies["train_copied"], copies["holdout_copied"]
+    assert a >= 75 and by_label["copy_test"]["verdict"] == "risk"
+    assert copies["p_value"] == pytest.approx(fisher_exact([[a, 150 - a], [b, 150 - b]], alternative="greater")[1])
+    # 150 holdout records cannot show a false-positive rate of 0.1%
+    assert by_label["nn_mia_tpr_at_0.1pct"]["verdict"] == "not assessable"
     share = by_label["dcr_holdout_share"]
     # The registry's kit default: 5 points above the 50% of a generator that memorised nothing,
     # judged on the interval.
@@ -180,6 +204,7 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     assert provenance["spec"]["keys"] == ["Income", "UrbanRural", "Race"]
 
 
+@pytest.mark.notebook
 def test_no_training_record_in_any_output(rendered):
     paths, out = rendered
     records = _record_strings(paths["train"])
@@ -204,6 +229,7 @@ def test_no_training_record_in_any_output(rendered):
     assert _leaks(printed, records)
 
 
+@pytest.mark.notebook
 def test_same_seed_same_metrics(rendered, tmp_path):
     paths, out = rendered
     again = tmp_path / "again"
@@ -214,6 +240,7 @@ def test_same_seed_same_metrics(rendered, tmp_path):
     assert "created" in first["provenance"]  # kept in the file, left out of the comparison
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("rows_train, rows_synthetic", [(10, 150), (150, 1)])
 def test_too_small_inputs_give_a_not_assessable_report(tmp_path, rows_train, rows_synthetic):
     paths = _make_inputs(tmp_path)

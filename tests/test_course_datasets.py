@@ -105,6 +105,7 @@ def _unexplained_nans(notebook) -> list[str]:
     return found
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize(("stem", "dataset"), CASES, ids=[f"{s}-{d}" for s, d in CASES])
 def test_lesson_runs_and_its_claims_hold(executed, stem, dataset):
     run = executed[stem, dataset]

@@ -348,3 +348,37 @@ def test_registry_has_the_three_measures():
     for measure in ("singling_out_univariate", "singling_out_multivariate", "linkability_risk", "inference_risk"):
         assert REGISTRY[measure].from_baseline and "kit default" in REGISTRY[measure].source
         assert cutoff(measure, 0.0) == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("n_terms", [1, 3])
+def test_indexed_predicate_evaluation_matches_a_brute_force_count(n_terms):
+    # the evaluator reads a predicate's candidates from a column's sorted order, or the rows
+    # asked for when they are fewer: on whole tables and on subsets of every size it must count
+    # exactly as a plain loop over the records does
+    rng = np.random.default_rng(n_terms)
+    table = rng.integers(0, 12, size=(400, 4)).astype(float)
+    table[:, 3] = rng.normal(size=400).round(1)  # a numeric column with many distinct values
+    table[rng.random(table.shape) < 0.05] = np.nan
+    q = 400
+    columns = np.sort(np.argsort(rng.random((q, 4)), axis=1)[:, :n_terms], axis=1)
+    ops = rng.integers(0, 8, size=(q, n_terms))
+    # values seen in the table (some held once), unseen ones, and a few NaN
+    values = np.where(rng.random((q, n_terms)) < 0.7, table[rng.integers(0, 400, size=(q, n_terms)), columns],
+                      rng.integers(-1, 13, size=(q, n_terms)).astype(float))
+    predicates = criteria._Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
+
+    def matches(rows):
+        cells = table[rows][:, columns]  # (rows, q, terms)
+        with np.errstate(invalid="ignore"):
+            holds = np.stack([cells == values, ~(cells == values), cells < values, cells > values,
+                              cells <= values, cells >= values, np.isnan(cells), ~np.isnan(cells)])
+        picked = np.take_along_axis(holds, ops[None, None, :, :], axis=0)[0]
+        return picked.all(axis=2).sum(axis=0)  # per predicate, records matching every term
+
+    indexed = criteria._Indexed.of(table)
+    assert (criteria._singles_out(predicates, indexed) == (matches(np.arange(400)) == 1)).all()
+    for size in (3, 40, 399):
+        subset = rng.choice(400, size=size, replace=False)
+        expected = matches(subset) == 1
+        assert (criteria._singles_out(predicates, indexed, subset) == expected).all()
+        assert (criteria._singles_out(predicates, table, subset) == expected).all()

@@ -189,3 +189,32 @@ def test_the_domain_does_not_depend_on_the_records_given_public_bounds_and_dtype
     domains = [[(d.size, d.low, d.high) for d in dp.MST(bounds=bounds, random_state=0).fit(t).discrete_]
                for t in (first, second)]
     assert domains[0] == domains[1]
+
+
+def test_max_attack_auc_of_a_replaced_record_is_the_bound_at_the_group_budget():
+    # replacing a record = removing one and adding another: (2 eps, (1 + e^eps) delta) by chaining
+    # the definition twice, so with delta = 0 the bound is e^(2 eps) / (1 + e^(2 eps))
+    for epsilon in (0.1, 1.0):
+        assert dp.max_attack_auc(epsilon, records=2) == pytest.approx(
+            math.exp(2 * epsilon) / (1 + math.exp(2 * epsilon)))
+    assert dp.max_attack_auc(1.0, 1e-3, records=2) == pytest.approx(
+        dp.max_attack_auc(2.0, (1 + math.e) * 1e-3))
+    assert dp.max_attack_auc(0.1, records=2) > dp.max_attack_auc(0.1)
+    with pytest.raises(PrivlibError, match="`records`"):
+        dp.max_attack_auc(1.0, records=0)
+
+
+def test_mst_inside_the_shadow_attack_gives_the_same_answer_with_one_or_two_workers():
+    # seeds are drawn per shadow pair before the pairs are shared out, never per completion order
+    from privlib import targeted
+
+    rng = np.random.default_rng(4)
+    population = pd.DataFrame({"x": rng.integers(0, 7, 120).astype(float),
+                               "group": pd.Categorical(rng.choice(["a", "b", "c"], 120))})
+    train = population.iloc[:30].reset_index(drop=True)
+    run = dict(synthesizer=dp.MST(epsilon=1.0, bounds={"x": (0.0, 6.0)}), train=train,
+               population=population, n_targets=1, n_shadows=3, n_test=3, random_state=9)
+    one, two = (targeted.shadow_model_attack(n_jobs=n_jobs, **run) for n_jobs in (1, 2))
+    assert (one.value, one.ci_low, one.ci_high) == (two.value, two.ci_low, two.ci_high)
+    np.testing.assert_array_equal(one.target_auc, two.target_auc)
+    np.testing.assert_array_equal(one.target_ci_low, two.target_ci_low)

@@ -9,6 +9,7 @@ table runs in seconds.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import os
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from privlib.audit import load_audit_inputs
 from privlib.cli import EXIT_BAD_INPUT, main
 from privlib.errors import PrivlibError
 from privlib.results import VERDICTS
+from privlib.resources import resource_path
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +68,55 @@ def _half_train(t):
     return pd.concat([t["train"].iloc[:60], t["holdout"].iloc[:60]], ignore_index=True)
 
 
+def _fifo(folder):
+    os.mkfifo(folder / "pipe.csv")
+
+
+def _gzip_with_a_repeated_header(folder):
+    text = (folder / "train.csv").read_text().replace("sex,", "age,", 1)
+    with gzip.open(folder / "repeated.csv.gz", "wt") as fh:
+        fh.write(text)
+
+
+def _impossible_date(t):
+    dates = pd.Series(pd.date_range("2020-01-01", periods=len(t["train"])).strftime("%Y-%m-%d"))
+    dates[[5, 9]] = ["2020-13-45", "2021-02-30"]
+    return t["train"].assign(seen=dates)
+
+
+def _with_flag(flag):
+    return lambda t: t["synthetic"].assign(flag=flag(np.arange(len(t["synthetic"])) % 2 == 0))
+
+
+# Issue 21's hostile cases (round two), with those of issue 17 below.
+ROUND_TWO = {
+    "train is a FIFO": (dict(prepare=_fifo, train="pipe.csv"), [], EXIT_BAD_INPUT, "is a named pipe (FIFO)"),
+    "train is /dev/zero": (dict(train="/dev/zero"), [], EXIT_BAD_INPUT, "is a device, not a regular file"),
+    "train is /dev/null": (dict(train="/dev/null"), [], EXIT_BAD_INPUT, "is a device, not a regular file"),
+    "repeated header inside a .gz file": (dict(prepare=_gzip_with_a_repeated_header, train="repeated.csv.gz"), [],
+                                          EXIT_BAD_INPUT, "more than once (e.g. 'age')"),
+    "impossible dates": (dict(train_table=_impossible_date, synthetic_table=lambda t: _impossible_date(
+        {"train": t["synthetic"]})), [], EXIT_BAD_INPUT,
+        "column 'seen' of `train` holds 2 value(s) written as dates that do not exist"),
+    "true/false against 0/1": (dict(train_table=lambda t: t["train"].assign(flag=t["train"].index % 3 == 0),
+                                    synthetic_table=_with_flag(lambda f: f.astype(int))), [], EXIT_BAD_INPUT,
+                               "column 'flag' of `synthetic (synthetic.csv)` holds 120 value(s) of type number "
+                               "where the reference data holds true/false"),
+    "thresholds nested 50,000 deep": ({}, ["--thresholds", "[" * 50_000 + "]" * 50_000], EXIT_BAD_INPUT,
+                                      "--thresholds must be a JSON object"),
+    "thresholds with a 5,000-digit integer": ({}, ["--thresholds", '{"nn_mia_auc": ' + "9" * 5000 + "}"],
+                                              EXIT_BAD_INPUT, "(5,016 characters)"),
+    "out with a forged error line": (dict(out="o\nprivlib: error: all is well"), [], EXIT_BAD_INPUT,
+                                     "`--out` holds a line break"),
+    "out is the kit's reports folder": (dict(out=str(resource_path("reports"))), [], EXIT_BAD_INPUT,
+                                        "is inside the kit's own folder"),
+    "out inside the kit's notebooks": (dict(out=str(resource_path("notebooks") / "mine")), [], EXIT_BAD_INPUT,
+                                       "is inside the kit's own folder"),
+    "out inside the installed package": (dict(out=str(Path(pl.__file__).parent / "x")), [], EXIT_BAD_INPUT,
+                                         "is inside the kit's own folder"),
+}
+
+
 # case -> (how to change the inputs, extra CLI arguments, expected exit, words of the error line)
 CASES = {
     "train file missing": (dict(train="absent.csv"), [], EXIT_BAD_INPUT, "does not exist"),
@@ -99,18 +150,20 @@ CASES = {
     "out under a file": (dict(out="afile/report"), [], EXIT_BAD_INPUT, "is a file, not a folder"),
     "out is a file": (dict(out="afile"), [], EXIT_BAD_INPUT, "exists and is not a folder"),
     "out is a link": (dict(out="link"), [], EXIT_BAD_INPUT, "symbolic link"),
+    **ROUND_TWO,
 }
 
 
 def _run(tmp_path, tables, change: dict, extra: list, capsys):
     folder = tmp_path
-    train = _csv(folder, "train.csv", tables["train"])
+    train = _csv(folder, "train.csv", change.get("train_table", lambda t: t["train"])(tables))
     holdout = _csv(folder, "holdout.csv", change.get("holdout_table", lambda t: t["holdout"])(tables))
     synthetic = _csv(folder, "synthetic.csv", change.get("synthetic_table", lambda t: t["synthetic"])(tables))
     if "synthetic_text" in change:
         Path(synthetic).write_text(change["synthetic_text"](Path(synthetic).read_text()))
     if "train_text" in change:
         Path(train).write_text(change["train_text"])
+    change.get("prepare", lambda _: None)(folder)
     (folder / "afile").write_text("a file, not a folder")
     earlier = folder / "earlier"
     earlier.mkdir()
@@ -324,3 +377,162 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
     rare = MeasureSpec("nn_mia_auc", "A measure the data refuse", "membership", None, refuses)
     refused = Audit(inputs, spec, catalogue=(rare,)).run()
     assert [s.reason for s in refused.skipped] == ["the data do not allow it: the value '…' is rare"]
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 21: params files read as data only, every count checked before any work
+# --------------------------------------------------------------------------------------------
+_ENTRY = "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy}]\n"
+# 513 bytes of nested aliases: nine levels of nine references, 9**9 strings once expanded
+_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{b}: &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+
+PARAMS_CASES = {
+    "a 5,000-digit integer": (_ENTRY + "seed: " + "9" * 5000 + "\n", "an integer of 5000 digits is longer than the 30"),
+    "Latin-1 text": ((_ENTRY + "title: Caf\xe9\n").encode("latin-1"), "is not UTF-8 text (byte"),
+    "aliases": (_LAUGHS, "anchors and aliases (& and *) are not accepted"),
+    "a !!binary tag": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!binary aGk=}}]\n",
+                       "tags such as 'binary' are not accepted"),
+    "a python tag": ("dataset: ce\nn_train: 100\ntitle: !!python/object/apply:os.system [echo hi]\n"
+                     "synthesizers: [{method: Copy}]\n", "tags such as 'os.system' are not accepted"),
+    "a set value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!set {a}}}]\n",
+                                "tags such as 'set' are not accepted"),
+    "a date value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: 2020-01-01}}]\n",
+                                 "synthesizer 1: parameter 'x' holds date; give a number, a text"),
+    "a mapping value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: [1, {a: 2}]}}]\n",
+                                    "parameter 'x' holds dict"),
+    "an extra field in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, code: 1}]\n",
+                                   "synthesizer 1 has unknown field(s) ['code']; an entry has only ['method', 'params', 'n']"),
+    "n of 0": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: 0}"), "`n` must be a whole number from 1 to 10,000,000"),
+    "n of true": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: true}"), "`n` must be a whole number"),
+    "n of 1e12": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: 1000000000000}"), "`n` must be a whole number"),
+    "an unknown synthesizer": (_ENTRY.replace("Copy", "NoSuch"), "unknown synthesizer 'NoSuch'"),
+    "eleven synthesizers": ("dataset: ce\nn_train: 100\nsynthesizers: [" + ", ".join(["{method: Copy}"] * 11) + "]\n",
+                            "lists 11 synthesizers, more than the 10 a report compares"),
+    "a file over 1 MB": (_ENTRY + "# " + "x" * (1 << 20) + "\n", "more than the 1,048,576 accepted"),
+    "nested 100,000 deep": ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("case", list(PARAMS_CASES))
+def test_hostile_params_files_are_refused_in_one_line_before_any_work(case, tmp_path, capsys):
+    content, words = PARAMS_CASES[case]
+    params = tmp_path / "p.yaml"
+    if isinstance(content, bytes):
+        params.write_bytes(content)
+    else:
+        params.write_text(content, encoding="utf-8")
+    status = main(["--quiet", "audit", "--params", str(params), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == EXIT_BAD_INPUT and len(err) == 1 and err[0].startswith("privlib: error: "), (case, err)
+    assert words in err[0], err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml"]  # no output, no staging, no lock
+
+
+def test_a_params_file_that_is_a_fifo_or_a_folder_is_named_so(tmp_path, capsys):
+    os.mkfifo(tmp_path / "p.yaml")
+    for path, words in ((tmp_path / "p.yaml", "is a named pipe (FIFO)"),
+                        (tmp_path, "is a folder; give the path of a YAML file")):
+        status = main(["--quiet", "audit", "--params", str(path), "--out", str(tmp_path / "out")])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert status == EXIT_BAD_INPUT and len(err) == 1 and words in err[0], err
+
+
+def test_a_schema_file_is_read_as_strictly(tmp_path, tables):
+    train = _csv(tmp_path, "train.csv", tables["train"])
+    schema = tmp_path / "schema.yaml"
+    schema.write_text("columns:\n  age: &k {kind: numeric}\n  fnlwgt: *k\n")
+    with pytest.raises(PrivlibError, match="anchors and aliases"):
+        load_audit_inputs(train=train, synthetic=train, schema=schema)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seed", "-5"], "`seed` must be a whole number >= 0, got -5"),
+    (["--dataset", "/dev/zero"], "'/dev/zero' (`dataset`) is a device, not a regular file"),
+    (["--lessons", ""], "`lessons` holds an empty name"),
+    (["--lessons", "00", " "], "`lessons` holds an empty name"),
+])
+def test_course_arguments_are_checked_before_any_lesson_runs(argv, words, tmp_path, capsys):
+    status = main(["--quiet", "course", "--dataset", "ce", *argv, "--out", str(tmp_path / "course")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == EXIT_BAD_INPUT and len(err) == 1 and words in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_dask_scheduler_is_refused_before_any_work(tmp_path, tables, capsys):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+        status, err, earlier = _run(tmp_path, tables, {}, ["--dask-scheduler", address], capsys)
+    assert status == EXIT_BAD_INPUT and len(err) == 1, err
+    assert f"the Dask scheduler '{address}' did not answer within 10 s" in err[0]
+    assert [p.name for p in earlier.iterdir()] == ["report.html"]
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 21: files read as what they are
+# --------------------------------------------------------------------------------------------
+def test_compressed_files_are_sniffed_after_decompression(tmp_path, tables):
+    plain = _csv(tmp_path, "train.csv", tables["train"])
+    for name, opener in (("semi.csv.gz", gzip.open), ("semi.csv.bz2", __import__("bz2").open),
+                         ("semi.csv.xz", __import__("lzma").open)):
+        with opener(tmp_path / name, "wt") as fh:
+            tables["synthetic"].to_csv(fh, index=False, sep=";")
+        inputs = load_audit_inputs(train=plain, synthetic=tmp_path / name)
+        assert list(inputs.primary.columns) == list(tables["train"].columns), name
+        assert len(inputs.primary) == len(tables["synthetic"])
+
+
+def test_a_file_named_gz_that_is_not_is_one_line(tmp_path, tables):
+    (tmp_path / "fake.csv.gz").write_text("age,sex\n1,F\n")
+    with pytest.raises(PrivlibError, match=r"cannot be read as its name says \(BadGzipFile\)"):
+        load_audit_inputs(train=tmp_path / "fake.csv.gz", synthetic=tmp_path / "fake.csv.gz")
+
+
+def test_a_header_line_without_end_is_refused_after_one_megabyte(tmp_path):
+    (tmp_path / "wide.csv").write_text("a" * (1 << 20) + ",b\n1,2\n")
+    with pytest.raises(PrivlibError, match="has no line break in its first 1,048,576 characters"):
+        load_audit_inputs(train=tmp_path / "wide.csv", synthetic=tmp_path / "wide.csv")
+
+
+def test_a_one_row_synthetic_table_is_too_small_not_recoded(tmp_path, tables):
+    train = _csv(tmp_path, "train.csv", tables["train"])
+    one = tables["synthetic"].iloc[:1].assign(sex="unknown-label")
+    inputs = load_audit_inputs(train=train, synthetic=_csv(tmp_path, "one.csv", one))
+    assert inputs.problem == "the synthetic data 'one' has 1 row(s) (at least 20 are needed)"
+    assert "column 'sex' of synthetic (one.csv): 1 category the training data lacks, in 1 row(s) (100.0%)." \
+        in inputs.notes
+
+
+def test_parquet_decimals_are_numbers_and_match_a_csv(tmp_path, tables):
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    frame = tables["train"][["age", "sex", "hours-per-week"]].assign(
+        price=[decimal.Decimal(f"{i * 1.25:.2f}") for i in range(len(tables["train"]))])
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "train.parquet")
+    frame.assign(price=frame["price"].astype(float)).to_csv(tmp_path / "synthetic.csv", index=False)
+    holdout = tables["holdout"][["age", "sex", "hours-per-week"]].assign(price=decimal.Decimal("2.50"))
+    pq.write_table(pa.Table.from_pandas(holdout), tmp_path / "holdout.parquet")
+    inputs = load_audit_inputs(train=tmp_path / "train.parquet", synthetic=tmp_path / "synthetic.csv",
+                               holdout=tmp_path / "holdout.parquet")
+    assert inputs.train["price"].dtype == "float64" and inputs.train["price"].iloc[3] == 3.75
+    assert inputs.primary["price"].dtype == "float64"
+
+
+@pytest.mark.parametrize("argv", [
+    ["course", "--dataset", "ce", "--out", str(resource_path("notebooks"))],
+    ["reports", "--datasets", "ce", "--out", str(resource_path("reports") / "params")],
+    ["reports", "--datasets", "ce", "--out", str(resource_path("data") / "ce")],
+])
+def test_course_and_reports_refuse_the_kits_own_folders_too(argv, capsys):
+    shipped = sorted(p.name for p in Path(argv[-1]).iterdir())
+    status = main(["--quiet", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == EXIT_BAD_INPUT and len(err) == 1 and "is inside the kit's own folder" in err[0], err
+    assert sorted(p.name for p in Path(argv[-1]).iterdir()) == shipped

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 import privlib as pl
 from privlib import PrivlibError
 from privlib.attribute import _key_features, knn_risk
-from privlib.results import NOT_ASSESSABLE, RISK
+from privlib.results import NOT_ASSESSABLE
 from privlib.thresholds import REGISTRY, judge
 
 
@@ -53,17 +53,21 @@ def test_knn_risk_categorical_1nn_by_hand(line):
 def test_knn_risk_continuous_1nn_by_hand(line):
     original, synthetic = line
     res = knn_risk(original=original, synthetic=synthetic, keys="x", target="y", k=1)
-    # From S: predictions 12, 12, 5, 30; errors 2, 8, 5, 10 -> MSE (4 + 64 + 25 + 100) / 4.
-    assert res.value == pytest.approx(193 / 4)
-    # From R (leave-one-out): predictions 20, 10, 20, 0; errors 10, 10, 20, 40.
-    assert res.original_value == pytest.approx((100 + 100 + 400 + 1600) / 4)
-    # Relative errors: y = 0 is undefined (NaN); 2/10, 8/20, 10/40 from S; 1, 1/2, 1 from R.
-    np.testing.assert_allclose(res.per_record, [0.2, 0.4, np.nan, 0.25])
-    np.testing.assert_allclose(res.per_record_original, [1.0, 0.5, np.nan, 1.0])
+    # y = 10, 20, 0, 40: quartiles 7.5 and 25 (linear interpolation), so errors are in units of
+    # an IQR of 17.5, each capped at 1.
+    # From S: predictions 12, 12, 5, 30; errors 2, 8, 5, 10 -> mean 25 / 17.5 / 4 = 5/14.
+    np.testing.assert_allclose(res.per_record, np.array([2, 8, 5, 10]) / 17.5)
+    assert res.value == pytest.approx(5 / 14)
+    # From R (leave-one-out): predictions 20, 10, 20, 0; errors 10, 10, 20, 40 -> 4/7, 4/7, 1, 1.
+    np.testing.assert_allclose(res.per_record_original, [4 / 7, 4 / 7, 1, 1])
+    assert res.original_value == pytest.approx(11 / 14)
+    # Guessing the median 15: errors 5, 5, 15, 25 -> 2/7, 2/7, 6/7, 1; mean 17/28.
+    assert res.baseline == pytest.approx(17 / 28)
+    # Relative errors |e| / |y| (y = 0 left out): 2/10, 8/20, 10/40 from S; 1, 1/2, 1 from R.
     assert res.median_relative_error == pytest.approx(0.25)
     assert res.median_relative_error_original == pytest.approx(1.0)
     assert res.share_worse == 0.0
-    assert res.baseline == pytest.approx(218.75)  # variance of 10, 20, 0, 40 (mean 17.5)
+    assert res.measure == "knn_risk_relative_error"
     assert not res.higher_is_riskier and res.task == "regression"
 
 
@@ -216,7 +220,7 @@ def test_knn_risk_accuracy_interval_and_verdict_follow_wilson_and_the_registry(l
     assert res.verdict == "inconclusive"
 
 
-def test_knn_risk_mse_bootstrap_interval_is_seeded_and_judged():
+def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
     rng = np.random.default_rng(3)
     x = rng.uniform(size=300)
     original = pd.DataFrame({"x": x, "y": 10 * x + rng.normal(size=300)})
@@ -225,9 +229,31 @@ def test_knn_risk_mse_bootstrap_interval_is_seeded_and_judged():
     assert (runs[0].ci_low, runs[0].ci_high) == (runs[1].ci_low, runs[1].ci_high)
     res = judge(runs[0])
     assert res.ci_method == "bootstrap" and res.ci_low < res.value < res.ci_high
-    # y's variance is about 100/12 + 1 = 9.3; the neighbours' mean errs by about 1: a risk
-    assert res.baseline > 5 and res.ci_high < res.baseline and res.verdict == RISK
+    # y = 10x + N(0, 1) is nearly uniform on [0, 10], IQR about 5.2: guessing the median 5 errs by
+    # |y - 5|, uniform on [0, 5], so by half an IQR on average; the mean of 3 neighbours errs by
+    # N(0, 1 + 1/3), on average 1.155 * 0.798 = 0.92, about 0.18 IQR.
+    assert 0.45 < res.baseline < 0.55 and res.ci_high < res.baseline
+    assert 0.14 < res.value < 0.24
     assert not res.higher_is_riskier
+
+
+def test_knn_risk_of_a_numeric_target_does_not_reveal_an_outlier():
+    """Issue 21: one outlying income among 400 could be read back from the MSE and its baseline.
+    Now every number of the result is the same whether the outlier is 9.9e8 or 1e6."""
+    rng = np.random.default_rng(21)
+    table = pd.DataFrame({"age": rng.integers(18, 90, 400), "sex": rng.choice(["F", "M"], 400),
+                          "income": rng.lognormal(10, 0.5, 400).round(2)})
+    outcomes = []
+    for outlier in (987_654_321.123, 9.9e8, 1e6):
+        original = table.assign(income=table["income"].where(table.index != 7, outlier))
+        # the synthetic data a copy: the outlier is among the neighbours the model averages
+        res = knn_risk(original=original, synthetic=original.copy(), keys=["age", "sex"], target="income",
+                       random_state=3)
+        fields = {name: getattr(res, name) for name in res.__dataclass_fields__
+                  if not name.startswith("per_record")}
+        outcomes.append((fields, res.reading(), res.per_record.tolist(), res.per_record_original.tolist()))
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+    assert "987" not in outcomes[0][1] and "654" not in outcomes[0][1]
 
 
 def test_knn_risk_unrelated_target_is_not_a_risk():
@@ -276,13 +302,15 @@ def test_knn_risk_matches_scikit_learn_knn_away_from_distance_ties(dataset, size
     theirs = model.fit(x_s, y_s).predict(x_r)
     theirs_loo = model.fit(x_r, y_r).predict(None)
     if regression:
-        # the same neighbours give the same mean: identical relative errors where untied
+        # the same neighbours give the same mean: identical errors (in IQRs, capped) where untied
+        q25, q75 = np.percentile(y_r, [25, 75])
+        theirs_error = np.minimum(np.abs(theirs - y_r) / (q75 - q25), 1)
+        theirs_error_loo = np.minimum(np.abs(theirs_loo - y_r) / (q75 - q25), 1)
         untied = _untied(x_r, x_s, k, exclude_self=False)
-        relative = np.abs(theirs - y_r) / np.where(y_r == 0, np.nan, np.abs(y_r))
-        np.testing.assert_allclose(res.per_record[untied], relative[untied], rtol=1e-9)
-        # measured: MSE 0.7% and leave-one-out MSE 0.2% apart on the CE sample
-        assert res.value == pytest.approx(np.mean((theirs - y_r) ** 2), rel=0.05)
-        assert res.original_value == pytest.approx(np.mean((theirs_loo - y_r) ** 2), rel=0.05)
+        np.testing.assert_allclose(res.per_record[untied], theirs_error[untied], rtol=1e-9)
+        # the tie rule moves a bounded mean little: within 0.03 IQR
+        assert res.value == pytest.approx(theirs_error.mean(), abs=0.03)
+        assert res.original_value == pytest.approx(theirs_error_loo.mean(), abs=0.03)
         return
     right, right_loo = theirs == y_r, theirs_loo == y_r
     untied = _untied(x_r, x_s, k, exclude_self=False)

@@ -30,7 +30,12 @@ SOURCE = Path(privlib.__file__).parent
 UTILITY = {"tstr", "pmse", "mean_tvd"}
 
 #: Values of the placeholders of measure names built with an f-string.
-PLACEHOLDERS = {"mode": ("univariate", "multivariate")}  # criteria.singling_out's two modes
+PLACEHOLDERS = {
+    "mode": ("univariate", "multivariate"),  # criteria.singling_out's two modes
+    # records.tpr_at_low_fpr: the kit's attacks at its two false-positive rates (records.LOW_FPRS)
+    "attack": ("nn_mia", "density_attack", "shadow_model"),
+    "rate": ("0.1", "1"),
+}
 
 # ``measure="..."`` (keyword), and the name given to criteria's result builder
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
@@ -145,8 +150,8 @@ def test_the_scan_expands_f_strings_and_refuses_unknown_placeholders():
         "singling_out_multivariate",
     ]
     assert expand("plain_{name}", False, "x.py") == ["plain_{name}"]
-    with pytest.raises(AssertionError, match="built from \\['attack'\\]"):
-        expand("{attack}_auc", True, "x.py")
+    with pytest.raises(AssertionError, match="built from \\['target'\\]"):
+        expand("{target}_auc", True, "x.py")
 
 
 @pytest.mark.parametrize("mode", PLACEHOLDERS["mode"])

@@ -426,3 +426,66 @@ def test_plot_risk_utility_loss_curve_and_points():
     # the point sits at its own loss: -(0.31 + 1 / (1 + e^-0.5)) * 0.6
     x, y = ax.collections[0].get_offsets()[0]
     assert (x, y) == pytest.approx((0.5, -(0.31 + 1 / (1 + math.exp(-0.5))) * 0.6))
+
+
+# --------------------------------------------------------------------------------------------
+# Adversarial accuracy and privacy loss against the plain algorithm (brute-force distances)
+# --------------------------------------------------------------------------------------------
+def small_mixed(rng, n):
+    """``n`` records of an integer 0..4 and a category of three: every Gower distance is a
+    multiple of 1/8, exact in floating point, so ties are ties in both computations."""
+    x = rng.integers(0, 5, size=n).astype("float64")
+    x[:2] = [0, 4]  # the range is 4 in every table
+    return pd.DataFrame({"x": x, "c": pd.Categorical(rng.choice(list("abc"), size=n))})
+
+
+def brute_gower(a, b):
+    """All Gower distances between the records of ``a`` and ``b`` (range of x is 4)."""
+    dx = np.abs(a["x"].to_numpy()[:, None] - b["x"].to_numpy()[None, :]) / 4
+    dc = a["c"].to_numpy()[:, None] != b["c"].to_numpy()[None, :]
+    return (dx + dc) / 2
+
+
+def plain_aa_repeats(target, synthetic, rng, n_repeats):
+    """AA_TS per repetition as the definition reads: subsample the larger table (sorted positions
+    drawn without replacement), then the four nearest distances from scratch."""
+    size = min(len(target), len(synthetic))
+    n_repeats = 1 if len(target) == len(synthetic) else n_repeats
+    values = []
+    for _ in range(n_repeats):
+        t, s = (table if len(table) == size
+                else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+                for table in (target, synthetic))
+        tt, ss = brute_gower(t, t), brute_gower(s, s)
+        np.fill_diagonal(tt, np.inf)
+        np.fill_diagonal(ss, np.inf)
+        ts = brute_gower(t, s)
+        target_side = ts.min(axis=1) > tt.min(axis=1)
+        synthetic_side = ts.min(axis=0) > ss.min(axis=1)
+        values.append(0.5 * (target_side.mean() + synthetic_side.mean()))
+    return np.array(values)
+
+
+@pytest.mark.parametrize("sizes", [(30, 20, 45), (50, 20, 35), (40, 40, 40)])
+def test_privacy_loss_equals_the_plain_algorithm(sizes):
+    # the distances that do not depend on a subsample are searched once and reused: the
+    # repetitions must still be those of the plain algorithm, draw for draw
+    data = np.random.default_rng(sum(sizes))
+    train, test, synthetic = (small_mixed(data, n) for n in sizes)
+    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=4, random_state=7)
+    rng = np.random.default_rng(7)
+    on_train = plain_aa_repeats(train, synthetic, rng, 4)
+    on_test = plain_aa_repeats(test, synthetic, rng, 4)
+    pairs = max(len(on_train), len(on_test))
+    losses = [on_test[i % len(on_test)] - on_train[i % len(on_train)] for i in range(pairs)]
+    np.testing.assert_allclose(result.repeats, losses, rtol=0, atol=1e-12)
+    assert (result.aa_train, result.aa_test) == pytest.approx((on_train.mean(), on_test.mean()), abs=1e-12)
+
+
+@pytest.mark.parametrize("sizes", [(50, 30), (30, 50)])
+def test_adversarial_accuracy_equals_the_plain_algorithm(sizes):
+    data = np.random.default_rng(sum(sizes))
+    target, synthetic = (small_mixed(data, n) for n in sizes)
+    result = mb.adversarial_accuracy(target=target, synthetic=synthetic, n_repeats=3, random_state=3)
+    expected = plain_aa_repeats(target, synthetic, np.random.default_rng(3), 3)
+    np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)

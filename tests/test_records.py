@@ -18,25 +18,21 @@ from sklearn.metrics import roc_curve
 import privlib as pl
 from privlib.errors import PrivlibError
 from privlib.records import (
-    clopper_pearson, copy_test, family_tests, low_fpr_key, low_fpr_points, tpr_at_low_fpr,
+    clopper_pearson,
+    copy_test,
+    family_tests,
+    low_fpr_key,
+    low_fpr_points,
+    tpr_at_low_fpr,
 )
 from privlib.results import NO_EVIDENCE, NOT_ASSESSABLE, RISK
-from privlib.thresholds import Threshold
+from privlib.thresholds import judge
 
 matplotlib.use("Agg")
 
-#: The rule the audit registers for these measures: risk when the value lies above the baseline,
-#: with no margin (the baseline is the test's own bound).
-TEST_RULE = dict(cutoff=0.0, from_baseline=True, source="Carlini et al. (2022)")
-
-
 def _judged(result):
-    """The verdict ``privlib.thresholds.judge``'s logic gives under TEST_RULE (the registry does not
-    hold these keys on this branch)."""
-    cut = Threshold(**TEST_RULE).effective(result.baseline)
-    low = result.value if result.ci_low is None else result.ci_low
-    high = result.value if result.ci_high is None else result.ci_high
-    return RISK if low > cut else NO_EVIDENCE if high <= cut else "inconclusive"
+    """The verdict the registry's rule gives (privlib.audit.measures declares it)."""
+    return judge(result).verdict
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,9 +83,9 @@ def test_the_exact_test_at_2000_records_matches_the_closed_form():
     m = n = 2000
     allowed = 2
 
-    def tail(x):
-        return float(sum(Fraction(math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
-                                  math.comb(m + n, n)) for j in range(x, m + 1)))
+    def tail(x):  # one minus the exact probabilities below x (they sum to one)
+        return float(1 - sum(Fraction(math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
+                                      math.comb(m + n, n)) for j in range(x)))
 
     holdout = np.linspace(0, 1, n)
     for called in (0, 3, 8, 9, 20):
@@ -106,8 +102,8 @@ def test_the_binomial_test_against_the_achieved_rate_would_cry_wolf():
     # Why the kit does not test X against K/n: under the null, P(X >= 6) is about 1 in 7 at
     # 0.1% of 2,000 holdout records, and X = 6 already puts the rate's 95% interval above K/n.
     m = n = 2000
-    p_null = sum(Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n))
-                 for j in range(6, m + 1))
+    p_null = 1 - sum(Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n))
+                     for j in range(6))
     assert 0.13 < float(p_null) < 0.16
     assert binomtest(6, m).proportion_ci(method="exact").low > 2 / n
 
@@ -141,7 +137,7 @@ def test_ties_at_the_threshold_are_left_uncalled_and_stated():
     # 40 holdout records share the top score: calling any would be 40 of 1000, above 0.1%
     nonmembers = np.r_[np.zeros(40), -np.arange(1, 961.0)]
     members = np.r_[np.zeros(100), -np.arange(1, 901.0)]
-    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=0.001)
+    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=0.001, attack="nn_mia")
     assert (point.members_called, point.nonmembers_called, point.tied_nonmembers) == (0, 0, 40)
     assert point.p_value == 1.0 and _judged(point) == NO_EVIDENCE
     assert "40 holdout records tie at the threshold score" in point.reading()
@@ -151,6 +147,9 @@ def test_fewer_holdout_records_than_one_over_the_rate_are_not_assessable():
     point = tpr_at_low_fpr(member_scores=np.ones(999), nonmember_scores=np.zeros(999), fpr=0.001)
     assert point.verdict == NOT_ASSESSABLE and math.isnan(point.value)
     assert "at least 1000" in point.verdict_rule
+    # the report's table and figure still read it: 999 records show a rate of 1% (9 of them)
+    table = pl.records.operating_points(point)
+    assert pd.isna(table.iloc[0]["members called"]) and table.iloc[1]["holdout records allowed"] == 9
     assert pl.thresholds.judge  # the runner's judge keeps a not-assessable verdict as it is
     reachable = tpr_at_low_fpr(member_scores=np.ones(1000), nonmember_scores=np.zeros(1000), fpr=0.001)
     assert reachable.verdict is None and reachable.allowed_false == 1
@@ -161,8 +160,9 @@ def test_the_registered_rule_is_exactly_the_test(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1000, 3000))
     members = np.r_[np.full(int(rng.integers(0, 25)), 10.0), rng.normal(size=2000)]
-    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=rng.normal(size=n), fpr=0.001)
-    assert point.ci_low is None and point.verdict is None  # unjudged, judged by its test
+    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=rng.normal(size=n), fpr=0.001,
+                           attack="density_attack")
+    assert point.ci_low is None and point.verdict is None  # unjudged; judged by its test
     assert (_judged(point) == RISK) == (point.p_value <= 0.05)
     assert (point.members_called >= point.critical_count) == (point.p_value <= 0.05)
 
@@ -179,6 +179,9 @@ def test_bad_scores_and_rates_are_refused():
 def test_keys():
     assert low_fpr_key("nn_mia", 0.001) == "nn_mia_tpr_at_0.1pct"
     assert low_fpr_key("shadow_model", 0.01) == "shadow_model_tpr_at_1pct"
+    for rate in pl.records.LOW_FPRS:
+        point = tpr_at_low_fpr(member_scores=[1.0], nonmember_scores=np.zeros(1000), fpr=rate, attack="x")
+        assert point.measure == low_fpr_key("x", rate)
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,8 +261,9 @@ def test_missing_values_copy_only_missing_values():
 @pytest.mark.parametrize("a, b, n1, n2", [(20, 0, 2000, 2000), (21, 2, 2000, 2000), (5, 3, 300, 500),
                                           (0, 0, 100, 100), (1757, 1749, 2000, 2000)])
 def test_the_copy_test_is_fishers(a, b, n1, n2):
-    from privlib.records import _critical, _newcombe, _upper_tail  # the pieces, on given counts
     from scipy.stats import hypergeom
+
+    from privlib.records import _critical, _newcombe, _upper_tail  # the pieces, on given counts
 
     _, p = fisher_exact([[a, n1 - a], [b, n2 - b]], alternative="greater")
     tail = _upper_tail(hypergeom.pmf(np.arange(a + b + 1), n1 + n2, n1, a + b))
@@ -331,3 +335,34 @@ def test_holm_reads_results_and_keeps_the_smallest_alone_when_one():
     assert family.adjusted == {"nn_mia_tpr_at_0.1pct": point.p_value}
     with pytest.raises(PrivlibError, match="more than once"):
         family_tests([point, point])
+
+
+def test_the_audits_distance_point_reuses_nn_mias_distances(monkeypatch):
+    train, holdout = _tables(1000, 0), _tables(1000, 1)
+    synthetic = pd.concat([train.iloc[:12], _tables(1000, 2).iloc[12:]], ignore_index=True)
+    attack = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
+    searches = []
+    monkeypatch.setattr(pl.membership, "nearest_distances",
+                        lambda *a, **k: searches.append(1) or pytest.fail("searched again"))
+    point = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=synthetic)
+    assert searches == []
+    by_result = low_fpr_points(attack, fprs=(0.001,))[0]
+    assert (point.measure, point.members_called, point.p_value) == (
+        by_result.measure, by_result.members_called, by_result.p_value)
+    # other tables: searched afresh
+    monkeypatch.undo()
+    other = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=_tables(1000, 2))
+    assert other.members_called < point.members_called
+
+
+def test_the_operating_points_table_reads_each_rate_from_the_kept_scores():
+    rng = np.random.default_rng(5)
+    members, nonmembers = rng.normal(0.2, 1, 3000), rng.normal(size=3000)
+    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers)
+    table = pl.records.operating_points(point, fprs=(0.001, 0.01, 0.0001))
+    for row, rate in zip(table.itertuples(index=False), (0.001, 0.01)):
+        alone = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate)
+        assert (row[1], row[2], row[3], row[7]) == (alone.allowed_false, alone.nonmembers_called,
+                                                    alone.members_called, alone.p_value)
+    assert table.iloc[2]["holdout records allowed"] == 0 and pd.isna(table.iloc[2]["members called"])
+    assert "member_scores" not in point.to_dict() and "score_threshold" not in point.to_dict()

@@ -60,3 +60,23 @@ def test_full_site_links_every_lesson_slides(built):
 def test_stage_refuses_a_root_without_lessons(tmp_path):
     with pytest.raises(PrivlibError, match="`root`"):
         site.stage_site(tmp_path, tmp_path / "staging", slides=False)
+
+
+def test_intro_lists_the_capstone_and_titles_the_slide_links(tmp_path):
+    if not (ROOT / "build" / "slides-assets" / "reveal.js" / "dist" / "reveal.js").exists() \
+            and shutil.which("npm") is None:
+        pytest.skip("npm is needed once to fetch the slides' reveal.js")
+    pytest.importorskip("jupyter_server_mathjax")
+    staging = site.stage_site(ROOT, tmp_path / "src", slides=True,
+                              lessons=["00_introduction.ipynb", "capstone.ipynb"])
+    intro = (staging / "intro.md").read_text()
+    import nbformat
+
+    first = nbformat.read(ROOT / "notebooks" / "00_introduction.ipynb", as_version=4).cells[0].source
+    title = first.splitlines()[0].removeprefix("# ").strip()
+    assert f"[{title}](slides/00_introduction.html)" in intro  # the lesson's own title, not its file
+    assert "(slides/00_introduction.html)" in intro and "[00_introduction]" not in intro
+    assert "## Capstone" in intro and "(lessons/capstone)" in intro
+    toc = (staging / "_toc.yml").read_text()
+    for module in ("privlib.audit", "privlib.pipeline", "privlib.criteria", "privlib.targeted", "privlib.dp"):
+        assert f"reference/{module}" in toc and (staging / "reference" / f"{module}.md").exists()

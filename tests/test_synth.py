@@ -14,7 +14,7 @@ from privlib import synth
 from privlib.errors import PrivlibError
 
 NAMES = ["Copy", "AdditiveNoise", "IndependentMarginals", "GaussianCopula", "ParzenWindows",
-         "SequentialTrees"]
+         "SequentialTrees", "OutlierCopies"]
 
 
 @pytest.fixture(scope="module")
@@ -345,3 +345,33 @@ def test_misuse_is_rejected(adult_small):
         synth.make("CTGAN")
     with pytest.raises(PrivlibError, match="bandwidth"):
         synth.make("Copy", bandwidth=1.0)
+
+
+def test_outlier_copies_release_the_most_isolated_records_and_only_them():
+    # 60 records on a grid of 20 values, each value held three times (nearest other record at
+    # distance 0), and three records alone far away: those three are the most isolated
+    rng = np.random.default_rng(3)
+    ordinary = pd.DataFrame({"x": np.repeat(np.arange(20.0), 3),
+                             "group": np.repeat(rng.choice(["a", "b"], 20), 3)})
+    lonely = pd.DataFrame({"x": [500.0, 700.0, 900.0], "group": ["c", "d", "e"]})
+    train = pd.concat([ordinary, lonely], ignore_index=True)
+    model = synth.OutlierCopies(base="IndependentMarginals", n_copies=3).fit(train)
+    fake = model.sample(40, random_state=0)
+    assert sorted(model.copied_.tolist()) == [60, 61, 62]
+    released = set(zip(fake["x"], fake["group"]))
+    assert {(500.0, "c"), (700.0, "d"), (900.0, "e")} <= released
+    assert len(fake) == 40 and fake.dtypes.to_dict() == train.dtypes.to_dict()
+    # without copies the release is the base generator's sample, rows shuffled
+    none = synth.OutlierCopies(base="IndependentMarginals", n_copies=0).fit(train).sample(40, random_state=0)
+    base = synth.IndependentMarginals().fit(train).sample(40, random_state=0)
+    pd.testing.assert_frame_equal(none.sort_values(["x", "group"]).reset_index(drop=True),
+                                  base.sort_values(["x", "group"]).reset_index(drop=True))
+
+
+@pytest.mark.parametrize(("params", "fragment"), [
+    ({"base": "OutlierCopies"}, "`base`"), ({"base": "CTGAN"}, "`base`"), ({"n_copies": -1}, "`n_copies`"),
+    ({"n_copies": 1.5}, "`n_copies`"), ({"n_copies": 2000}, "`n_copies`"),
+])
+def test_outlier_copies_bad_parameters_name_themselves(params, fragment, adult_small):
+    with pytest.raises(PrivlibError, match=fragment):
+        synth.OutlierCopies(**params).fit(adult_small)

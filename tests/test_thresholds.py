@@ -68,10 +68,11 @@ def test_share_of_the_gap_rules():
     # CAP: half of the way from the marginal baseline 0.3 to the original's 0.7 -> 0.5
     cap = judge(attribute.CAPResult(value=0.45, ci_low=0.4, ci_high=0.49, baseline=0.3, original_cap=0.7))
     assert cap.threshold == pytest.approx(0.5) and cap.verdict == NO_EVIDENCE
-    # MSE (lower is riskier): half of the way from the variance 10 down to the original's 2 -> 6
-    mse = judge(attribute.KnnRiskResult(measure="knn_risk_mse", value=4.0, ci_low=3.0, ci_high=5.0,
-                                        baseline=10.0, original_value=2.0))
-    assert mse.threshold == pytest.approx(6.0) and mse.verdict == RISK
+    # relative error (lower is riskier): half of the way from guessing's 0.8 down to the original's
+    # 0.2 -> 0.5
+    error = judge(attribute.KnnRiskResult(measure="knn_risk_relative_error", value=0.3, ci_low=0.25,
+                                          ci_high=0.35, baseline=0.8, original_value=0.2))
+    assert error.threshold == pytest.approx(0.5) and error.verdict == RISK
     # an original that reveals nothing beyond guessing leaves nothing to judge
     empty = judge(attribute.CAPResult(value=0.5, ci_low=0.4, ci_high=0.6, baseline=0.5, original_cap=0.5))
     assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule

@@ -66,6 +66,7 @@ VALID = {
     "membership.tpr_at_low_fpr": dict(member_scores=np.arange(40.0), nonmember_scores=np.arange(40.0), fpr=0.05),
     "membership.low_fpr_points": dict(attack_result=pl.membership.nn_mia(train=T, holdout=H, synthetic=S),
                                       fprs=(0.05,)),
+    "membership.nn_mia_low_fpr": dict(train=T, holdout=H, synthetic=S, fpr=0.05),
     "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
     "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
     "utility.marginal_fidelity": dict(original=T, synthetic=S),

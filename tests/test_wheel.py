@@ -21,6 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# builds and installs the wheel, then runs the audit and course notebooks from it
+pytestmark = pytest.mark.notebook
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """``(python, privlib command)`` of a fresh venv holding only the built wheel."""

@@ -128,9 +128,11 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
         if kind == NUMERIC and not (
             pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values)
         ):
+            present = values.dropna().astype(object)
+            other = int(pd.to_numeric(present.astype(str), errors="coerce").isna().sum())
             raise PrivlibError(
-                f"column {column!r} holds numbers in `train` but not in `{name}`; give it the "
-                "same type in both files."
+                f"column {column!r} holds numbers in `train` but {other} of its {len(present)} value(s) "
+                f"in `{name}` are not numbers; give it the same type in both files."
             )
     return frame[list(train.columns)]
 

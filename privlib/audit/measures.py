@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privlib import attribute, identity, membership, plots, utility
+from privlib import attribute, identity, membership, plots, records, utility
 from privlib.audit.catalogue import Context, MeasureSpec, release, with_settings
 from privlib.schema import NUMERIC, harmonize
 from privlib.thresholds import Threshold
@@ -121,6 +121,38 @@ def _plot_dcr(result, ax):
     return plots.plot_dcr_histogram(shown, ax=ax, title="Distance to the closest training record")
 
 
+_CARLINI = (
+    "kit default: risk when an exact one-sided test at the audit's confidence finds more members "
+    "than an attack that cannot tell members from non-members, with no margin, since each member "
+    "found there is a certain disclosure (privlib.records); the operating point follows Carlini, "
+    "Chien, Nasr, Song, Terzis & Tramer, 'Membership Inference Attacks From First Principles', "
+    "IEEE S&P 2022: judge an attack by its true-positive rate at a low false-positive rate, since "
+    "an attack that identifies a few members with certainty is a privacy failure even when its AUC "
+    "is 0.5"
+)
+
+
+def _low_fpr_rule(attack: str, rate: str) -> Threshold:
+    """The exact test of an attack's TPR at a false-positive rate of at most ``rate``: the
+    result's baseline is the largest TPR the test puts down to chance, so "above it" is the test."""
+    return Threshold(
+        0.0, from_baseline=True, source=_CARLINI,
+        scope=f"calls a record a member only when its {attack} score beats all but {rate} of the "
+        "holdout records, the threshold chosen on the holdout alone: it sees the few members an "
+        "attack is sure of, which an AUC averages away",
+        risk_words=f"the {attack} attack identifies training records at a false-positive rate of at "
+        f"most {rate}, more than chance allows: certain disclosures",
+        safe_words=f"at a false-positive rate of at most {rate} the {attack} attack finds no more "
+        "training records than chance gives it",
+    )
+
+
+def _plot_low_fpr(result, ax):
+    return plots.plot_roc_loglog({"distance to the nearest synthetic record":
+                                  (result.member_scores, result.nonmember_scores)},
+                                 ax=ax, title="Distance attack: ROC on log axes")
+
+
 _DECLARED = (
     # -- identity ---------------------------------------------------------------------------------
     MeasureSpec(
@@ -132,7 +164,29 @@ _DECLARED = (
             "unseen people, within the margin",
         ),
         identity.identical_match_share, release,
+        # with a holdout, the copy test replaces this fixed margin
+        applies=lambda c: c.holdout is None,
         at_risk=lambda r: (r.n_train_matches, "synthetic records are exact copies of a training record"),
+    ),
+    MeasureSpec(
+        "copy_test", "Training records with a synthetic copy, beyond chance", "identity",
+        Threshold(
+            0.0, from_baseline=True,
+            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
+            "training records with a synthetic copy against the holdout records with one; no "
+            "margin, since every record copied beyond chance is a disclosure. It replaces the "
+            "fixed margin of 1 in 100 of identical_match_share wherever a holdout exists",
+            scope="counts real records, training and holdout, that have a synthetic copy (every "
+            "categorical value equal, every number within 1% of its range); records at risk are "
+            "the training records copied beyond the holdout's rate",
+            risk_words="the release copies training records more often than it copies people it "
+            "never saw: those records are published",
+            safe_words="training records have a synthetic copy no more often than holdout records, "
+            "at this confidence",
+        ),
+        identity.copy_test, release, needs=("holdout",),
+        at_risk=lambda r: (r.records_at_risk, "training records have a synthetic copy beyond the "
+                           "copies chance gives holdout records"),
     ),
     MeasureSpec(
         "dcr_zero_share", "Synthetic records at distance 0 from a training record", "identity",
@@ -258,14 +312,16 @@ _DECLARED = (
         applies=lambda c: not _numeric_target(c),
     ),
     MeasureSpec(
-        "knn_risk_mse", "Nearest-neighbour prediction of a sensitive number", "attribute",
+        "knn_risk_relative_error", "Nearest-neighbour prediction of a sensitive number", "attribute",
         Threshold(
             0.5, gap_to="original_value", higher_is_riskier=False,
-            source="kit default: a model fitted on the synthetic data closes more than half of "
-            "the gap in squared error between guessing the mean and the same model fitted on the "
-            "original data",
-            scope="fits a model on the synthetic data and measures its squared error on the "
-            "original records' target",
+            source="kit default: a model fitted on the synthetic data closes more than half of the "
+            "gap in error (in interquartile ranges of the target, each record's error capped at one) "
+            "between guessing the median and the same model fitted on the original data (Choi et al. "
+            "2017 compare the two without a cut-off)",
+            scope="fits a model on the synthetic data and measures its error on the original "
+            "records' target, in interquartile ranges of the target, each record's error capped at "
+            "one, so that no outlier can be read back from it",
             risk_words="the synthetic data predicts the target nearly as well as the original",
             safe_words="the synthetic data predicts the target less than half as well as the "
             "original, beyond guessing",
@@ -338,6 +394,18 @@ _DECLARED = (
                                           title="Nearest-neighbour membership attack"),
         at_risk=lambda r: (int(((r.dcr == 0) & r.is_member.astype(bool)).sum()),
                            "training records have an exact copy in the synthetic data"),
+    ),
+    MeasureSpec(
+        # after nn_mia_auc: it reads that attack's distances again, without a second search
+        "nn_mia_tpr_at_0.1pct", "Distance attack at a false-positive rate of 0.1% (TPR)", "membership",
+        _low_fpr_rule("distance", "0.1%"), membership.nn_mia_low_fpr, release, needs=("holdout",),
+        plot=_plot_low_fpr, table=records.operating_points,
+        at_risk=lambda r: (r.excess_members, "training records are called members by the distance "
+                           "attack at a false-positive rate of at most 0.1%, beyond the holdout rate"),
+    ),
+    MeasureSpec(
+        "nn_mia_tpr_at_1pct", "Distance attack at a false-positive rate of 1% (TPR)", "membership",
+        _low_fpr_rule("distance", "1%"),
     ),
     MeasureSpec(
         "adversarial_accuracy", "Nearest-neighbour adversarial accuracy", "membership",
@@ -423,6 +491,13 @@ _DECLARED = (
             safe_words="the synthetic data is no denser around training records than around "
             "unseen ones, within the margin",
         ),
+    ),
+    *(
+        MeasureSpec(records.low_fpr_key(attack, rate), f"{title} at a false-positive rate of "
+                    f"{100 * rate:g}% (TPR)", "membership", _low_fpr_rule(words, f"{100 * rate:g}%"))
+        for attack, title, words in (("density_attack", "Density attack, DOMIAS,", "density-ratio"),
+                                     ("shadow_model", "Shadow-model attack", "shadow-model"))
+        for rate in records.LOW_FPRS
     ),
     MeasureSpec(
         "discriminator_excess_realness", "Discriminator: synthetic records judged real", "membership",

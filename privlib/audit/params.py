@@ -33,6 +33,10 @@ def _share(v):
 #: Most rows a synthesizer entry may ask for (``n``): more would exhaust memory, not inform.
 MAX_SYNTHETIC_ROWS = 10_000_000
 
+#: Most synthesizer entries in a params file: each adds a synthetic table to every comparison of
+#: the report, and a few dozen bytes of entries would otherwise make a report of hundreds of pages.
+MAX_SYNTHESIZERS = 10
+
 #: The fields of a ``synthesizers`` entry.
 _ENTRY_FIELDS = ("method", "params", "n")
 
@@ -56,6 +60,11 @@ def _check_entries(entries, source: str) -> None:
 
     if not _synthesizers(entries):
         raise PrivlibError(f"{source}: `synthesizers` must be {_FIELDS['synthesizers'][1]}.")
+    if len(entries) > MAX_SYNTHESIZERS:
+        raise PrivlibError(
+            f"{source} lists {len(entries)} synthesizers, more than the {MAX_SYNTHESIZERS} a report "
+            "compares; audit them in several runs."
+        )
     for i, entry in enumerate(entries, 1):
         where = f"{source}, synthesizer {i}"
         unknown = sorted(map(str, set(entry) - set(_ENTRY_FIELDS)))

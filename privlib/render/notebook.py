@@ -8,8 +8,10 @@ from pathlib import Path
 from privlib.render.math import typeset_math
 from privlib.render.pages import render_page, stylesheet
 
-__all__ = ["render_html", "add_toc", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS",
-           "without_nbval_markers"]
+__all__ = [
+    "render_html", "add_toc", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS",
+    "notebook_title", "without_nbval_markers",
+]
 
 # Cell tags every rendering honours (handouts, reports, slides, the course site; see
 # notebooks/CONVENTIONS.md).
@@ -56,6 +58,18 @@ def _with_layout(page: str, *, toc: bool, compact: bool) -> str:
         nav = BeautifulSoup(render_page("toc.html.j2", entries=entries), features="html.parser")
         soup.body.insert(0, nav)
     return str(soup)
+
+
+def notebook_title(path) -> str | None:
+    """The first level-1 heading of a notebook's markdown, if any (a lesson's title)."""
+    import nbformat
+
+    for cell in nbformat.read(str(path), as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return None
 
 
 def render_html(

@@ -1,0 +1,156 @@
+"""The capstone's mystery releases: the bundled file, and one variant per student.
+
+The capstone (``notebooks/capstone.ipynb``) asks a student to audit a synthetic release of 2,000
+records made from a training sample of UCI Adult. The custodian's tables are fixed
+(:func:`custodian_tables`): 2,000 training records, 2,000 holdout records and 2,000 further
+records of the population that an adversary may hold (the reference sample of a density attack).
+
+A release mixes records of a sound generator with a leak:
+
+* ``"noisy copies"``: training records with a little noise added (``AdditiveNoise``); exact-match
+  checks see almost nothing, distances see a group of records next to their originals;
+* ``"exact copies of rare records"``: training records unique on the key variables, released as
+  they are; few in number, so averages over all records barely move, but each is an exposed
+  person.
+
+The sound part is drawn from ``GaussianCopula``, which the kit's rules do not flag on these data
+(the lecturer's key, ``notebooks/capstone_key.ipynb``, checks it on every run). ``SequentialTrees``
+would not do: on this training sample it copies about 1% of its records exactly and is itself read
+as a risk by the rules of lessons 01 and 05.
+
+The bundled release (``data/capstone/release.csv``, ``make_release(None)``) is 1,700 sound records
+and 300 noisy copies. For a class, :func:`write_release` writes each student's own variant (leak
+kind and size drawn from a seed derived from the lecturer's secret phrase and the student's name),
+so that answers cannot be shared; the truth of a variant comes only from :func:`make_release` with
+that seed, which a student without the phrase cannot derive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from privlib import synth
+from privlib.datasets import load_dataset, sample_split
+from privlib.errors import PrivlibError
+
+logger = logging.getLogger(__name__)
+
+#: Seed of the custodian's split of Adult (who is in the training data).
+SPLIT_SEED = 16
+#: Records in the training sample, the holdout, the adversary's reference sample and the release.
+N_RECORDS = 2000
+#: The sound generator of every release.
+SOUND_GENERATOR = "GaussianCopula"
+#: The kinds of leak and the range of leaked records each variant draws from (inclusive).
+LEAKS = {"noisy copies": (100, 400), "exact copies of rare records": (20, 60)}
+#: The bundled release: its leak and size.
+BUNDLED = ("noisy copies", 300)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """How a capstone release was made (for the lecturer's key only).
+
+    ``leaked_rows`` are the rows of the release that come from training records, and
+    ``source_rows`` the training rows they come from, in the same order.
+    """
+
+    seed: int | None
+    sound_generator: str
+    leak: str
+    n_leaked: int
+    leaked_rows: tuple[int, ...]
+    source_rows: tuple[int, ...]
+
+    def describe(self) -> str:
+        return (f"{N_RECORDS - self.n_leaked:,} records drawn from {self.sound_generator} fitted on the "
+                f"training data, and {self.n_leaked:,} {self.leak} of training records, shuffled together")
+
+
+def custodian_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(train, holdout, reference)``: three disjoint samples of Adult of 2,000 records each.
+
+    ``train`` and ``holdout`` are those of ``sample_split(adult, 2000, 2000, random_state=16)``;
+    ``reference`` is the next 2,000 records of the same permutation.
+    """
+    train, rest = sample_split(load_dataset("adult"), N_RECORDS, 2 * N_RECORDS, random_state=SPLIT_SEED)
+    holdout = rest.iloc[:N_RECORDS].reset_index(drop=True)
+    reference = rest.iloc[N_RECORDS:].reset_index(drop=True)
+    return train, holdout, reference
+
+
+def variant_seed(*, student: str, secret: str) -> int:
+    """A 64-bit seed from the lecturer's secret phrase and a student's name (SHA-256)."""
+    for name, value in (("student", student), ("secret", secret)):
+        if not isinstance(value, str) or not value.strip():
+            raise PrivlibError(f"`{name}` must be a non-empty string, got {value!r}.")
+    digest = hashlib.sha256(f"{secret.strip()}\n{student.strip()}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _leaked_records(train: pd.DataFrame, leak: str, n_leaked: int, rng: np.random.Generator):
+    """``(records, source rows)``: the training records a release leaks."""
+    if leak == "noisy copies":
+        rows = rng.choice(len(train), size=n_leaked, replace=False)
+        chosen = train.iloc[rows].reset_index(drop=True)
+        noisy = synth.AdditiveNoise().fit(chosen).sample(n_leaked, random_state=rng)
+        return noisy, rows
+    keys = load_dataset("adult", with_info=True)[1].keys
+    rare = np.flatnonzero(~train.duplicated(keys, keep=False).to_numpy())
+    rows = rng.choice(rare, size=min(n_leaked, len(rare)), replace=False)
+    return train.iloc[rows].reset_index(drop=True), rows
+
+
+def make_release(seed: int | None = None) -> tuple[pd.DataFrame, Truth]:
+    """A capstone release and its truth: the bundled one (``seed=None``) or the variant of ``seed``.
+
+    The same seed gives the same release bit for bit. A variant draws its leak kind from
+    :data:`LEAKS` and the number of leaked records from that kind's range.
+    """
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise PrivlibError(f"`seed` must be None or a whole number >= 0, got {seed!r}.")
+    rng = np.random.default_rng(SPLIT_SEED if seed is None else int(seed))
+    if seed is None:
+        leak, n_leaked = BUNDLED
+    else:
+        leak = list(LEAKS)[rng.integers(len(LEAKS))]
+        low, high = LEAKS[leak]
+        n_leaked = int(rng.integers(low, high + 1))
+    train, _, _ = custodian_tables()
+    leaked, sources = _leaked_records(train, leak, n_leaked, rng)
+    n_leaked = len(leaked)
+    sound = synth.make(SOUND_GENERATOR).fit(train).sample(N_RECORDS - n_leaked, random_state=rng)
+    order = rng.permutation(N_RECORDS)
+    release = pd.concat([sound, leaked], ignore_index=True).iloc[order].reset_index(drop=True)
+    # release row r holds record order[r] of the concatenation; the leaked ones sit after the sound ones
+    position = np.empty(N_RECORDS, dtype=int)
+    position[order] = np.arange(N_RECORDS)
+    leaked_rows = position[N_RECORDS - n_leaked:]
+    truth = Truth(seed=seed, sound_generator=SOUND_GENERATOR, leak=leak, n_leaked=n_leaked,
+                  leaked_rows=tuple(int(r) for r in leaked_rows), source_rows=tuple(int(r) for r in sources))
+    return release, truth
+
+
+def write_release(out_dir, *, student: str, secret: str) -> Path:
+    """Write one student's release as ``release_<student>.csv`` in ``out_dir``; return its path.
+
+    Only the release is written, never its truth: run the lecturer's key with the same
+    ``student`` and ``secret`` to see it. An existing file of that name is not overwritten.
+    """
+    seed = variant_seed(student=student, secret=secret)
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in student.strip())
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"release_{safe}.csv"
+    if target.exists() or target.is_symlink():
+        raise PrivlibError(f"{target} already exists; remove it or choose another folder.")
+    release, _ = make_release(seed)
+    release.to_csv(target, index=False)
+    logger.info("wrote the capstone release of %s to %s", student, target)
+    return target

@@ -1,0 +1,39 @@
+"""The calibration benchmark's logic (benchmarks/calibration.py) on a reduced size: seeded, so the
+outcome is fixed; it checks the flags the benchmark counts, on one null draw and its leak."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration.py"
+
+
+@pytest.fixture(scope="module")
+def calibration():
+    spec = importlib.util.spec_from_file_location("calibration", _PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_twenty_copies_are_flagged_in_both_families_and_the_null_in_neither(calibration):
+    # 1,000 records per sample: "2% verbatim" is 20 training records published as they are
+    null, copied = calibration.run_draw("adult", "GaussianCopula", 0, 2026, leaks=("2% verbatim",),
+                                        size=1000)
+    assert (null["release"], copied["release"]) == ("null", "2% verbatim")
+    assert not null["identity_risk"] and not null["membership_risk"]
+    assert copied["identity_risk"] and copied["membership_risk"]
+    assert copied["train_copied"] - copied["holdout_copied"] >= 20 - null["holdout_copied"]
+    assert copied["nn_called"] >= 20
+
+
+def test_the_small_run_has_five_nulls_and_five_leaks(calibration):
+    tasks = calibration.tasks(small=True, seed=0)
+    assert len(tasks) == 5 and sum(len(leaks) for *_, leaks in tasks) == 5
+    full = calibration.tasks(small=False, seed=0)
+    nulls = [t for t in full if t[1] in calibration.NULL_GENERATORS]
+    assert len(nulls) >= 50
+    assert sum("1% verbatim" in t[4] for t in full if t[0] == "adult") >= 20
