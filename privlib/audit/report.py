@@ -39,7 +39,12 @@ DECISIONS = (DO_NOT_RELEASE, WITH_CAVEATS, NO_EVIDENCE_FOUND, NOT_ASSESSABLE)
 DECISION_RULE = (
     f"'{DO_NOT_RELEASE}' when any kind of disclosure has the verdict risk; otherwise "
     f"'{WITH_CAVEATS}' when any is inconclusive or was not assessed; otherwise "
-    f"'{NO_EVIDENCE_FOUND}'. A kind of disclosure takes the most severe verdict of its measures."
+    f"'{NO_EVIDENCE_FOUND}'. A kind of disclosure takes the most severe verdict of its measures, "
+    "except that its exact record-level tests (copies beyond chance, attacks at a low false-positive "
+    "rate) are adjusted together by Holm's step-down method (Holm 1979): one of them that is a risk "
+    "on its own but not after the adjustment makes the kind inconclusive, not a risk, so that the "
+    "several tests of one kind raise a false alarm no more often than one test would. Each measure "
+    "keeps its own verdict in the table."
 )
 
 Verdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable"]
@@ -109,6 +114,8 @@ class FamilyFinding(_Frozen):
     how_to_assess: str | None = None
     counts: dict[str, int] = Field(default_factory=dict)
     at_risk: list[AtRisk] = Field(default_factory=list)
+    adjusted_p_values: dict[str, float] = Field(
+        default_factory=dict, description="Holm-adjusted p-values of the family's exact tests")
 
 
 class InputFile(_Frozen):

@@ -48,6 +48,7 @@ from privlib.audit.report import (
 )
 from privlib.audit.spec import AuditSpec
 from privlib.errors import ParameterError, PrivlibError
+from privlib.records import FamilyTests, family_tests
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.thresholds import judge
@@ -351,12 +352,22 @@ class Audit:
                 headline=f"{about.title}: not assessed, because {reason}.", reason=reason,
                 how_to_assess=_HOW_TO_ASSESS[family], counts=counts,
             )
-        worst = max(judged, key=lambda m: (_SEVERITY[m.verdict], _excess(m)))
-        assert worst.verdict != NOT_ASSESSABLE
+        holm = family_tests({m.key: m.details["p_value"] for m in judged if m.details.get("p_value") is not None},
+                            confidence=judged[0].confidence)
+        weight = {m.key: _family_weight(m, holm) for m in judged}
+        worst = max(judged, key=lambda m: (weight[m.key], _excess(m)))
+        verdict = RISK if weight[worst.key] == _SEVERITY[RISK] else worst.verdict
+        if verdict == RISK or worst.verdict != RISK:
+            headline = _headline(about.title, worst)
+        else:  # a test that is a risk on its own, but not once the family's tests are adjusted
+            verdict = INCONCLUSIVE
+            headline = (f"{about.title}: inconclusive: {worst.title} = {_number(worst.value)} is a risk "
+                        f"on its own, but not after Holm's adjustment across the {len(holm.p_values)} "
+                        f"exact tests of this kind (adjusted p = {holm.adjusted[worst.key]:.3g}).")
         return FamilyFinding(
-            family=family, title=about.title, question=about.question, verdict=worst.verdict,
-            deciding=worst.key, headline=_headline(about.title, worst), counts=counts,
-            at_risk=self._at_risk(family),
+            family=family, title=about.title, question=about.question, verdict=verdict,
+            deciding=worst.key, headline=headline, counts=counts, at_risk=self._at_risk(family),
+            adjusted_p_values=holm.adjusted,
         )
 
     def _at_risk(self, family: str) -> list[AtRisk]:
@@ -393,6 +404,14 @@ def _parameters(function: Callable[..., Any]) -> set[str]:
     import inspect
 
     return set(inspect.signature(function).parameters)
+
+
+def _family_weight(record: MeasureRecord, holm: FamilyTests) -> int:
+    """How severe a measure counts for its family: its verdict's severity, except that an exact
+    test whose risk does not survive Holm's adjustment counts as inconclusive."""
+    if record.verdict == RISK and record.key in holm.significant and not holm.significant[record.key]:
+        return _SEVERITY[INCONCLUSIVE]
+    return _SEVERITY[record.verdict]
 
 
 def _excess(record: MeasureRecord) -> float:

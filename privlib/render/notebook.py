@@ -46,7 +46,8 @@ def _with_layout(page: str, *, toc: bool, compact: bool) -> str:
     if soup.body is None:
         return page
     if compact:
-        soup.body["class"] = [*soup.body.get("class", []), "privlib-compact"]
+        classes = soup.body.get_attribute_list("class")
+        soup.body["class"] = " ".join([c for c in classes if c] + ["privlib-compact"])
     entries = []
     for number, heading in enumerate(soup.find_all("h2") if toc else [], start=1):
         for anchor in heading.select("a.anchor-link"):  # nbconvert's pilcrow links
