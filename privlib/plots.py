@@ -588,7 +588,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.25 * len(lines) + 1.0
+    height = 0.23 * len(lines) + 1.0
     ax = _axes(ax, figsize=(7.5, height))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)

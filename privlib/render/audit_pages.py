@@ -25,7 +25,7 @@ __all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "readings_htm
            "audit_page_html", "NOT_ASSESSED"]
 
 #: How many of a measure's details (its other scalar fields) the appendix shows; metrics.json has all.
-SHOWN_DETAILS = 6
+SHOWN_DETAILS = 4
 
 #: The verdict of a family none of whose measures could run.
 NOT_ASSESSED = "not assessed"
@@ -236,9 +236,8 @@ def comparison_html(reports) -> str:
                        decisions=[r.get("decision", "") for r in reports.values()], groups=groups)
 
 
-def appendix_html(report, introductions: Mapping[str, str] | None = None) -> str:
-    """The decision rule, what each kind of disclosure measures (``introductions``: family key ->
-    text, when given), each measure's rule with its source and its details, and what did not
+def appendix_html(report) -> str:
+    """The decision rule, each measure's rule with its source and its details, and what did not
     run."""
     report = _plain(report)
     titles = _family_titles(report)
@@ -247,8 +246,7 @@ def appendix_html(report, introductions: Mapping[str, str] | None = None) -> str
              family=titles.get(s.get("family")) or s.get("family", ""))
         for s in report.get("skipped", [])
     ]
-    families = [(titles[key], text) for key, text in (introductions or {}).items() if key in titles]
-    return render_page("audit_appendix.html.j2", report=report, families=families,
+    return render_page("audit_appendix.html.j2", report=report,
                        measures=[_measure_view(m) for m in report.get("measures", [])], skipped=skipped)
 
 
