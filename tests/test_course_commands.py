@@ -111,7 +111,7 @@ def test_notebooks_refuses_a_folder_inside_the_kit_or_a_file(tmp_path):
 
 
 def test_notebooks_command_exit_status_and_one_line(tmp_path, capsys):
-    assert main(["--quiet", "notebooks", str(tmp_path / "mine")]) == 0
+    assert main(["notebooks", str(tmp_path / "mine")]) == 0
     assert "files copied to" in capsys.readouterr().err
     assert main(["--quiet", "notebooks", str(tmp_path / "mine")]) == 2
     error = capsys.readouterr().err.strip().splitlines()

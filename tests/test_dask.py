@@ -99,7 +99,7 @@ def test_client_must_be_a_dask_client(adult):
 
 
 def test_the_audit_passes_its_client_to_the_engine_measures(client, adult, tmp_path):
-    from privlib.audit import CATALOGUE, Audit, load_audit_inputs
+    from privlib.audit import CATALOGUE, Audit, AuditSpec, load_audit_inputs
 
     train, rest = adult
     paths = {}
@@ -107,20 +107,22 @@ def test_the_audit_passes_its_client_to_the_engine_measures(client, adult, tmp_p
         paths[name] = tmp_path / f"{name}.csv"
         table.to_csv(paths[name], index=False)
     inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"])
-    chosen = [entry for entry in CATALOGUE if entry.key in ("dcr", "nn_mia", "dcr_holdout_share")]
-    local = Audit(inputs, catalogue=chosen).run()
-    remote = Audit(inputs, catalogue=chosen, client=client).run()
-    assert [r.result.to_dict() for r in remote.recorded] == [r.result.to_dict() for r in local.recorded]
-    assert len(remote.recorded) == 3
-    # and the client does reach them: an object that is not a client is refused by each measure
-    refused = Audit(inputs, catalogue=chosen, client=object()).run()
-    assert sorted(label for _, label, why in refused.skipped if "`client`" in why) == ["dcr", "dcr_holdout_share", "nn_mia"]
+    spec = AuditSpec(train=paths["train"], synthetic=[paths["synthetic"]], holdout=paths["holdout"])
+    chosen = tuple(entry for entry in CATALOGUE if entry.key in ("dcr_zero_share", "nn_mia_auc", "dcr_holdout_share"))
+    local = Audit(inputs, spec, catalogue=chosen).run()
+    remote = Audit(inputs, spec, catalogue=chosen, client=client).run()
+    assert [m.model_dump(exclude={"seconds"}) for m in remote.measures] == [
+        m.model_dump(exclude={"seconds"}) for m in local.measures]
+    assert len(remote.measures) == 3
+    # an object that is not a client is refused before any measure runs
+    with pytest.raises(PrivlibError, match="`client` must be a dask.distributed.Client"):
+        Audit(inputs, spec, catalogue=chosen, client=object())
 
 
 def test_the_whole_audit_on_a_cluster_gives_the_local_metrics(client, adult, tmp_path):
     # every measure of the catalogue, with the engine's searches on the cluster where a measure
     # takes a client: the metrics (all but run times) are the local run's, value for value
-    from privlib.audit import Audit, comparable_metrics, load_audit_inputs
+    from privlib.audit import Audit, AuditSpec, comparable_metrics, load_audit_inputs
 
     train, rest = adult
     paths = {}
@@ -132,13 +134,15 @@ def test_the_whole_audit_on_a_cluster_gives_the_local_metrics(client, adult, tmp
         train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"],
         population_size=3000, keys=["age", "sex", "race"], sensitive=["income"],
     )
-    local = Audit(inputs).run()
-    remote = Audit(inputs, client=client).run()
+    spec = AuditSpec(train=paths["train"], synthetic=[paths["synthetic"]], holdout=paths["holdout"],
+                     population_size=3000, keys=["age", "sex", "race"], sensitive=["income"])
+    local = Audit(inputs, spec).run()
+    remote = Audit(inputs, spec, client=client).run()
 
-    def metrics(audit):  # as text, so that a NaN equals a NaN
-        return json.dumps(comparable_metrics(audit.to_dict()), sort_keys=True, default=str)
+    def metrics(report):  # as text, so that a NaN equals a NaN
+        return json.dumps(comparable_metrics(json.loads(report.to_json())), sort_keys=True, default=str)
 
     assert metrics(remote) == metrics(local)
-    engine_measures = {"dcr", "knn_risk (income)", "dcr_holdout_share", "threshold_attack", "nn_mia",
-                       "adversarial_accuracy", "privacy_loss"}
-    assert engine_measures <= {r.label for r in remote.recorded}
+    engine_measures = {"dcr_zero_share", "knn_risk_accuracy[income]", "dcr_holdout_share",
+                       "threshold_attack_precision", "nn_mia_auc", "adversarial_accuracy", "privacy_loss"}
+    assert engine_measures <= {m.key for m in remote.measures}

@@ -180,6 +180,8 @@ class Audit:
 
     def __init__(self, inputs: AuditInputs, spec: AuditSpec, *, client: Any = None,
                  progress: Progress | None = None, catalogue: tuple[MeasureSpec, ...] = CATALOGUE):
+        if client is not None:
+            _check_client(client)
         self.inputs = inputs
         self.spec = spec
         self.settings = spec.settings()
@@ -398,6 +400,16 @@ class Audit:
             inputs=files, spec=self.spec.provenance(),
             notes=[self.redact(note) for note in inputs.notes],
         )
+
+
+def _check_client(client: Any) -> None:
+    """Refuse, before any work, a client that is not a Dask client."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise PrivlibError("`client` needs Dask: pip install 'privlib[dask]'.") from None
+    if not isinstance(client, Client):
+        raise PrivlibError(f"`client` must be a dask.distributed.Client, got {type(client).__name__}.")
 
 
 def _parameters(function: Callable[..., Any]) -> set[str]:
