@@ -392,8 +392,6 @@ _DECLARED = (
         membership.nn_mia, with_settings(release, random_state="seed"), needs=("holdout",),
         plot=lambda r, ax: plots.plot_roc(r.fpr, r.tpr, auc=r.auc, ax=ax,
                                           title="Nearest-neighbour membership attack"),
-        at_risk=lambda r: (int(((r.dcr == 0) & r.is_member.astype(bool)).sum()),
-                           "training records have an exact copy in the synthetic data"),
     ),
     MeasureSpec(
         # after nn_mia_auc: it reads that attack's distances again, without a second search

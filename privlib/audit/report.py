@@ -151,6 +151,9 @@ class AuditReport(_Frozen):
     measures: list[MeasureRecord]
     skipped: list[Skipped]
     tables: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    fidelity: dict[str, Any] | None = Field(
+        None, description="fidelity of the synthetic data (privlib.utility.fidelity_summary): "
+        "context beside the privacy verdicts, never a verdict itself")
     provenance: Provenance
 
     _results: dict[str, Any] = PrivateAttr(default_factory=dict)

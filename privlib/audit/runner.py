@@ -333,10 +333,32 @@ class Audit:
             skipped=self._skipped,
             tables={key: _table_records(out) for key, out in self._results.items()
                     if isinstance(out, pd.DataFrame)},
+            fidelity=self._fidelity(),
             provenance=self._provenance(),
         )
         report._results.update(self._results)
         return report
+
+    def _fidelity(self) -> dict[str, Any] | None:
+        """Fidelity beside privacy (:func:`privlib.utility.fidelity_summary`): context only."""
+        from privlib.utility import fidelity_summary
+
+        if not self.inputs.assessable:
+            return None
+        inputs = self.inputs
+        logger.info("fidelity: TSTR, pMSE and marginal distance ...")
+        try:
+            summary = fidelity_summary(
+                train=inputs.train, synthetic=inputs.primary, holdout=inputs.holdout,
+                target=(inputs.sensitive or [None])[0], random_state=self.spec.seed,
+            )
+        except PrivlibError as exc:
+            logger.info("    fidelity not computed: the data do not allow it")
+            return {"confidence": 0.95, "measures": [],
+                    "skipped": [{"key": "fidelity", "reason": self.redact(str(exc))}]}
+        fidelity = _json_safe(summary.to_dict())
+        fidelity["skipped"] = [dict(s, reason=self.redact(s["reason"])) for s in fidelity["skipped"]]
+        return fidelity
 
     def _finding(self, family: str) -> FamilyFinding:
         """The family's verdict: the most severe of its measures', decided by the measure furthest

@@ -1,4 +1,5 @@
-"""The audit report's HTML fragments, rendered from an :class:`~privlib.audit.report.AuditReport`.
+"""The audit report's fragments that need the Python report (its results and figures), and its
+provenance; the pages built from the report's data alone are in :mod:`privlib.render.audit_pages`.
 
 Every fragment comes from a jinja2 template with autoescape (:func:`privlib.render.render_page`):
 a column name, a category or a title from the user's files is always text, never markup. The audit
@@ -18,75 +19,13 @@ from privlib.render.pages import render_page
 if TYPE_CHECKING:
     from privlib.audit.report import AuditReport, MeasureRecord
 
-__all__ = [
-    "conclusion_html", "verdict_html", "family_html", "rules_html", "provenance_html",
-    "skipped_html", "summary_html", "table_html", "figures",
-]
+__all__ = ["provenance_html", "summary_html", "table_html", "figures", "measure_tables"]
 
 
 def _number(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return f"{value:.3g}" if isinstance(value, float) else str(value)
-
-
-def _interval(record: MeasureRecord) -> str:
-    if record.ci_low is None or record.ci_high is None:
-        return ""
-    return f"{_number(record.ci_low)} to {_number(record.ci_high)}"
-
-
-def _families() -> dict:
-    from privlib.audit.catalogue import FAMILIES
-
-    return FAMILIES
-
-
-def conclusion_html(report: AuditReport) -> str:
-    """The first page: the decision, every kind of disclosure (assessed or not), the notes and
-    what the audit cannot show."""
-    return render_page(
-        "conclusion.html.j2", report=report, counts=report.counts(),
-        findings=[dict(f.model_dump(), interval=_deciding_interval(report, f.deciding))
-                  for f in report.families],
-    )
-
-
-def _deciding_interval(report: AuditReport, key: str | None) -> str:
-    record = next((m for m in report.measures if m.key == key), None)
-    return "" if record is None else _interval(record)
-
-
-def verdict_html(report: AuditReport) -> str:
-    """The verdict table: one line per measure, grouped by family."""
-    groups = []
-    for key, family in _families().items():
-        rows = [
-            {"title": m.title, "key": m.key, "value": _number(m.value), "interval": _interval(m),
-             "baseline": _number(m.baseline), "threshold": _number(m.threshold), "verdict": m.verdict}
-            for m in report.by_family(key)
-        ]
-        if rows:
-            groups.append({"title": family.title, "rows": rows})
-    return render_page("verdicts.html.j2", groups=groups)
-
-
-def family_html(report: AuditReport, family: str) -> str:
-    """One family's section: its question and introduction, the readings, what was skipped."""
-    readings = [(m.title, m.key, m.reading) for m in report.by_family(family)]
-    skipped = [(s.title, s.key, s.reason) for s in report.skipped if s.family == family]
-    return render_page("readings.html.j2", family=_families()[family], readings=readings,
-                       skipped=skipped, tables=family == "comparison" and bool(report.tables))
-
-
-def rules_html(report: AuditReport) -> str:
-    """Each rule this audit's verdicts used, with its source, and the decision rule."""
-    seen: dict[str, tuple[str, str]] = {}
-    for m in report.measures:
-        if m.verdict_rule and m.measure not in seen:
-            seen[m.measure] = (m.title, m.verdict_rule)
-    return render_page("rules.html.j2", rules=[(title, key, rule) for key, (title, rule) in seen.items()],
-                       decision_rule=report.decision_rule)
 
 
 def provenance_html(report: AuditReport) -> str:
@@ -104,15 +43,6 @@ def provenance_html(report: AuditReport) -> str:
     rows += [("note", note) for note in p.notes]
     return render_page("table.html.j2", columns=["item", "value"], rows=rows, index_name=None,
                        classes="privlib-provenance")
-
-
-def skipped_html(report: AuditReport) -> str:
-    """The measures that were not computed, and why."""
-    if not report.skipped:
-        return "<p>None: every measure ran.</p>"
-    rows = [(s.family, s.title, s.key, s.reason) for s in report.skipped]
-    return render_page("table.html.j2", columns=["family", "measure", "key", "reason"], rows=rows,
-                       index_name=None, classes="")
 
 
 def summary_html(report: AuditReport) -> str:
