@@ -21,5 +21,7 @@ def median_seconds(task, repeats: int) -> float:
 
 def machine() -> str:
     """Date, machine, cores, current load average and Python and numpy versions, for a table's header."""
-    return (f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
-            f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, numpy {np.__version__}")
+    return (
+        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, numpy {np.__version__}"
+    )

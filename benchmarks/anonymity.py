@@ -70,8 +70,12 @@ ATTACKS = {  # the label in the table: (the attack, the number of attacks)
 def _tables(args):
     import pandas as pd
 
-    return (pd.read_csv(args.synthetic), pd.read_csv(args.train), pd.read_csv(args.control),
-            json.loads(args.setting))
+    return (
+        pd.read_csv(args.synthetic),
+        pd.read_csv(args.train),
+        pd.read_csv(args.control),
+        json.loads(args.setting),
+    )
 
 
 def _kit_tables(args):
@@ -80,13 +84,21 @@ def _kit_tables(args):
     from privlib.datasets import read_table
 
     train = read_table(args.train, "train")
-    return (read_table(args.synthetic, "synthetic", like=train), train,
-            read_table(args.control, "control", like=train), json.loads(args.setting))
+    return (
+        read_table(args.synthetic, "synthetic", like=train),
+        train,
+        read_table(args.control, "control", like=train),
+        json.loads(args.setting),
+    )
 
 
 def _record(result_or_figures, risk, ci, rates) -> dict:
-    return {**result_or_figures, "risk": risk, "ci": list(ci),
-            **{f"{name}_rate": list(rate) for name, rate in rates.items()}}
+    return {
+        **result_or_figures,
+        "risk": risk,
+        "ci": list(ci),
+        **{f"{name}_rate": list(rate) for name, rate in rates.items()},
+    }
 
 
 def worker_kit(args) -> dict:
@@ -96,24 +108,31 @@ def worker_kit(args) -> dict:
     tables = dict(synthetic=synthetic, train=train, control=control, random_state=SEED)
     calls = {
         "singling out, univariate": lambda n: pl.identity.singling_out(
-            **tables, mode="univariate", n_attacks=n),
+            **tables, mode="univariate", n_attacks=n
+        ),
         "singling out, multivariate": lambda n: pl.identity.singling_out(
-            **tables, mode="multivariate", n_cols=N_COLS, n_attacks=n),
+            **tables, mode="multivariate", n_cols=N_COLS, n_attacks=n
+        ),
         "linkability": lambda n: pl.identity.linkability(
-            **tables, n_attacks=n, aux_columns=tuple(setting["aux_columns"])),
-        "inference": lambda n: pl.attribute.inference(
-            **tables, n_attacks=n, secret=setting["secret"]),
+            **tables, n_attacks=n, aux_columns=tuple(setting["aux_columns"])
+        ),
+        "inference": lambda n: pl.attribute.inference(**tables, n_attacks=n, secret=setting["secret"]),
     }
     out = {}
     for label, (attack, n) in ATTACKS.items():
         calls[attack](10)  # loads the compiled kernels from numba's cache
-        runs = sorted((_timed(lambda: calls[attack](n)) for _ in range(3)),
-                      key=lambda run: run[1]["seconds"])
+        runs = sorted(
+            (_timed(lambda attack=attack, n=n: calls[attack](n)) for _ in range(3)),
+            key=lambda run: run[1]["seconds"],
+        )
         result, figures = runs[1]
-        rates = {name: [getattr(result, f"{name}_{part}") for part in ("rate", "ci_low", "ci_high")]
-                 for name in ("attack", "baseline", "control")}
-        out[label] = _record(dict(figures, n=result.n_attacks), result.value,
-                             (result.ci_low, result.ci_high), rates)
+        rates = {
+            name: [getattr(result, f"{name}_{part}") for part in ("rate", "ci_low", "ci_high")]
+            for name in ("attack", "baseline", "control")
+        }
+        out[label] = _record(
+            dict(figures, n=result.n_attacks), result.value, (result.ci_low, result.ci_high), rates
+        )
     return out
 
 
@@ -133,25 +152,34 @@ def worker_anonymeter(args) -> dict:
         frame[categorical] = frame[categorical].fillna("?")
     tables = dict(ori=train, syn=synthetic, control=control)
     evaluators = {
-        "singling out, univariate": lambda n: SinglingOutEvaluator(
-            **tables, n_attacks=n, seed=SEED).evaluate(mode="univariate"),
+        "singling out, univariate": lambda n: SinglingOutEvaluator(**tables, n_attacks=n, seed=SEED).evaluate(
+            mode="univariate"
+        ),
         "singling out, multivariate": lambda n: SinglingOutEvaluator(
-            **tables, n_attacks=n, n_cols=N_COLS, seed=SEED).evaluate(mode="multivariate"),
+            **tables, n_attacks=n, n_cols=N_COLS, seed=SEED
+        ).evaluate(mode="multivariate"),
         "linkability": lambda n: LinkabilityEvaluator(
-            **tables, n_attacks=n, aux_cols=tuple(setting["aux_columns"]), n_neighbors=1,
+            **tables,
+            n_attacks=n,
+            aux_cols=tuple(setting["aux_columns"]),
+            n_neighbors=1,
         ).evaluate(n_jobs=-1),
         "inference": lambda n: InferenceEvaluator(
-            **tables, n_attacks=n, secret=setting["secret"],
+            **tables,
+            n_attacks=n,
+            secret=setting["secret"],
             aux_cols=[c for c in train.columns if c != setting["secret"]],
         ).evaluate(n_jobs=-1),
     }
     out = {}
     for label, (attack, n) in ATTACKS.items():
-        evaluator, figures = _timed(lambda: evaluators[attack](n))
+        evaluator, figures = _timed(lambda attack=attack, n=n: evaluators[attack](n))
         risk, results = evaluator.risk(), evaluator.results()
-        rates = {name: (r.value, r.value - r.error, r.value + r.error)
-                 for name in ("attack", "baseline", "control")
-                 for r in [getattr(results, f"{name}_rate")]}
+        rates = {
+            name: (r.value, r.value - r.error, r.value + r.error)
+            for name in ("attack", "baseline", "control")
+            for r in [getattr(results, f"{name}_rate")]
+        }
         out[label] = _record(figures, risk.value, risk.ci, rates)
     return out
 
@@ -166,8 +194,10 @@ def drive(args) -> None:
     adult, info = pl.load_dataset("adult", with_info=True)
     train, control = sample_split(adult, N_TRAIN, N_CONTROL, random_state=SEED)
     keys = list(info.keys)
-    setting = {"aux_columns": [keys, [c for c in adult.columns if c not in keys]],
-               "secret": info.sensitive[0]}
+    setting = {
+        "aux_columns": [keys, [c for c in adult.columns if c not in keys]],
+        "secret": info.sensitive[0],
+    }
     anonymeter = _ensure_venv()
     rows = []
     with tempfile.TemporaryDirectory(prefix="privlib-anonymity-") as tmp:
@@ -179,13 +209,15 @@ def drive(args) -> None:
             synthetic = pl.synth.make(name).fit(train).sample(N_SYNTHETIC, random_state=SEED)
             synthetic_csv = tmp / f"synthetic_{name}.csv"
             synthetic.to_csv(synthetic_csv, index=False)
-            files = dict(synthetic=synthetic_csv, train=train_csv, control=control_csv,
-                         setting=json.dumps(setting))
+            files = dict(
+                synthetic=synthetic_csv, train=train_csv, control=control_csv, setting=json.dumps(setting)
+            )
             kit = _run(sys.executable, "kit", script=__file__, **files)
             other = _run(anonymeter, "anonymeter", script=__file__, **files)
             for label in ATTACKS:
-                rows.append({"generator": name, "attack": label, "kit": kit[label],
-                             "anonymeter": other[label]})
+                rows.append(
+                    {"generator": name, "attack": label, "kit": kit[label], "anonymeter": other[label]}
+                )
                 print(_line(rows[-1]), flush=True)
     table = _table(rows, setting)
     print(table)
@@ -214,9 +246,11 @@ def _interval(value, low, high) -> str:
 
 def _line(row) -> str:
     kit, other = row["kit"], row["anonymeter"]
-    return (f"{row['generator']:>15} {row['attack']:<27} privlib {_interval(kit['risk'], *kit['ci'])} "
-            f"({kit['cpu_seconds']:.2f} CPU s)  anonymeter {_interval(other['risk'], *other['ci'])} "
-            f"({other['cpu_seconds']:.2f} CPU s)  agree: {_agree(row)}")
+    return (
+        f"{row['generator']:>15} {row['attack']:<27} privlib {_interval(kit['risk'], *kit['ci'])} "
+        f"({kit['cpu_seconds']:.2f} CPU s)  anonymeter {_interval(other['risk'], *other['ci'])} "
+        f"({other['cpu_seconds']:.2f} CPU s)  agree: {_agree(row)}"
+    )
 
 
 def _table(rows, setting) -> str:
@@ -245,31 +279,52 @@ def _table(rows, setting) -> str:
     ]
     for row in rows:
         kit, other = row["kit"], row["anonymeter"]
-        rates = [" / ".join(f"{r[f'{n}_rate'][0]:.3f}" for n in ("attack", "control", "baseline"))
-                 for r in (kit, other)]
-        lines.append("| " + " | ".join([
-            row["generator"], row["attack"], _interval(kit["risk"], *kit["ci"]),
-            _interval(other["risk"], *other["ci"]), *rates, "yes" if _agree(row) else "no",
-            f"{kit['seconds']:.2f} ({kit['cpu_seconds']:.2f})",
-            f"{other['seconds']:.2f} ({other['cpu_seconds']:.2f})",
-            f"{other['cpu_seconds'] / kit['cpu_seconds']:.0f}x",
-        ]) + " |")
+        rates = [
+            " / ".join(f"{r[f'{n}_rate'][0]:.3f}" for n in ("attack", "control", "baseline"))
+            for r in (kit, other)
+        ]
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    row["generator"],
+                    row["attack"],
+                    _interval(kit["risk"], *kit["ci"]),
+                    _interval(other["risk"], *other["ci"]),
+                    *rates,
+                    "yes" if _agree(row) else "no",
+                    f"{kit['seconds']:.2f} ({kit['cpu_seconds']:.2f})",
+                    f"{other['seconds']:.2f} ({other['cpu_seconds']:.2f})",
+                    f"{other['cpu_seconds'] / kit['cpu_seconds']:.0f}x",
+                ]
+            )
+            + " |"
+        )
     lines.append("")
     for label in ATTACKS:
-        speed = {r["generator"]: r["anonymeter"]["cpu_seconds"] / r["kit"]["cpu_seconds"]
-                 for r in rows if r["attack"] == label}
+        speed = {
+            r["generator"]: r["anonymeter"]["cpu_seconds"] / r["kit"]["cpu_seconds"]
+            for r in rows
+            if r["attack"] == label
+        }
         text = f"- Speed-up, {label}: {min(speed.values()):.0f}x to {max(speed.values()):.0f}x"
         if label in ("linkability", "inference"):  # the attacks the issue sets a target for
             slow = [name for name, ratio in speed.items() if ratio < TARGET_SPEED_UP]
-            text += (f" (below {TARGET_SPEED_UP}x for {', '.join(slow)})" if slow
-                     else f" (at least {TARGET_SPEED_UP}x for every generator)")
+            text += (
+                f" (below {TARGET_SPEED_UP}x for {', '.join(slow)})"
+                if slow
+                else f" (at least {TARGET_SPEED_UP}x for every generator)"
+            )
         lines.append(text + ".")
-    made = [(r["generator"], r["attack"], r["kit"]["n"]) for r in rows
-            if r["kit"]["n"] < ATTACKS[r["attack"]][1]]
+    made = [
+        (r["generator"], r["attack"], r["kit"]["n"]) for r in rows if r["kit"]["n"] < ATTACKS[r["attack"]][1]
+    ]
     for generator, attack, n_kit in made:
-        lines.append(f"- {generator}, {attack}: only {n_kit:,} predicates single out one synthetic "
-                     f"record; privlib divides by the predicates made, anonymeter by the "
-                     f"{ATTACKS[attack][1]:,} asked for.")
+        lines.append(
+            f"- {generator}, {attack}: only {n_kit:,} predicates single out one synthetic "
+            f"record; privlib divides by the predicates made, anonymeter by the "
+            f"{ATTACKS[attack][1]:,} asked for."
+        )
     return "\n".join(lines)
 
 

@@ -81,10 +81,22 @@ PEER_VENV = WORK.parent / "venv-peers"
 ENV = os.environ | {"OMP_WAIT_POLICY": "passive"}
 #: Measures of the audit, in the order the report runs them.
 MEASURES = (
-    "identical_match_share", "dcr_summary", "replicated_uniques", "singling_out_univariate",
-    "singling_out_multivariate", "linkability", "cap", "knn_risk", "inference",
-    "dcr_holdout_share", "threshold_attack", "nn_mia", "adversarial_accuracy", "privacy_loss",
-    "partition_risk", "discriminator_test",
+    "identical_match_share",
+    "dcr_summary",
+    "replicated_uniques",
+    "singling_out_univariate",
+    "singling_out_multivariate",
+    "linkability",
+    "cap",
+    "knn_risk",
+    "inference",
+    "dcr_holdout_share",
+    "threshold_attack",
+    "nn_mia",
+    "adversarial_accuracy",
+    "privacy_loss",
+    "partition_risk",
+    "discriminator_test",
 )
 #: The side-by-side: (what, the kit's measure, the peer's run) per row.
 PEER_ROWS = (
@@ -92,8 +104,11 @@ PEER_ROWS = (
     ("singling out, multivariate", "singling_out_multivariate", "anonymeter_singling_out_multivariate"),
     ("linkability", "linkability", "anonymeter_linkability"),
     ("inference (income)", "inference", "anonymeter_inference"),
-    ("DCR: synthetic records closer to training than to holdout", "dcr_holdout_share",
-     "sdmetrics_dcr_overfitting_protection"),
+    (
+        "DCR: synthetic records closer to training than to holdout",
+        "dcr_holdout_share",
+        "sdmetrics_dcr_overfitting_protection",
+    ),
 )
 PEERS = tuple(peer for _, _, peer in PEER_ROWS)
 
@@ -114,8 +129,11 @@ def make_data(size: int) -> Path:
 
     out.mkdir(parents=True, exist_ok=True)
     population = pl.synth.SequentialTrees(min_samples_leaf=5).fit(pl.datasets.load_dataset("adult"))
-    for name, n, seed in (("train", size, size + 1), ("holdout", size // 2, size + 2),
-                          ("synthetic", size, size + 3)):
+    for name, n, seed in (
+        ("train", size, size + 1),
+        ("holdout", size // 2, size + 2),
+        ("synthetic", size, size + 3),
+    ):
         population.sample(n, random_state=seed).to_csv(out / f"{name}.csv", index=False)
     return out
 
@@ -133,41 +151,53 @@ def _measure_call(name: str, inputs):
     attacked = dict(synthetic=fake, train=real, control=unseen, n_attacks=ATTACKS, **seeded)
     calls = {
         "identical_match_share": lambda: pl.identity.identical_match_share(
-            synthetic=fake, train=real, holdout=unseen),
+            synthetic=fake, train=real, holdout=unseen
+        ),
         "dcr_summary": lambda: pl.identity.dcr_summary(synthetic=fake, train=real, holdout=unseen),
         "replicated_uniques": lambda: pl.identity.replicated_uniques(
-            original=real, synthetic=fake, keys=keys),
+            original=real, synthetic=fake, keys=keys
+        ),
         "singling_out_univariate": lambda: cr.singling_out(**attacked, mode="univariate"),
-        "singling_out_multivariate": lambda: cr.singling_out(
-            **attacked, mode="multivariate", n_cols=N_COLS),
+        "singling_out_multivariate": lambda: cr.singling_out(**attacked, mode="multivariate", n_cols=N_COLS),
         "linkability": lambda: cr.linkability(
-            **attacked, aux_columns=(keys, [c for c in real.columns if c not in keys])),
+            **attacked, aux_columns=(keys, [c for c in real.columns if c not in keys])
+        ),
         "inference": lambda: cr.inference(**attacked, secret=target, aux_columns=keys),
-        "cap": lambda: pl.attribute.cap(
-            original=binned[0], synthetic=binned[1], keys=keys, target=target),
+        "cap": lambda: pl.attribute.cap(original=binned[0], synthetic=binned[1], keys=keys, target=target),
         "knn_risk": lambda: pl.attribute.knn_risk(
-            original=real, synthetic=fake, keys=keys, target=target, **seeded),
+            original=real, synthetic=fake, keys=keys, target=target, **seeded
+        ),
         "dcr_holdout_share": lambda: mb.dcr_holdout_share(
-            synthetic=fake, train=real, holdout=unseen, **seeded),
-        "threshold_attack": lambda: mb.threshold_attack(
-            train=real, holdout=unseen, synthetic=fake, **seeded),
+            synthetic=fake, train=real, holdout=unseen, **seeded
+        ),
+        "threshold_attack": lambda: mb.threshold_attack(train=real, holdout=unseen, synthetic=fake, **seeded),
         "nn_mia": lambda: mb.nn_mia(train=real, holdout=unseen, synthetic=fake),
         "adversarial_accuracy": lambda: mb.adversarial_accuracy(
-            target=real, synthetic=fake, n_repeats=REPEATS, **seeded),
+            target=real, synthetic=fake, n_repeats=REPEATS, **seeded
+        ),
         "privacy_loss": lambda: mb.privacy_loss(
-            train=real, test=unseen, synthetic=fake, n_repeats=REPEATS, **seeded),
+            train=real, test=unseen, synthetic=fake, n_repeats=REPEATS, **seeded
+        ),
         "partition_risk": lambda: mb.partition_risk(
-            train=real, holdout=unseen, synthetic=fake, h=5,
-            population_size=inputs.population_size, n_repeats=REPEATS, **seeded),
+            train=real,
+            holdout=unseen,
+            synthetic=fake,
+            h=5,
+            population_size=inputs.population_size,
+            n_repeats=REPEATS,
+            **seeded,
+        ),
         "discriminator_test": lambda: mb.discriminator_test(
-            train=real, holdout=unseen, synthetic=fake, n_repeats=REPEATS, **seeded),
+            train=real, holdout=unseen, synthetic=fake, n_repeats=REPEATS, **seeded
+        ),
     }
     binned = None
     if name == "cap":  # numeric keys binned as the report does (Audit.binned), outside the timing
         columns = keys + [target]
         numeric = [c for c in columns if pl.schema.infer_kinds(real[[c]])[c] == pl.schema.NUMERIC]
         binned = pl.attribute.discretize(
-            original=real[columns], synthetic=fake[columns], columns=numeric, n_bins=5)
+            original=real[columns], synthetic=fake[columns], columns=numeric, n_bins=5
+        )
     return calls[name]
 
 
@@ -181,8 +211,11 @@ def measure_worker(name: str, size: int) -> dict:
 
     data = folder(size)
     inputs = pl.audit.load_audit_inputs(
-        train=str(data / "train.csv"), synthetic=[str(data / "synthetic.csv")],
-        holdout=str(data / "holdout.csv"), population_size=10 * size, keys=KEYS,
+        train=str(data / "train.csv"),
+        synthetic=[str(data / "synthetic.csv")],
+        holdout=str(data / "holdout.csv"),
+        population_size=10 * size,
+        keys=KEYS,
         sensitive=SENSITIVE,
     )
     call = _measure_call(name, inputs)
@@ -191,8 +224,15 @@ def measure_worker(name: str, size: int) -> dict:
     result = call()
     wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return dict(measure=name, size=size, wall=wall, cpu=cpu, peak_mb=peak_mb,
-                loaded_mb=loaded_mb, value=float(result.value))
+    return dict(
+        measure=name,
+        size=size,
+        wall=wall,
+        cpu=cpu,
+        peak_mb=peak_mb,
+        loaded_mb=loaded_mb,
+        value=float(result.value),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,8 +274,7 @@ def run_watched(command: list[str], log: Path, timeout: float | None = None) -> 
     wall = time.perf_counter() - start
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-    return dict(status=status, wall=wall, cpu=cpu, peak_mb=peak[0] / 2**20,
-                finished=not stopped.is_set())
+    return dict(status=status, wall=wall, cpu=cpu, peak_mb=peak[0] / 2**20, finished=not stopped.is_set())
 
 
 def _rss(process) -> int:
@@ -252,9 +291,7 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
     record = dict(size=size, load_start=os.getloadavg()[0], measures=[])
     for name in measures:
         log = data / f"measure_{name}.log"
-        outcome = run_watched(
-            [sys.executable, __file__, "--worker", name, "--sizes", str(size)], log
-        )
+        outcome = run_watched([sys.executable, __file__, "--worker", name, "--sizes", str(size)], log)
         line = log.read_text().strip().splitlines()[-1] if outcome["status"] == 0 else ""
         row = json.loads(line) if line.startswith("{") else dict(measure=name, failed=True)
         row["load"] = os.getloadavg()[0]
@@ -264,10 +301,26 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
     if not skip_cli:
         out = data / "audit"
         command = [
-            sys.executable, "-m", "privlib.cli", "audit", "--train", str(data / "train.csv"),
-            "--synthetic", str(data / "synthetic.csv"), "--holdout", str(data / "holdout.csv"),
-            "--population-size", str(10 * size), "--keys", *KEYS, "--sensitive", *SENSITIVE,
-            "--seed", str(SEED), "--out", str(out),
+            sys.executable,
+            "-m",
+            "privlib.cli",
+            "audit",
+            "--train",
+            str(data / "train.csv"),
+            "--synthetic",
+            str(data / "synthetic.csv"),
+            "--holdout",
+            str(data / "holdout.csv"),
+            "--population-size",
+            str(10 * size),
+            "--keys",
+            *KEYS,
+            "--sensitive",
+            *SENSITIVE,
+            "--seed",
+            str(SEED),
+            "--out",
+            str(out),
         ]
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
@@ -319,8 +372,9 @@ def peer_worker(name: str, size: int) -> dict:
             evaluator = SinglingOutEvaluator(**tables, n_attacks=ATTACKS, n_cols=N_COLS, seed=SEED)
             return evaluator.evaluate(mode=mode).risk().value
         if kind == "linkability":
-            evaluator = LinkabilityEvaluator(**tables, n_attacks=ATTACKS, aux_cols=(KEYS, rest),
-                                             n_neighbors=1)
+            evaluator = LinkabilityEvaluator(
+                **tables, n_attacks=ATTACKS, aux_cols=(KEYS, rest), n_neighbors=1
+            )
             return evaluator.evaluate(n_jobs=-1).risk().value
         evaluator = InferenceEvaluator(**tables, n_attacks=ATTACKS, secret=SENSITIVE[0], aux_cols=KEYS)
         return evaluator.evaluate(n_jobs=-1).risk().value
@@ -328,11 +382,18 @@ def peer_worker(name: str, size: int) -> dict:
     def sdmetrics():
         from sdmetrics.single_table import DCROverfittingProtection
 
-        metadata = {"columns": {c: {"sdtype": "categorical" if c in categorical else "numerical"}
-                                for c in train.columns}}
+        metadata = {
+            "columns": {
+                c: {"sdtype": "categorical" if c in categorical else "numerical"} for c in train.columns
+            }
+        }
         breakdown = DCROverfittingProtection.compute_breakdown(
-            real_training_data=train, synthetic_data=synthetic, real_validation_data=holdout,
-            metadata=metadata, table_name="adult")
+            real_training_data=train,
+            synthetic_data=synthetic,
+            real_validation_data=holdout,
+            metadata=metadata,
+            table_name="adult",
+        )
         # the share of synthetic records closer to training (a tie counts as closer to the
         # holdout there, one half in privlib's dcr_holdout_share)
         return breakdown["synthetic_data_percentages"]["closer_to_training"]
@@ -353,14 +414,17 @@ def _peer_python(path: str | None) -> Path:
     if not python.exists():
         print(f"creating {PEER_VENV} with anonymeter and sdmetrics (one time) ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "anonymeter", "sdmetrics", "psutil"],
-                       check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "anonymeter", "sdmetrics", "psutil"], check=True
+        )
     return python
 
 
 def _versions(python: Path) -> str:
-    script = ("import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in "
-              "('anonymeter', 'sdmetrics', 'numpy', 'pandas')))")
+    script = (
+        "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in "
+        "('anonymeter', 'sdmetrics', 'numpy', 'pandas')))"
+    )
     return subprocess.run([str(python), "-c", script], capture_output=True, text=True).stdout.strip()
 
 
@@ -389,12 +453,31 @@ def run_peers(size: int, peer_python: Path, timeout: float, skip_cli: bool, only
         watched(peer, [str(peer_python), __file__, "--peer-worker", peer, "--sizes", str(size)])
     if not skip_cli:
         out = data / "audit"
-        watched("audit", [
-            sys.executable, "-m", "privlib.cli", "audit", "--train", str(data / "train.csv"),
-            "--synthetic", str(data / "synthetic.csv"), "--holdout", str(data / "holdout.csv"),
-            "--population-size", str(10 * size), "--keys", *KEYS, "--sensitive", *SENSITIVE,
-            "--seed", str(SEED), "--out", str(out),
-        ])
+        watched(
+            "audit",
+            [
+                sys.executable,
+                "-m",
+                "privlib.cli",
+                "audit",
+                "--train",
+                str(data / "train.csv"),
+                "--synthetic",
+                str(data / "synthetic.csv"),
+                "--holdout",
+                str(data / "holdout.csv"),
+                "--population-size",
+                str(10 * size),
+                "--keys",
+                *KEYS,
+                "--sensitive",
+                *SENSITIVE,
+                "--seed",
+                str(SEED),
+                "--out",
+                str(out),
+            ],
+        )
     return record
 
 
@@ -429,9 +512,11 @@ def _peer_line(what: str, mine: dict | None, theirs: dict | None, label: str) ->
         value = f"{mine['inner']['value']:.3f} / {theirs['inner']['value']:.3f}"
     memory = [_gb(r["peak_mb"]) if r else "" for r in (mine, theirs)]
     loads = " / ".join(f"{r['load']:.1f}" for r in (mine, theirs) if r is not None)
-    return (f"| {what} | {_timing(mine, 'wall')} | {_timing(mine, 'cpu')} | {memory[0]} | {label} | "
-            f"{_timing(theirs, 'wall')} | {_timing(theirs, 'cpu')} | {memory[1]} | "
-            f"{_ratio(mine, theirs, 'wall')} | {_ratio(mine, theirs, 'cpu')} | {value} | {loads} |")
+    return (
+        f"| {what} | {_timing(mine, 'wall')} | {_timing(mine, 'cpu')} | {memory[0]} | {label} | "
+        f"{_timing(theirs, 'wall')} | {_timing(theirs, 'cpu')} | {memory[1]} | "
+        f"{_ratio(mine, theirs, 'wall')} | {_ratio(mine, theirs, 'cpu')} | {value} | {loads} |"
+    )
 
 
 def peers_markdown() -> str:
@@ -447,8 +532,11 @@ def peers_markdown() -> str:
         record = json.loads(path.read_text())
         rows = record["rows"]
         lines += [
-            "", f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})", "",
-            f"Peers: {record['peer_versions']}.", "",
+            "",
+            f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})",
+            "",
+            f"Peers: {record['peer_versions']}.",
+            "",
             "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
             "peer CPU (s) | peer peak RSS (GB) | peer / privlib, wall | peer / privlib, CPU | "
             "value privlib / peer | load average |",
@@ -461,8 +549,9 @@ def peers_markdown() -> str:
         peers = [rows[peer] for peer in PEERS if peer in rows]
         if _completed(audit) and peers:
             bound = "" if len(peers) == len(PEERS) and all(_completed(r) for r in peers) else "> "
-            wall, cpu = (sum(r["inner"][key] if _completed(r) else r[key] for r in peers)
-                         for key in ("wall", "cpu"))
+            wall, cpu = (
+                sum(r["inner"][key] if _completed(r) else r[key] for r in peers) for key in ("wall", "cpu")
+            )
             lines.append(
                 f"| **the whole `privlib audit`** (every measure, report in HTML and PDF) against "
                 f"**the peers' rows together** | **{audit['wall']:.1f}** | {audit['cpu']:.1f} | "
@@ -476,8 +565,7 @@ def peers_markdown() -> str:
 #: How each peer appears in the table.
 PEER_LABELS = {
     "anonymeter_singling_out_univariate": "anonymeter `SinglingOutEvaluator`, univariate",
-    "anonymeter_singling_out_multivariate":
-        f"anonymeter `SinglingOutEvaluator`, multivariate, {N_COLS} columns",
+    "anonymeter_singling_out_multivariate": f"anonymeter `SinglingOutEvaluator`, multivariate, {N_COLS} columns",
     "anonymeter_linkability": "anonymeter `LinkabilityEvaluator`",
     "anonymeter_inference": "anonymeter `InferenceEvaluator`",
     "sdmetrics_dcr_overfitting_protection": "SDMetrics `DCROverfittingProtection`",
@@ -501,20 +589,29 @@ def dask_benchmark(size: int) -> dict:
     start = time.perf_counter()
     local = kneighbors(query, reference, n_jobs=2)
     local_seconds = time.perf_counter() - start
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         kneighbors(query.iloc[:100], reference.iloc[:100], client=client)  # warm the workers
         start = time.perf_counter()
         remote = kneighbors(query, reference, client=client)
         cluster_seconds = time.perf_counter() - start
-    identical = bool(np.array_equal(local.distances, remote.distances)
-                     and np.array_equal(local.indices, remote.indices))
+    identical = bool(
+        np.array_equal(local.distances, remote.distances) and np.array_equal(local.indices, remote.indices)
+    )
     # the pairs one worker settles per second (searched exactly, with the engine's pruning)
     per_worker = size * size / (cluster_seconds * 2)
     ten_million_on_32 = 1e7 * 1e7 / (per_worker * 32)
-    record = dict(size=size, local=local_seconds, cluster=cluster_seconds, identical=identical,
-                  per_worker_pairs=per_worker, ten_million_on_32_hours=ten_million_on_32 / 3600,
-                  load=os.getloadavg()[0])
+    record = dict(
+        size=size,
+        local=local_seconds,
+        cluster=cluster_seconds,
+        identical=identical,
+        per_worker_pairs=per_worker,
+        ten_million_on_32_hours=ten_million_on_32 / 3600,
+        load=os.getloadavg()[0],
+    )
     (WORK / "results_dask.json").write_text(json.dumps(record, indent=1))
     return record
 
@@ -538,7 +635,9 @@ def table_markdown() -> str:
             continue
         record = json.loads(path.read_text())
         lines += [
-            "", f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})", "",
+            "",
+            f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})",
+            "",
             "| measure | wall (s) | CPU (s) | peak RSS (GB, with the inputs) | load average |",
             "|---|---:|---:|---:|---:|",
         ]
@@ -572,13 +671,16 @@ def table_markdown() -> str:
         inside = _audit_steps(folder(size) / "audit.log") if audit else ""
         if inside:
             lines += ["", f"Wall seconds of each step inside the whole audit (from its log): {inside}."]
-        lines += ["", (
-            f"The machine was shared with other jobs (load average {record['load_start']:.0f} to "
-            f"{record.get('load_end', record['load_start']):.0f} on 2 cores). "
-            f"*Estimate, not a measurement:* {what} used {cpu:.0f} CPU seconds, so on an idle "
-            f"machine with these 2 cores it would take between {cpu / 2:.0f} s (both cores busy) "
-            f"and {cpu:.0f} s (one core busy)."
-        )]
+        lines += [
+            "",
+            (
+                f"The machine was shared with other jobs (load average {record['load_start']:.0f} to "
+                f"{record.get('load_end', record['load_start']):.0f} on 2 cores). "
+                f"*Estimate, not a measurement:* {what} used {cpu:.0f} CPU seconds, so on an idle "
+                f"machine with these 2 cores it would take between {cpu / 2:.0f} s (both cores busy) "
+                f"and {cpu:.0f} s (one core busy)."
+            ),
+        ]
     return "\n".join(lines)
 
 
@@ -612,8 +714,11 @@ def dask_markdown() -> str:
 
 
 #: README.md's block of each kind of run, and what writes it.
-BLOCKS = {"scale": ("audit_scale", table_markdown), "dask": ("audit_scale_dask", dask_markdown),
-          "peers": ("audit_scale_peers", peers_markdown)}
+BLOCKS = {
+    "scale": ("audit_scale", table_markdown),
+    "dask": ("audit_scale_dask", dask_markdown),
+    "peers": ("audit_scale_peers", peers_markdown),
+}
 
 
 def write_readme(kind: str) -> None:
@@ -637,8 +742,12 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="side by side with anonymeter and SDMetrics")
     parser.add_argument("--peer-python", help="interpreter of the peers' environment")
     parser.add_argument("--peer-timeout", type=float, default=1800.0, help="seconds before a run is stopped")
-    parser.add_argument("--peer-runs", nargs="+", choices=[*MEASURES, *PEERS, "audit"],
-                        help="with --peers: only these runs (the others keep their recorded rows)")
+    parser.add_argument(
+        "--peer-runs",
+        nargs="+",
+        choices=[*MEASURES, *PEERS, "audit"],
+        help="with --peers: only these runs (the others keep their recorded rows)",
+    )
     parser.add_argument("--peer-worker", help=argparse.SUPPRESS)
     parser.add_argument("--write", action="store_true", help="record the tables in README.md")
     parser.add_argument("--worker", help=argparse.SUPPRESS)

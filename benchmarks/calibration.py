@@ -49,8 +49,11 @@ CONFIDENCE = 0.95
 NULL_GENERATORS = ("GaussianCopula", "SequentialTrees")
 #: Leak name -> (share of the release replaced, near copies or verbatim).
 LEAKS = {
-    "0.5% verbatim": (0.005, False), "1% verbatim": (0.01, False), "2% verbatim": (0.02, False),
-    "5% verbatim": (0.05, False), "1% near copies": (0.01, True),
+    "0.5% verbatim": (0.005, False),
+    "1% verbatim": (0.01, False),
+    "2% verbatim": (0.02, False),
+    "5% verbatim": (0.05, False),
+    "1% near copies": (0.01, True),
 }
 #: The leaks on ACS: few columns, so holdout records are copied as often as training records.
 ACS_LEAKS = ("1% verbatim", "5% verbatim")
@@ -76,12 +79,14 @@ def samples(dataset: str, rng: np.random.Generator, size: int = SIZE):
     """Four disjoint seeded samples of ``size`` records: train, holdout, fit, reference."""
     population = _population(dataset)
     order = rng.permutation(len(population))
-    return [population.iloc[np.sort(order[i * size:(i + 1) * size])].reset_index(drop=True)
-            for i in range(4)]
+    return [
+        population.iloc[np.sort(order[i * size : (i + 1) * size])].reset_index(drop=True) for i in range(4)
+    ]
 
 
-def leak(release: pd.DataFrame, train: pd.DataFrame, share: float, near: bool,
-         rng: np.random.Generator) -> pd.DataFrame:
+def leak(
+    release: pd.DataFrame, train: pd.DataFrame, share: float, near: bool, rng: np.random.Generator
+) -> pd.DataFrame:
     """``release`` with ``share`` of its rows replaced by copies of distinct training records,
     each near copy with one numeric variable moved by 1 % to 3 % of its range (rounded for whole
     numbers)."""
@@ -111,39 +116,59 @@ def leak(release: pd.DataFrame, train: pd.DataFrame, share: float, near: bool,
 
 def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dict:
     """The record-level measures and the two family verdicts of one release."""
-    copies = pl.records.copy_test(train=train, holdout=holdout, synthetic=synthetic,
-                                  confidence=confidence)
-    distance = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic,
-                                    random_state=0, confidence=confidence)
-    density = pl.targeted.density_attack(train=train, holdout=holdout, synthetic=synthetic,
-                                         reference=reference, random_state=0, confidence=confidence)
-    (nn_point, *_), (density_point, *_) = (pl.records.low_fpr_points(a, fprs=(0.001,))
-                                           for a in (distance, density))
+    copies = pl.records.copy_test(train=train, holdout=holdout, synthetic=synthetic, confidence=confidence)
+    distance = pl.membership.nn_mia(
+        train=train, holdout=holdout, synthetic=synthetic, random_state=0, confidence=confidence
+    )
+    density = pl.targeted.density_attack(
+        train=train,
+        holdout=holdout,
+        synthetic=synthetic,
+        reference=reference,
+        random_state=0,
+        confidence=confidence,
+    )
+    (nn_point, *_), (density_point, *_) = (
+        pl.records.low_fpr_points(a, fprs=(0.001,)) for a in (distance, density)
+    )
     identity = pl.records.family_tests([copies], confidence=confidence)
     membership = pl.records.family_tests([nn_point, density_point], confidence=confidence)
     return {
-        "identity_risk": identity.any_significant, "membership_risk": membership.any_significant,
-        "copy_p": copies.p_value, "records_at_risk": copies.records_at_risk,
-        "train_copied": copies.train_copied, "holdout_copied": copies.holdout_copied,
-        "nn_p": nn_point.p_value, "nn_called": nn_point.members_called,
-        "density_p": density_point.p_value, "density_called": density_point.members_called,
-        "nn_auc": distance.auc, "density_auc": density.value,
+        "identity_risk": identity.any_significant,
+        "membership_risk": membership.any_significant,
+        "copy_p": copies.p_value,
+        "records_at_risk": copies.records_at_risk,
+        "train_copied": copies.train_copied,
+        "holdout_copied": copies.holdout_copied,
+        "nn_p": nn_point.p_value,
+        "nn_called": nn_point.members_called,
+        "density_p": density_point.p_value,
+        "density_called": density_point.members_called,
+        "nn_auc": distance.auc,
+        "density_auc": density.value,
     }
 
 
 def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size: int = SIZE) -> list[dict]:
     """Audit one draw's release (null, or a generator fitted on the training data) and its leaks."""
-    rng = np.random.default_rng([seed, ("adult", "acs").index(dataset),
-                                 (*NULL_GENERATORS, *TRAINED).index(generator), draw])
+    rng = np.random.default_rng(
+        [seed, ("adult", "acs").index(dataset), (*NULL_GENERATORS, *TRAINED).index(generator), draw]
+    )
     train, holdout, fit, reference = samples(dataset, rng, size)
     if generator in NULL_GENERATORS:
         release_name, fitted_on = "null", fit
         model = pl.synth.make(generator)
     else:  # a real generator, trained on the training records themselves
         release_name, fitted_on = "trained on train", train
-        model = (pl.synth.make("SequentialTrees") if generator == "SequentialTrees on train" else
-                 pl.dp.MST(epsilon=1.0, bounds=pl.dp.bounds_of(_population(dataset)),
-                           random_state=int(rng.integers(2**31))))
+        model = (
+            pl.synth.make("SequentialTrees")
+            if generator == "SequentialTrees on train"
+            else pl.dp.MST(
+                epsilon=1.0,
+                bounds=pl.dp.bounds_of(_population(dataset)),
+                random_state=int(rng.integers(2**31)),
+            )
+        )
     release = model.fit(fitted_on).sample(size, random_state=int(rng.integers(2**31)))
     tables = dict(train=train, holdout=holdout, reference=reference)
     rows = [dict(release=release_name, synthetic=release)]
@@ -152,8 +177,16 @@ def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size:
     for row in rows:
         start = time.perf_counter()
         result = audit(synthetic=row["synthetic"], **tables)
-        out.append(dict(dataset=dataset, generator=generator, draw=draw, release=row["release"],
-                        seconds=time.perf_counter() - start, **result))
+        out.append(
+            dict(
+                dataset=dataset,
+                generator=generator,
+                draw=draw,
+                release=row["release"],
+                seconds=time.perf_counter() - start,
+                **result,
+            )
+        )
     logger.info("%s %s draw %d: %d audits", dataset, generator, draw, len(out))
     return out
 
@@ -166,8 +199,11 @@ def tasks(small: bool, seed: int) -> list[tuple]:
         return [(dataset, generator, draw, seed, leaks) for dataset, generator, draw, leaks in SMALL]
     out = []
     for dataset, leaks, leaked_draws in (("adult", tuple(LEAKS), 10), ("acs", ACS_LEAKS, 5)):
-        out += [(dataset, generator, draw, seed, leaks if draw < leaked_draws else ())
-                for generator in NULL_GENERATORS for draw in range(15)]
+        out += [
+            (dataset, generator, draw, seed, leaks if draw < leaked_draws else ())
+            for generator in NULL_GENERATORS
+            for draw in range(15)
+        ]
         out += [(dataset, generator, draw, seed, ()) for generator in TRAINED for draw in range(5)]
     return out
 
@@ -180,26 +216,39 @@ def _rate(flags) -> str:
 
 def tables(rows: pd.DataFrame) -> str:
     """The Markdown tables: false risk on nulls, detection per leak, generators on train."""
-    lines = ["| null releases | audits | identity false risk (95% CI) | membership false risk (95% CI) "
-             "| either |", "|---|---:|---|---|---|"]
+    lines = [
+        "| null releases | audits | identity false risk (95% CI) | membership false risk (95% CI) | either |",
+        "|---|---:|---|---|---|",
+    ]
     nulls = rows[rows.release == "null"]
     for (dataset, generator), group in nulls.groupby(["dataset", "generator"], sort=False):
-        lines.append(f"| {dataset}, {generator} | {len(group)} | {_rate(group.identity_risk)} | "
-                     f"{_rate(group.membership_risk)} | {_rate(group.identity_risk | group.membership_risk)} |")
-    lines.append(f"| **all** | {len(nulls)} | {_rate(nulls.identity_risk)} | {_rate(nulls.membership_risk)} "
-                 f"| {_rate(nulls.identity_risk | nulls.membership_risk)} |")
-    lines += ["", "| release | draws | identity risk (95% CI) | membership risk (95% CI) | both | "
-              "mean records at risk | mean NN-MIA AUC |", "|---|---:|---|---|---|---:|---:|"]
+        lines.append(
+            f"| {dataset}, {generator} | {len(group)} | {_rate(group.identity_risk)} | "
+            f"{_rate(group.membership_risk)} | {_rate(group.identity_risk | group.membership_risk)} |"
+        )
+    lines.append(
+        f"| **all** | {len(nulls)} | {_rate(nulls.identity_risk)} | {_rate(nulls.membership_risk)} "
+        f"| {_rate(nulls.identity_risk | nulls.membership_risk)} |"
+    )
+    lines += [
+        "",
+        "| release | draws | identity risk (95% CI) | membership risk (95% CI) | both | "
+        "mean records at risk | mean NN-MIA AUC |",
+        "|---|---:|---|---|---|---:|---:|",
+    ]
     order = ["null", *LEAKS, "trained on train"]
     for (dataset, release, generator), group in sorted(
-            rows.assign(generator=np.where(rows.release == "trained on train", rows.generator, ""))
-            .groupby(["dataset", "release", "generator"]),
-            key=lambda item: (item[0][0], order.index(item[0][1]), item[0][2])):
+        rows.assign(generator=np.where(rows.release == "trained on train", rows.generator, "")).groupby(
+            ["dataset", "release", "generator"]
+        ),
+        key=lambda item: (item[0][0], order.index(item[0][1]), item[0][2]),
+    ):
         name = f"{dataset}, {generator}" if generator else f"{dataset}, {release}"
         lines.append(
             f"| {name} | {len(group)} | {_rate(group.identity_risk)} | {_rate(group.membership_risk)} | "
             f"{_rate(group.identity_risk & group.membership_risk)} | {group.records_at_risk.mean():.1f} | "
-            f"{group.nn_auc.mean():.3f} |")
+            f"{group.nn_auc.mean():.3f} |"
+        )
     return "\n".join(lines)
 
 
@@ -224,9 +273,11 @@ def main():
     seconds = time.perf_counter() - start
     if args.rows:
         rows.to_csv(args.rows, index=False)
-    print(f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
-          f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "
-          "audit\n")
+    print(
+        f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
+        f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "
+        "audit\n"
+    )
     print(tables(rows))
 
 

@@ -31,14 +31,20 @@ def main():
         kinds = pl.schema.infer_kinds(original[info.keys + info.synthesized])
         numeric = [c for c in kinds if kinds[c] == "numeric"]
         label = f"match_risk, {name}, 10,000 records ({len(numeric)} numeric matching variables)"
-        tasks[label] = lambda o=original, p=partial, i=info: identity.match_risk(original=o, synthetic=p, known=i.keys, synthesized=i.synthesized)
+        tasks[label] = lambda o=original, p=partial, i=info: identity.match_risk(
+            original=o, synthetic=p, known=i.keys, synthesized=i.synthesized
+        )
         train, holdout = pl.datasets.sample_split(data, 5_000, 5_000, random_state=1)
         synthetic = pl.synth.synthesize(train, "SequentialTrees", random_state=1)
         tasks[f"identical_match_share, {name}, 5,000 synthetic vs 5,000 + 5,000"] = (
-            lambda s=synthetic, t=train, h=holdout: identity.identical_match_share(synthetic=s, train=t, holdout=h)
+            lambda s=synthetic, t=train, h=holdout: identity.identical_match_share(
+                synthetic=s, train=t, holdout=h
+            )
         )
         tasks[f"replicated_uniques, {name}, 5,000 vs 5,000 on the default keys"] = (
-            lambda s=synthetic, t=train, k=info.keys: identity.replicated_uniques(original=t, synthetic=s, keys=k)
+            lambda s=synthetic, t=train, k=info.keys: identity.replicated_uniques(
+                original=t, synthetic=s, keys=k
+            )
         )
         tasks[f"dcr_summary, {name}, 5,000 synthetic and 5,000 holdout vs 5,000"] = (
             lambda s=synthetic, t=train, h=holdout: identity.dcr_summary(synthetic=s, train=t, holdout=h)

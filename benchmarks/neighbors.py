@@ -81,9 +81,7 @@ def worker_kit(args) -> dict:
     reference = pd.read_csv(args.reference)
     query = reference if args.self_join else pd.read_csv(args.query)
     kneighbors(query.iloc[:50], reference.iloc[:60])  # load the compiled kernel from the cache
-    nn, figures = _median_of_3(
-        lambda: kneighbors(query, reference, k=1, exclude_self=args.self_join)
-    )
+    nn, figures = _median_of_3(lambda: kneighbors(query, reference, k=1, exclude_self=args.self_join))
     np.savez(args.out, distances=nn.distances[:, 0], indices=nn.indices[:, 0])
     return figures
 
@@ -110,10 +108,10 @@ def worker_scan(args) -> dict:
 
 
 def worker_anonymeter(args) -> dict:
-    import numpy as np
-    import pandas as pd
     # anonymeter's modules import each other in a cycle that resolves only from this end
     import anonymeter.evaluators  # noqa: F401
+    import numpy as np
+    import pandas as pd
     from anonymeter.neighbors.mixed_types_kneighbors import MixedTypeKNeighbors
 
     reference, query = pd.read_csv(args.reference), pd.read_csv(args.query)
@@ -237,9 +235,15 @@ def drive(args) -> None:
     versions = "anonymeter not run"
     if anonymeter is not None:
         versions = subprocess.run(
-            [str(anonymeter), "-c", "import importlib.metadata as m; "
-             "print(f\"anonymeter {m.version('anonymeter')} with numpy {m.version('numpy')}\")"],
-            check=True, capture_output=True, text=True,
+            [
+                str(anonymeter),
+                "-c",
+                "import importlib.metadata as m; "
+                "print(f\"anonymeter {m.version('anonymeter')} with numpy {m.version('numpy')}\")",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
     rows, checks = [], []
     with tempfile.TemporaryDirectory(prefix="privlib-bench-") as tmp:
@@ -254,28 +258,35 @@ def drive(args) -> None:
             row = {"task": f"{n:,} x {n:,}", "kit": kit}
             print(f"{n} x {n}: privlib {kit['seconds']:.2f} s", flush=True)
             if anonymeter is not None:
-                other = _run(anonymeter, "anonymeter", query=query_csv, reference=ref_csv,
-                             out=tmp / "anon.npz")
+                other = _run(
+                    anonymeter, "anonymeter", query=query_csv, reference=ref_csv, out=tmp / "anon.npz"
+                )
                 anon_d = np.load(tmp / "anon.npz")
                 gap = float(np.abs(kit_d["distances"] * p - anon_d["distances"]).max())
                 same = float((kit_d["indices"] == anon_d["indices"]).mean())
                 row.update(anonymeter=other, gap=gap, same_index=same)
                 checks.append(gap)
-                print(f"    anonymeter {other['seconds']:.2f} s, max |difference| {gap:.2e}, "
-                      f"same neighbour index {same:.1%}", flush=True)
+                print(
+                    f"    anonymeter {other['seconds']:.2f} s, max |difference| {gap:.2e}, "
+                    f"same neighbour index {same:.1%}",
+                    flush=True,
+                )
             rows.append(row)
         if not args.skip_full:
             full_csv = tmp / "adult.csv"
             adult.to_csv(full_csv, index=False)
             kit = _run(sys.executable, "kit", reference=full_csv, self_join=True, out=tmp / "kit.npz")
-            rows.append({"task": f"{len(adult):,} x {len(adult):,} self-join, leave-one-out",
-                         "kit": kit})
-            print(f"full self-join: privlib {kit['seconds']:.2f} s, peak {kit['peak_mb']:.0f} MB",
-                  flush=True)
+            rows.append({"task": f"{len(adult):,} x {len(adult):,} self-join, leave-one-out", "kit": kit})
+            print(f"full self-join: privlib {kit['seconds']:.2f} s, peak {kit['peak_mb']:.0f} MB", flush=True)
     scan_rows, scan_columns = max(args.sizes), p
     scan = _run(sys.executable, "scan", rows=scan_rows, columns=scan_columns)
-    rows.append({"task": f"{scan_rows:,} x {scan_rows:,} L1 on {scan_columns} standard-normal "
-                         "columns, nothing to skip", "kit": scan})
+    rows.append(
+        {
+            "task": f"{scan_rows:,} x {scan_rows:,} L1 on {scan_columns} standard-normal "
+            "columns, nothing to skip",
+            "kit": scan,
+        }
+    )
     print(f"structureless scan: privlib {scan['seconds']:.2f} s", flush=True)
     kinds = TableEncoder().fit(adult).kinds_
     codes = [kinds[c] != NUMERIC for c in adult.columns]
@@ -312,13 +323,16 @@ def _table(rows, p, roof_rate, roof, n_codes, versions) -> str:
     ]
     for row in rows:
         kit = row["kit"]
-        cells = [row["task"], f"{kit['seconds']:.2f}", f"{kit['cpu_seconds']:.2f}",
-                 f"{kit['peak_mb']:.0f}"]
+        cells = [row["task"], f"{kit['seconds']:.2f}", f"{kit['cpu_seconds']:.2f}", f"{kit['peak_mb']:.0f}"]
         other = row.get("anonymeter")
         if other:
-            cells += [f"{other['seconds']:.1f}", f"{other['cpu_seconds']:.1f}",
-                      f"{other['peak_mb']:.0f}", f"{other['seconds'] / kit['seconds']:.0f}x",
-                      f"{row['gap']:.1e}"]
+            cells += [
+                f"{other['seconds']:.1f}",
+                f"{other['cpu_seconds']:.1f}",
+                f"{other['peak_mb']:.0f}",
+                f"{other['seconds'] / kit['seconds']:.0f}x",
+                f"{row['gap']:.1e}",
+            ]
         else:
             cells += ["-", "-", "-", "-", "-"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -330,6 +344,7 @@ def _table(rows, p, roof_rate, roof, n_codes, versions) -> str:
                 "queries; the others are ties, which anonymeter breaks by an unstable sort and "
                 "privlib by the lower index."
             )
+
     def comparisons(row):
         n_query, n_ref = (int(x.replace(",", "")) for x in re.findall(r"[\d,]+", row["task"])[:2])
         return n_query * n_ref * p
@@ -372,13 +387,17 @@ def _write_readme(table: str) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 20_000],
-                        help="rows of each query and reference sample (default 10000 20000)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[10_000, 20_000],
+        help="rows of each query and reference sample (default 10000 20000)",
+    )
     parser.add_argument("--skip-anonymeter", action="store_true", help="time privlib only")
     parser.add_argument("--skip-full", action="store_true", help="skip the full self-join")
     parser.add_argument("--write", action="store_true", help="record the table in README.md")
-    parser.add_argument("--worker", choices=["kit", "anonymeter", "roofline", "scan"],
-                        help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["kit", "anonymeter", "roofline", "scan"], help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--columns", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--query", help=argparse.SUPPRESS)
@@ -388,8 +407,12 @@ def main(argv=None) -> None:
     parser.add_argument("--codes", type=int, nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker = {"kit": worker_kit, "anonymeter": worker_anonymeter, "roofline": worker_roofline,
-                  "scan": worker_scan}
+        worker = {
+            "kit": worker_kit,
+            "anonymeter": worker_anonymeter,
+            "roofline": worker_roofline,
+            "scan": worker_scan,
+        }
         print(json.dumps(worker[args.worker](args)))
     else:
         drive(args)

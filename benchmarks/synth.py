@@ -23,15 +23,17 @@ def main():
 
     train = pl.load_dataset("adult", part="train")
     # the load average says how much other work shared the machine while timing
-    print(f"{machine()}, "
-          f"scikit-learn {sklearn.__version__}; Adult train {train.shape[0]:,} x {train.shape[1]}, "
-          f"median of {args.repeats} runs\n")
+    print(
+        f"{machine()}, "
+        f"scikit-learn {sklearn.__version__}; Adult train {train.shape[0]:,} x {train.shape[1]}, "
+        f"median of {args.repeats} runs\n"
+    )
     print("| synthesizer | fit (s) | sample n = 32,561 (s) | total (s) |")
     print("|---|---:|---:|---:|")
     for name, cls in pl.synth.SYNTHESIZERS.items():
         model = cls()
-        fit = median_seconds(lambda: model.fit(train), args.repeats)
-        sample = median_seconds(lambda: model.sample(random_state=0), args.repeats)
+        fit = median_seconds(lambda model=model: model.fit(train), args.repeats)
+        sample = median_seconds(lambda model=model: model.sample(random_state=0), args.repeats)
         print(f"| {name} | {fit:.2f} | {sample:.2f} | {fit + sample:.2f} |")
 
 

@@ -42,33 +42,50 @@ def main():
         "SequentialTrees": pl.synth.SequentialTrees(),
         # the seed fixes the noise of the release the density attack scores; the shadow attack
         # draws fresh noise for every one of its fits
-        "MST, epsilon = 1": pl.synth.MST(epsilon=1.0, bounds=pl.dp.bounds_of(population),
-                                         random_state=args.seed),
+        "MST, epsilon = 1": pl.synth.MST(
+            epsilon=1.0, bounds=pl.dp.bounds_of(population), random_state=args.seed
+        ),
     }
-    print(f"{machine()}; population {len(population):,}, training {len(train):,}, "
-          f"5 outlier targets, 40 + 20 shadow pairs per target, features {args.features!r}, "
-          f"{args.n_jobs} processes\n")
-    print("| generator | shadow-model mean AUC (95% CI) | per-target AUC | verdict | time (s) "
-          "| density attack AUC (95% CI) | time (s) |")
+    print(
+        f"{machine()}; population {len(population):,}, training {len(train):,}, "
+        f"5 outlier targets, 40 + 20 shadow pairs per target, features {args.features!r}, "
+        f"{args.n_jobs} processes\n"
+    )
+    print(
+        "| generator | shadow-model mean AUC (95% CI) | per-target AUC | verdict | time (s) "
+        "| density attack AUC (95% CI) | time (s) |"
+    )
     print("|---|---|---|---|---:|---|---:|")
     for name, generator in generators.items():
         start = time.perf_counter()
         attack = shadow_model_attack(
-            synthesizer=generator, train=train, population=population, n_targets=5,
-            n_shadows=40, n_test=20, features=args.features, n_jobs=args.n_jobs,
+            synthesizer=generator,
+            train=train,
+            population=population,
+            n_targets=5,
+            n_shadows=40,
+            n_test=20,
+            features=args.features,
+            n_jobs=args.n_jobs,
             random_state=args.seed,
         )
         attack_seconds = time.perf_counter() - start
         start = time.perf_counter()
         synthetic = resolve_synthesizer(generator).fit(train).sample(random_state=args.seed)
-        density = density_attack(train=train, holdout=holdout, synthetic=synthetic,
-                                 reference=reference, random_state=args.seed)
+        density = density_attack(
+            train=train, holdout=holdout, synthetic=synthetic, reference=reference, random_state=args.seed
+        )
         density_seconds = time.perf_counter() - start
         per_target = ", ".join(f"{auc:.2f}" for auc in attack.target_auc)
-        print(f"| {name} | {_interval(attack)} | {per_target} | {attack.verdict} | "
-              f"{attack_seconds:.0f} | {_interval(density)} | {density_seconds:.1f} |", flush=True)
-    print("\nTargets (training row: distance to the nearest other record): " + ", ".join(
-        f"{i}: {d:.3f}" for i, d in zip(attack.target_index, attack.target_distance)))
+        print(
+            f"| {name} | {_interval(attack)} | {per_target} | {attack.verdict} | "
+            f"{attack_seconds:.0f} | {_interval(density)} | {density_seconds:.1f} |",
+            flush=True,
+        )
+    print(
+        "\nTargets (training row: distance to the nearest other record): "
+        + ", ".join(f"{i}: {d:.3f}" for i, d in zip(attack.target_index, attack.target_distance))
+    )
     print(f"Finished: {machine()}")
 
 

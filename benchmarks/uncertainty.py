@@ -31,10 +31,18 @@ def main():
     indicators = rng.random(200_000) < 0.3
     tasks = {
         "AUC, 200,000 + 100,000 scores, all distinct": lambda: auc_interval(members, others, rng=rng),
-        "AUC, 200,000 + 100,000 scores on a 0.001 grid": lambda: auc_interval(members_grid, others_grid, rng=rng),
-        "mean CAP, 200,000 records, 500 distinct values": lambda: percentile_interval(resampled_means(cap_values, rng=rng)),
-        "mean of 200,000 distinct values (worst case of a mean)": lambda: percentile_interval(resampled_means(members, rng=rng)),
-        "indicator mean (AA, privacy loss, F1 counts), 200,000 records": lambda: percentile_interval(resampled_means(indicators, rng=rng)),
+        "AUC, 200,000 + 100,000 scores on a 0.001 grid": lambda: auc_interval(
+            members_grid, others_grid, rng=rng
+        ),
+        "mean CAP, 200,000 records, 500 distinct values": lambda: percentile_interval(
+            resampled_means(cap_values, rng=rng)
+        ),
+        "mean of 200,000 distinct values (worst case of a mean)": lambda: percentile_interval(
+            resampled_means(members, rng=rng)
+        ),
+        "indicator mean (AA, privacy loss, F1 counts), 200,000 records": lambda: percentile_interval(
+            resampled_means(indicators, rng=rng)
+        ),
         "Wilson, any share": lambda: wilson_interval(61_234, 200_000),
     }
     print("| interval (200 resamples) | median seconds |\n|---|---|")

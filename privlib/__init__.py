@@ -34,14 +34,42 @@ except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
 _SUBMODULES = {
-    "schema", "neighbors", "identity", "attribute", "membership", "utility", "synth", "plots",
-    "results", "uncertainty", "thresholds", "datasets", "resources", "audit", "render", "pipeline",
-    "cli", "targeted", "dp", "criteria", "records", "validation", "slides", "site",
+    "schema",
+    "neighbors",
+    "identity",
+    "attribute",
+    "membership",
+    "utility",
+    "synth",
+    "plots",
+    "results",
+    "uncertainty",
+    "thresholds",
+    "datasets",
+    "resources",
+    "audit",
+    "render",
+    "pipeline",
+    "cli",
+    "targeted",
+    "dp",
+    "criteria",
+    "records",
+    "validation",
+    "slides",
+    "site",
 }
 
 __all__ = [
-    "DATASETS", "DatasetInfo", "PrivlibError", "Result", "dataset_info", "load_dataset",
-    "read_table", "__version__", *sorted(_SUBMODULES),
+    "DATASETS",
+    "DatasetInfo",
+    "PrivlibError",
+    "Result",
+    "dataset_info",
+    "load_dataset",
+    "read_table",
+    "__version__",
+    *sorted(_SUBMODULES),
 ]
 
 

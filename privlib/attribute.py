@@ -36,16 +36,6 @@ from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
-from privlib.uncertainty import (
-    BOOTSTRAP,
-    DEFAULT_CONFIDENCE,
-    WILSON,
-    bootstrap_interval,
-    check_confidence,
-    percentile_interval,
-    resampled_means,
-    wilson_interval,
-)
 from privlib.schema import (
     MISSING,
     NUMERIC,
@@ -56,8 +46,27 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
+from privlib.uncertainty import (
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    WILSON,
+    bootstrap_interval,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+    wilson_interval,
+)
 from privlib.validation import (
-    CONFIDENCE, Boolean, HasMethods, Instance, Integer, Names, Options, RandomState, Table, validate_params,
+    CONFIDENCE,
+    Boolean,
+    HasMethods,
+    Instance,
+    Integer,
+    Names,
+    Options,
+    RandomState,
+    Table,
+    validate_params,
 )
 
 __all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
@@ -87,9 +96,7 @@ def _check_keys_target(original, synthetic, keys, target):
             "a variable cannot learn it. Remove them from `keys` or from `target`."
         )
     # Categories only in one table are allowed (they simply never match), hence unseen="ignore".
-    check_comparable(
-        original, synthetic, ("original", "synthetic"), columns=keys + target, unseen="ignore"
-    )
+    check_comparable(original, synthetic, ("original", "synthetic"), columns=keys + target, unseen="ignore")
     return keys, target
 
 
@@ -151,7 +158,8 @@ class CAPResult(Result):
         if isinstance(self.value, float) and math.isnan(self.value):
             return self.with_judgement(
                 f"Average CAP (version {self.variant}) is undefined: no original record's key "
-                f"({keys}) appears in the synthetic data.")
+                f"({keys}) appears in the synthetic data."
+            )
         text = (
             f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
             f"with probability {_fmt(self.value)}{self._interval_text()} on average over {over} "
@@ -160,8 +168,10 @@ class CAPResult(Result):
         )
         gap = self.original_cap - self.baseline
         if gap > 0:
-            text += (f", so the synthetic data goes {(self.value - self.baseline) / gap:.0%} of "
-                     "the way from guessing to what the original reveals")
+            text += (
+                f", so the synthetic data goes {(self.value - self.baseline) / gap:.0%} of "
+                "the way from guessing to what the original reveals"
+            )
         return self.with_judgement(text + ".")
 
 
@@ -175,7 +185,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
     for column in columns:
         both = pd.concat([original[column], synthetic[column]], ignore_index=True)
         codes, uniques = pd.factorize(both, use_na_sentinel=False)
-        if not np.isin(codes[len(original):], codes[: len(original)]).any():
+        if not np.isin(codes[len(original) :], codes[: len(original)]).any():
             raise PrivlibError(
                 f"column {column!r} shares no value between `original` and `synthetic` "
                 f"({original[column].nunique()} and {synthetic[column].nunique()} distinct values); "
@@ -186,13 +196,25 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
     return joint
 
 
-
-@validate_params({
-    "original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()],
-    "variant": [Options(1, 2)], "random_state": [RandomState()], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "keys": [Names()],
+        "target": [Names()],
+        "variant": [Options(1, 2)],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+    }
+)
 def cap(
-    *, original, synthetic, keys, target, variant=1, random_state=None,
+    *,
+    original,
+    synthetic,
+    keys,
+    target,
+    variant=1,
+    random_state=None,
     confidence=DEFAULT_CONFIDENCE,
 ) -> CAPResult:
     """Correct attribution probability (CAP) of the target given the keys.
@@ -317,11 +339,14 @@ def cap(
     )
 
 
-@validate_params({
-    "original": [Table()], "synthetic": [Table()],
-    "columns": [Names(), Instance(list, tuple, description="an empty list"), None],
-    "n_bins": [Integer(low=2)],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "columns": [Names(), Instance(list, tuple, description="an empty list"), None],
+        "n_bins": [Integer(low=2)],
+    }
+)
 def discretize(*, original, synthetic, columns=None, n_bins=5):
     """Cut numeric columns of both tables into the same quantile bins of the original data.
 
@@ -367,9 +392,7 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
     if not columns:  # nothing to cut (e.g. the numeric keys of an all-categorical table)
         return original.copy(), synthetic.copy()
     check_columns(synthetic, columns, "columns", "synthetic")
-    check_comparable(
-        original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore"
-    )
+    check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
     not_numeric = [c for c in columns if kinds[c] != NUMERIC]
     if not_numeric:
         raise PrivlibError(
@@ -399,11 +422,17 @@ def _bin_labels(inner: np.ndarray, is_date: bool) -> list[str]:
     """Readable labels for the bins cut at ``inner`` (open-ended outer bins)."""
     if is_date:
         stamps = [pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(e)) for e in inner]
-        formats = [lambda t: t.strftime("%Y-%m-%d"), lambda t: t.strftime("%Y-%m-%d %H:%M"), lambda t: t.isoformat()]
+        formats = [
+            lambda t: t.strftime("%Y-%m-%d"),
+            lambda t: t.strftime("%Y-%m-%d %H:%M"),
+            lambda t: t.isoformat(),
+        ]
         candidates = ([f(t) for t in stamps] for f in formats)
     else:
         # As few digits as keep the edges apart (150.1 and 150.2 must not both read "150").
-        candidates = ([f"{e:,.{d}f}" if abs(e) >= 100 else f"{e:.{d + 3}g}" for e in inner] for d in range(15))
+        candidates = (
+            [f"{e:,.{d}f}" if abs(e) >= 100 else f"{e:.{d + 3}g}" for e in inner] for d in range(15)
+        )
     shown = next((c for c in candidates if len(set(c)) == len(c)), [repr(float(e)) for e in inner])
     if not shown:
         return ["all values"]
@@ -480,14 +509,16 @@ class KnnRiskResult(Result):
                 f"Knowing {keys}, a model fitted on the synthetic data predicts {target} correctly "
                 f"for {self.value:.1%}{self._interval_text()} of the original records, against "
                 f"{self.original_value:.1%} for the same model fitted on the original data and "
-                f"{self.baseline:.1%} for always guessing the most common value; {worse}.")
+                f"{self.baseline:.1%} for always guessing the most common value; {worse}."
+            )
         return self.with_judgement(
             f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with a mean "
             f"error of {_fmt(self.value)}{self._interval_text()} interquartile ranges of {target} "
             f"(each error capped at one range; median relative error "
             f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
             f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
-            f"original data and {_fmt(self.baseline)} for always guessing the median; {worse}.")
+            f"original data and {_fmt(self.baseline)} for always guessing the median; {worse}."
+        )
 
 
 def _spread_errors(predicted: np.ndarray, truth: np.ndarray, spread: float) -> np.ndarray:
@@ -525,7 +556,9 @@ def _numeric_knn_risk(y_r, predicted, predicted_original, rng, common: dict) -> 
     return KnnRiskResult(
         measure="knn_risk_relative_error",
         value=float(np.mean(error)),
-        ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
         baseline=float(np.mean(guess)),
         original_value=float(np.mean(error_original)),
         share_worse=float(np.mean(absolute > absolute_original)),
@@ -565,7 +598,7 @@ def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
             _, inverse = np.unique(values, return_inverse=True)
             blocks.append(0.5 * np.eye(inverse.max() + 1)[inverse])
     features = np.hstack(blocks)
-    return features[: len(original)], features[len(original):]
+    return features[: len(original)], features[len(original) :]
 
 
 def _check_k(k, estimator, n_original, n_synthetic):
@@ -650,22 +683,40 @@ def _check_estimator(estimator, regression, target, cv, n):
         isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n
     ):
         raise PrivlibError(
-            f"`cv` must be an integer between 2 and the number of original records ({n}), "
-            f"got {cv!r}."
+            f"`cv` must be an integer between 2 and the number of original records ({n}), got {cv!r}."
         )
     return clone(estimator)
 
 
-@validate_params({
-    "original": [Table()], "synthetic": [Table()], "keys": [Names()], "target": [Names()],
-    "k": [Integer(low=1)], "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")],
-    "estimator": [HasMethods("fit", "predict"), None], "cv": [Integer(low=2)],
-    "random_state": [RandomState()], "confidence": [CONFIDENCE], "progress": [Boolean()],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "keys": [Names()],
+        "target": [Names()],
+        "k": [Integer(low=1)],
+        "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")],
+        "estimator": [HasMethods("fit", "predict"), None],
+        "cv": [Integer(low=2)],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+        "progress": [Boolean()],
+    }
+)
 def knn_risk(
     *,
-    original, synthetic, keys, target, k=3, metric="gower", estimator=None, cv=10,
-    random_state=None, confidence=DEFAULT_CONFIDENCE, client=None, progress=False,
+    original,
+    synthetic,
+    keys,
+    target,
+    k=3,
+    metric="gower",
+    estimator=None,
+    cv=10,
+    random_state=None,
+    confidence=DEFAULT_CONFIDENCE,
+    client=None,
+    progress=False,
 ) -> KnnRiskResult:
     """Classification-based attribute risk: predict R's target from a model fitted on S.
 
@@ -786,8 +837,7 @@ def knn_risk(
         y_r, y_s = numeric_values(original[target]), numeric_values(synthetic[target])
         if np.isnan(y_r).any() or np.isnan(y_s).any():
             raise PrivlibError(
-                f"the numeric `target` {target!r} has missing values; fill them in or drop "
-                "those rows."
+                f"the numeric `target` {target!r} has missing values; fill them in or drop those rows."
             )
     else:
         # Shared integer labels for both tables; a missing value is a class of its own.
@@ -805,8 +855,14 @@ def knn_risk(
         )
         model_name = repr(estimator)
 
-    common = dict(task="regression" if regression else "classification", model=model_name,
-                  keys=tuple(keys), target=(target,), n_records=n, confidence=confidence)
+    common = dict(
+        task="regression" if regression else "classification",
+        model=model_name,
+        keys=tuple(keys),
+        target=(target,),
+        n_records=n,
+        confidence=confidence,
+    )
     if regression:
         return _numeric_knn_risk(y_r, predicted, predicted_original, rng, common)
     right, right_original = predicted == y_r, predicted_original == y_r
@@ -814,7 +870,9 @@ def knn_risk(
     result = KnnRiskResult(
         measure="knn_risk_accuracy",
         value=float(right.mean()),
-        ci_low=low, ci_high=high, ci_method=WILSON,
+        ci_low=low,
+        ci_high=high,
+        ci_method=WILSON,
         baseline=float(np.bincount(y_r).max() / n),
         original_value=float(right_original.mean()),
         share_worse=float(np.mean(~right & right_original)),

@@ -69,8 +69,10 @@ class Truth:
     source_rows: tuple[int, ...]
 
     def describe(self) -> str:
-        return (f"{N_RECORDS - self.n_leaked:,} records drawn from {self.sound_generator} fitted on the "
-                f"training data, and {self.n_leaked:,} {self.leak} of training records, shuffled together")
+        return (
+            f"{N_RECORDS - self.n_leaked:,} records drawn from {self.sound_generator} fitted on the "
+            f"training data, and {self.n_leaked:,} {self.leak} of training records, shuffled together"
+        )
 
 
 def custodian_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -131,9 +133,15 @@ def make_release(seed: int | None = None) -> tuple[pd.DataFrame, Truth]:
     # release row r holds record order[r] of the concatenation; the leaked ones sit after the sound ones
     position = np.empty(N_RECORDS, dtype=int)
     position[order] = np.arange(N_RECORDS)
-    leaked_rows = position[N_RECORDS - n_leaked:]
-    truth = Truth(seed=seed, sound_generator=SOUND_GENERATOR, leak=leak, n_leaked=n_leaked,
-                  leaked_rows=tuple(int(r) for r in leaked_rows), source_rows=tuple(int(r) for r in sources))
+    leaked_rows = position[N_RECORDS - n_leaked :]
+    truth = Truth(
+        seed=seed,
+        sound_generator=SOUND_GENERATOR,
+        leak=leak,
+        n_leaked=n_leaked,
+        leaked_rows=tuple(int(r) for r in leaked_rows),
+        source_rows=tuple(int(r) for r in sources),
+    )
     return release, truth
 
 

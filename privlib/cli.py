@@ -80,17 +80,23 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
     verbosity = argparse.ArgumentParser(add_help=False)
-    verbosity.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
-                           help="no progress lines, only errors")
-    verbosity.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
-                           help="debug lines as well as progress")
-    parser = _Parser(prog="privlib", parents=[verbosity],
-                     description="Measure and report the privacy risk of synthetic data.")
+    verbosity.add_argument(
+        "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress lines, only errors"
+    )
+    verbosity.add_argument(
+        "--verbose", action="store_true", default=argparse.SUPPRESS, help="debug lines as well as progress"
+    )
+    parser = _Parser(
+        prog="privlib",
+        parents=[verbosity],
+        description="Measure and report the privacy risk of synthetic data.",
+    )
     parser.add_argument("--version", action="version", version=f"privlib {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     audit = commands.add_parser(
-        "audit", parents=[verbosity],
+        "audit",
+        parents=[verbosity],
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
         "notebook, report.html, report.pdf and metrics.json into --out.",
@@ -99,32 +105,62 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--train", help="CSV or Parquet file of the training (confidential) data")
     audit.add_argument("--synthetic", nargs="+", help="one or several CSV or Parquet files of synthetic data")
     audit.add_argument("--holdout", help="CSV or Parquet file of real records the generator never saw")
-    audit.add_argument("--population-size", type=int, help="size N of the population the training data came from")
-    audit.add_argument("--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)")
-    audit.add_argument("--sensitive", nargs="+", help="sensitive variables an adversary wants to learn (spaces or commas between names)")
+    audit.add_argument(
+        "--population-size", type=int, help="size N of the population the training data came from"
+    )
+    audit.add_argument(
+        "--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)"
+    )
+    audit.add_argument(
+        "--sensitive",
+        nargs="+",
+        help="sensitive variables an adversary wants to learn (spaces or commas between names)",
+    )
     audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
     audit.add_argument("--title", help="title of the report")
-    audit.add_argument("--thresholds", type=_thresholds, help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
-                       "(the keys of privlib.thresholds.REGISTRY)")
-    audit.add_argument("--allow-new-categories", action="store_true",
-                       help="accept synthetic or holdout categories that look recoded (they are still reported)")
-    audit.add_argument("--dask-scheduler", metavar="ADDRESS",
-                       help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)")
-    audit.add_argument("--targeted-attack", metavar="GENERATOR",
-                       help="also run the shadow-model attack, refitting this generator (a privlib.synth "
-                       "name such as SequentialTrees, or module:Class with fit/sample); slow")
-    audit.add_argument("--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)")
-    audit.add_argument("--fail-on", choices=sorted(FAIL_ON),
-                       help="exit with status 3 (after publishing the report) when a kind of "
-                       "disclosure has this verdict or a worse one; 'inconclusive' also stops on a "
-                       "kind that was not assessed")
-    audit.add_argument("--json", action="store_true",
-                       help="print a summary on stdout: decision, verdict per kind of disclosure, "
-                       "records at risk, the report's path")
+    audit.add_argument(
+        "--thresholds",
+        type=_thresholds,
+        help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
+        "(the keys of privlib.thresholds.REGISTRY)",
+    )
+    audit.add_argument(
+        "--allow-new-categories",
+        action="store_true",
+        help="accept synthetic or holdout categories that look recoded (they are still reported)",
+    )
+    audit.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)",
+    )
+    audit.add_argument(
+        "--targeted-attack",
+        metavar="GENERATOR",
+        help="also run the shadow-model attack, refitting this generator (a privlib.synth "
+        "name such as SequentialTrees, or module:Class with fit/sample); slow",
+    )
+    audit.add_argument(
+        "--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)"
+    )
+    audit.add_argument(
+        "--fail-on",
+        choices=sorted(FAIL_ON),
+        help="exit with status 3 (after publishing the report) when a kind of "
+        "disclosure has this verdict or a worse one; 'inconclusive' also stops on a "
+        "kind that was not assessed",
+    )
+    audit.add_argument(
+        "--json",
+        action="store_true",
+        help="print a summary on stdout: decision, verdict per kind of disclosure, "
+        "records at risk, the report's path",
+    )
     audit.add_argument("--out", required=True, help="output folder")
 
     course = commands.add_parser(
-        "course", parents=[verbosity],
+        "course",
+        parents=[verbosity],
         help="run the teaching notebooks on one dataset and render them to HTML and PDF",
         description="Run the teaching notebooks notebooks/0*.ipynb on one dataset; write each as "
         "HTML and PDF into --out with an index.html page.",
@@ -135,25 +171,35 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
     course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
-    course.add_argument("--slides", action="store_true",
-                        help="also write reveal.js slides per lesson (open without network access)")
-    course.add_argument("--keep-going", action="store_true",
-                        help="when a lesson fails, go on; publish the lessons that finished (exit status 1)")
-    course.add_argument("--show-records", action="store_true",
-                        help="let the lessons display rows of the data (off: it may be confidential)")
+    course.add_argument(
+        "--slides",
+        action="store_true",
+        help="also write reveal.js slides per lesson (open without network access)",
+    )
+    course.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="when a lesson fails, go on; publish the lessons that finished (exit status 1)",
+    )
+    course.add_argument(
+        "--show-records",
+        action="store_true",
+        help="let the lessons display rows of the data (off: it may be confidential)",
+    )
     course.add_argument("--out", required=True, help="output folder")
 
     copies = commands.add_parser(
         "notebooks",
         help="copy the lessons, the capstone and the teaching notes into a folder to edit",
         description="Copy the lessons, the capstone, GLOSSARY.md, TEACHING.md and CONVENTIONS.md "
-                    "into DIR (created if needed, outside the kit), for editing.",
+        "into DIR (created if needed, outside the kit), for editing.",
     )
     copies.add_argument("dir", metavar="DIR", help="folder to copy into")
     copies.add_argument("--force", action="store_true", help="replace files of the same names in DIR")
 
     every = commands.add_parser(
-        "reports", parents=[verbosity],
+        "reports",
+        parents=[verbosity],
         help="audit and course for every bundled dataset",
         description="Audit and course for every bundled dataset, into --out/<dataset>/.",
     )
@@ -205,8 +251,12 @@ def _audit(args) -> int:
     if args.fail_on is not None:
         reached = [f.family for f in report.families if f.verdict in FAIL_ON[args.fail_on]]
         if reached:
-            logger.warning("--fail-on %s: %s reached it (decision: %s)", args.fail_on,
-                           ", ".join(reached), report.decision)
+            logger.warning(
+                "--fail-on %s: %s reached it (decision: %s)",
+                args.fail_on,
+                ", ".join(reached),
+                report.decision,
+            )
             return EXIT_GATE
     return 0
 
@@ -241,8 +291,9 @@ def _notebooks(args) -> int:
 def _reports(args) -> int:
     from privlib import pipeline
 
-    pipeline.run_all(out=args.out, datasets=args.datasets, course=not args.no_course,
-                     progress=not _quiet(args))
+    pipeline.run_all(
+        out=args.out, datasets=args.datasets, course=not args.no_course, progress=not _quiet(args)
+    )
     logger.info("reports written to %s/index.html", args.out)
     return 0
 
@@ -253,8 +304,13 @@ def _quiet(args) -> bool:
 
 def _configure_logging(args) -> None:
     """Progress on stderr as ``privlib: message`` (stdout stays free for ``--json``)."""
-    level = (logging.DEBUG if getattr(args, "verbose", False)
-             else logging.WARNING if _quiet(args) else logging.INFO)
+    level = (
+        logging.DEBUG
+        if getattr(args, "verbose", False)
+        else logging.WARNING
+        if _quiet(args)
+        else logging.INFO
+    )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("privlib: %(message)s"))
     logger.handlers[:] = [handler]
@@ -275,7 +331,9 @@ def main(argv=None) -> int:
     # every temporary folder.
     previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[args.command](args)
+        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[
+            args.command
+        ](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
@@ -283,8 +341,10 @@ def main(argv=None) -> int:
         return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
     except OSError as exc:  # the system refused (a full disk, a quota): nothing was published
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
-        _error(f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-               "--out. Nothing was published; the earlier report is intact.")
+        _error(
+            f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
+            "--out. Nothing was published; the earlier report is intact."
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("privlib: interrupted; the earlier report is intact", file=sys.stderr)

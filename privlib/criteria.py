@@ -86,12 +86,26 @@ from privlib.schema import (
 )
 from privlib.uncertainty import WILSON, check_confidence, wilson_interval
 from privlib.validation import (
-    CONFIDENCE, Instance, Integer, Names, Options, Number, RandomState, Table, validate_params,
+    CONFIDENCE,
+    Instance,
+    Integer,
+    Names,
+    Number,
+    Options,
+    RandomState,
+    Table,
+    validate_params,
 )
 
 __all__ = [
-    "CriterionRisk", "SinglingOutRisk", "LinkabilityRisk", "InferenceRisk",
-    "singling_out", "linkability", "inference", "singling_out_probability",
+    "CriterionRisk",
+    "SinglingOutRisk",
+    "LinkabilityRisk",
+    "InferenceRisk",
+    "singling_out",
+    "linkability",
+    "inference",
+    "singling_out_probability",
 ]
 
 #: Predicate terms: equal, differs, below, above, at most, at least, is missing, is not missing.
@@ -161,17 +175,22 @@ class CriterionRisk(Result):
             f"{_pct(self.baseline_rate)} for random guesses"
         )
         if not self.beats_baseline():
-            return (f"The {rates}: the attack does not beat random guessing, so its risk "
-                    f"({_num(self.value)}) says nothing about the synthetic data.")
+            return (
+                f"The {rates}: the attack does not beat random guessing, so its risk "
+                f"({_num(self.value)}) says nothing about the synthetic data."
+            )
         if math.isnan(self.value):
             return f"The {rates}; the risk is undefined because every control attack succeeds."
         text = f"The {rates}. Risk {_num(self.value)}{self._interval_text()}"
         if self.value <= 0:
-            return text + (": the training records are attacked no more easily than records the "
-                           "generator never saw.")
-        return text + (f": the synthetic data turns {_pct(self.value)} of the control attack's "
-                       f"failures into successes on the people it was trained on"
-                       f"{'' if self.verdict is None else f' (verdict: {self.verdict})'}.")
+            return text + (
+                ": the training records are attacked no more easily than records the generator never saw."
+            )
+        return text + (
+            f": the synthetic data turns {_pct(self.value)} of the control attack's "
+            f"failures into successes on the people it was trained on"
+            f"{'' if self.verdict is None else f' (verdict: {self.verdict})'}."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,8 +229,10 @@ class SinglingOutRisk(CriterionRisk):
     def reading(self) -> str:
         text = super().reading()
         if self.n_attacks and self.n_attacks < self.n_requested:
-            text += (f" Only {self.n_attacks} of the {self.n_requested} predicates asked for "
-                     "could be built, so the intervals are wider.")
+            text += (
+                f" Only {self.n_attacks} of the {self.n_requested} predicates asked for "
+                "could be built, so the intervals are wider."
+            )
         return text
 
 
@@ -249,8 +270,10 @@ class LinkabilityRisk(_TargetedRisk):
     @property
     def _attack_text(self):
         a, b = (", ".join(map(str, cols)) for cols in self.aux_columns)
-        return (f"attempts to link a record's ({a}) to its ({b}) through the "
-                f"{self.n_neighbors} nearest synthetic record(s)")
+        return (
+            f"attempts to link a record's ({a}) to its ({b}) through the "
+            f"{self.n_neighbors} nearest synthetic record(s)"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,8 +300,10 @@ class InferenceRisk(_TargetedRisk):
     @property
     def _attack_text(self):
         how = "exactly" if self.tolerance is None else f"within {self.tolerance:.0%}"
-        return (f"guesses of {self.secret} ({how}) from the nearest synthetic record on "
-                f"{len(self.aux_columns)} known column(s)")
+        return (
+            f"guesses of {self.secret} ({how}) from the nearest synthetic record on "
+            f"{len(self.aux_columns)} known column(s)"
+        )
 
 
 def _pct(value: float) -> str:
@@ -329,10 +354,27 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
     value, low, high = _risk(rates["attack"], rates["control"])
     flat = {}
     for name, (rate, r_low, r_high) in rates.items():
-        flat.update({f"{name}_rate": rate, f"{name}_ci_low": r_low, f"{name}_ci_high": r_high,
-                     f"{name}_successes": counts[name], f"{name}_success": successes[name]})
-    result = cls(measure=measure, value=value, ci_low=low, ci_high=high, ci_method=WILSON,
-                 confidence=confidence, baseline=0.0, n_attacks=trials, **flat, **fields)
+        flat.update(
+            {
+                f"{name}_rate": rate,
+                f"{name}_ci_low": r_low,
+                f"{name}_ci_high": r_high,
+                f"{name}_successes": counts[name],
+                f"{name}_success": successes[name],
+            }
+        )
+    result = cls(
+        measure=measure,
+        value=value,
+        ci_low=low,
+        ci_high=high,
+        ci_method=WILSON,
+        confidence=confidence,
+        baseline=0.0,
+        n_attacks=trials,
+        **flat,
+        **fields,
+    )
     if not trials:
         return _not_assessable(result, why_none)
     if not result.beats_baseline():
@@ -467,8 +509,7 @@ def _term_range(sorted_column, n_present, op, value):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _singles_out_kernel(columns, ops, values, table, order, sorted_columns, n_present, rows, chosen,
-                        out):
+def _singles_out_kernel(columns, ops, values, table, order, sorted_columns, n_present, rows, chosen, out):
     q, n_terms = columns.shape
     for i in prange(q):
         # the term with the fewest candidates, found by binary search in its sorted column
@@ -506,7 +547,7 @@ class _Indexed:
     n_present: np.ndarray  # (p,) int: values that are not missing, per column
 
     @classmethod
-    def of(cls, table: np.ndarray) -> "_Indexed":
+    def of(cls, table: np.ndarray) -> _Indexed:
         table = np.ascontiguousarray(table, dtype=np.float64)
         order = np.ascontiguousarray(np.argsort(table, axis=0, kind="stable").T)  # NaN sorts last
         sorted_columns = np.ascontiguousarray(np.take_along_axis(table.T, order, axis=1))
@@ -533,11 +574,18 @@ def _singles_out(predicates: _Predicates, table, rows=None) -> np.ndarray:
         chosen[rows] = True
     out = np.zeros(len(predicates), dtype=np.bool_)
     if len(predicates):
-        _singles_out_kernel(np.ascontiguousarray(predicates.columns, dtype=np.int64),
-                            np.ascontiguousarray(predicates.ops, dtype=np.int64),
-                            np.ascontiguousarray(predicates.values, dtype=np.float64),
-                            indexed.table, indexed.order, indexed.sorted_columns,
-                            indexed.n_present, rows, chosen, out)
+        _singles_out_kernel(
+            np.ascontiguousarray(predicates.columns, dtype=np.int64),
+            np.ascontiguousarray(predicates.ops, dtype=np.int64),
+            np.ascontiguousarray(predicates.values, dtype=np.float64),
+            indexed.table,
+            indexed.order,
+            indexed.sorted_columns,
+            indexed.n_present,
+            rows,
+            chosen,
+            out,
+        )
     return out
 
 
@@ -569,8 +617,12 @@ def _univariate_predicates(synthetic: np.ndarray, numeric, n: int, rng) -> _Pred
     columns = np.concatenate([np.full(len(rows), j) for j, _, _, rows in parts]).astype(np.int64)
     ops, values, rows = (np.concatenate([part[k] for part in parts]) for k in (1, 2, 3))
     order = rng.permutation(len(rows))[:n]
-    return _Predicates(columns[order, None], ops.astype(np.int64)[order, None],
-                       values.astype(float)[order, None], rows.astype(np.int64)[order])
+    return _Predicates(
+        columns[order, None],
+        ops.astype(np.int64)[order, None],
+        values.astype(float)[order, None],
+        rows.astype(np.int64)[order],
+    )
 
 
 def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -> _Predicates:
@@ -610,8 +662,12 @@ def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -
 
 
 def _concat(a: _Predicates, b: _Predicates) -> _Predicates:
-    return _Predicates(*(np.concatenate([getattr(a, f), getattr(b, f)]).astype(getattr(b, f).dtype)
-                         for f in ("columns", "ops", "values", "rows")))
+    return _Predicates(
+        *(
+            np.concatenate([getattr(a, f), getattr(b, f)]).astype(getattr(b, f).dtype)
+            for f in ("columns", "ops", "values", "rows")
+        )
+    )
 
 
 def _random_predicates(synthetic, numeric, n, n_cols, rng) -> _Predicates:
@@ -675,9 +731,13 @@ def _control_correction(predicates, control, n_train, rng) -> float:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizeWarning)
-            params, _ = curve_fit(model, sizes.astype(float), successes.astype(float),
-                                  p0=(guess, 1 / singling_out_probability(sizes.max(), 0, guess)),
-                                  bounds=(0, (1, np.inf)))
+            params, _ = curve_fit(
+                model,
+                sizes.astype(float),
+                successes.astype(float),
+                p0=(guess, 1 / singling_out_probability(sizes.max(), 0, guess)),
+                bounds=(0, (1, np.inf)),
+            )
     except (RuntimeError, ValueError):
         return 1.0  # the curve cannot be fitted (e.g. no success at any size): no correction
     at_control = model(m, *params)
@@ -687,12 +747,19 @@ def _control_correction(predicates, control, n_train, rng) -> float:
 # --------------------------------------------------------------------------------------------
 # Public measures
 # --------------------------------------------------------------------------------------------
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "control": [Table()],
-    "mode": [Options("univariate", "multivariate")], "n_attacks": [Integer(low=1)],
-    "n_cols": [Integer(low=1)], "max_attempts": [Integer(low=1), None],
-    "confidence": [CONFIDENCE], "random_state": [RandomState()],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "control": [Table()],
+        "mode": [Options("univariate", "multivariate")],
+        "n_attacks": [Integer(low=1)],
+        "n_cols": [Integer(low=1)],
+        "max_attempts": [Integer(low=1), None],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+    }
+)
 def singling_out(
     *,
     synthetic,
@@ -789,14 +856,22 @@ def singling_out(
         correction = _control_correction(predicates, ctl, len(train), rng)
     control_count = min(made, int(round(control_hits.sum() * correction)))
     return _finish(
-        SinglingOutRisk, f"singling_out_{mode}",
-        {"attack": attack, "baseline": _singles_out(random_predicates, tr),
-         "control": control_hits},
-        made, confidence, control_count=control_count, mode=mode, n_cols=n_cols,
-        n_requested=n_requested, control_correction=correction, predicate_rows=predicates.rows,
+        SinglingOutRisk,
+        f"singling_out_{mode}",
+        {"attack": attack, "baseline": _singles_out(random_predicates, tr), "control": control_hits},
+        made,
+        confidence,
+        control_count=control_count,
+        mode=mode,
+        n_cols=n_cols,
+        n_requested=n_requested,
+        control_correction=correction,
+        predicate_rows=predicates.rows,
         predicate_columns=predicates.columns.astype(np.int64),
-        why_none=(f"no {mode} predicate singles out one synthetic record"
-                  + ("" if mode == "univariate" else f" within {max_attempts} attempts")),
+        why_none=(
+            f"no {mode} predicate singles out one synthetic record"
+            + ("" if mode == "univariate" else f" within {max_attempts} attempts")
+        ),
     )
 
 
@@ -826,7 +901,8 @@ def _nearest_synthetic(queries, synthetic, columns, k, rng) -> list[np.ndarray]:
     pooled = pd.concat([q[columns] for q in queries], ignore_index=True)
     pooled[tie] = rng.random(len(pooled))
     encoder = TableEncoder(columns=[*columns, tie], weights={tie: _TIE_WEIGHT}).fit(
-        reference, pooled, names=["synthetic", "targets"])
+        reference, pooled, names=["synthetic", "targets"]
+    )
     found = neighbors.kneighbors(pooled, reference, k=k, encoder=encoder).indices
     return np.split(found, np.cumsum([len(q) for q in queries])[:-1])
 
@@ -846,12 +922,18 @@ def _check_aux(columns, parameter, train) -> list:
     return columns
 
 
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "control": [Table()],
-    "aux_columns": [Instance(tuple, list, description="a pair of column lists")],
-    "n_neighbors": [Integer(low=1)], "n_attacks": [Integer(low=1)], "confidence": [CONFIDENCE],
-    "random_state": [RandomState()],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "control": [Table()],
+        "aux_columns": [Instance(tuple, list, description="a pair of column lists")],
+        "n_neighbors": [Integer(low=1)],
+        "n_attacks": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+    }
+)
 def linkability(
     *,
     synthetic,
@@ -917,9 +999,11 @@ def linkability(
     (4, 4)
     """
     _check_tables(synthetic, train, control)
-    if (not isinstance(aux_columns, (tuple, list)) or len(aux_columns) != 2
-            or any(isinstance(half, str) or not isinstance(half, (tuple, list, pd.Index))
-                   for half in aux_columns)):
+    if (
+        not isinstance(aux_columns, (tuple, list))
+        or len(aux_columns) != 2
+        or any(isinstance(half, str) or not isinstance(half, (tuple, list, pd.Index)) for half in aux_columns)
+    ):
         raise PrivlibError(
             "`aux_columns` must be two lists of columns, the attacker's two datasets, e.g. "
             "(['age', 'sex'], ['zip'])."
@@ -933,16 +1017,24 @@ def linkability(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     queries = [train.iloc[targets], control.iloc[control_targets]]
     (attack_a, control_a), (attack_b, control_b) = (
-        _nearest_synthetic(queries, synthetic, cols, n_neighbors, rng)
-        for cols in halves
+        _nearest_synthetic(queries, synthetic, cols, n_neighbors, rng) for cols in halves
     )
-    links = {"attack": (attack_a, attack_b), "control": (control_a, control_b),
-             "baseline": [_random_neighbours(len(synthetic), n, n_neighbors, rng) for _ in halves]}
+    links = {
+        "attack": (attack_a, attack_b),
+        "control": (control_a, control_b),
+        "baseline": [_random_neighbours(len(synthetic), n, n_neighbors, rng) for _ in halves],
+    }
     linked = {name: (a[:, :, None] == b[:, None, :]).any(axis=(1, 2)) for name, (a, b) in links.items()}
     return _finish(
-        LinkabilityRisk, "linkability_risk", linked, n, confidence,
-        aux_columns=tuple(tuple(cols) for cols in halves), n_neighbors=n_neighbors,
-        targets=targets, control_targets=control_targets,
+        LinkabilityRisk,
+        "linkability_risk",
+        linked,
+        n,
+        confidence,
+        aux_columns=tuple(tuple(cols) for cols in halves),
+        n_neighbors=n_neighbors,
+        targets=targets,
+        control_targets=control_targets,
     )
 
 
@@ -974,11 +1066,19 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
     return np.where(g_missing | s_missing, g_missing & s_missing, right).astype(bool)
 
 
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "control": [Table()], "secret": [Names()],
-    "aux_columns": [Names(), None], "n_attacks": [Integer(low=1)], "tolerance": [Number(low=0)],
-    "confidence": [CONFIDENCE], "random_state": [RandomState()],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "control": [Table()],
+        "secret": [Names()],
+        "aux_columns": [Names(), None],
+        "n_attacks": [Integer(low=1)],
+        "tolerance": [Number(low=0)],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+    }
+)
 def inference(
     *,
     synthetic,
@@ -1064,13 +1164,23 @@ def inference(
     secrets_of = synthetic[secret].reset_index(drop=True)
     queries = [train.iloc[targets], control.iloc[control_targets]]
     nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
-    right = {name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, tolerance)
-             for name, found, query in zip(("attack", "control"), nearest, queries)}
+    right = {
+        name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, tolerance)
+        for name, found, query in zip(("attack", "control"), nearest, queries)
+    }
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))
-    right["baseline"] = _guess_is_right(secrets_of.iloc[random_rows], train[secret].iloc[targets],
-                                        numeric, tolerance)
+    right["baseline"] = _guess_is_right(
+        secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, tolerance
+    )
     return _finish(
-        InferenceRisk, "inference_risk", right, n, confidence, secret=secret,
-        aux_columns=tuple(aux_columns), tolerance=float(tolerance) if numeric else None,
-        targets=targets, control_targets=control_targets,
+        InferenceRisk,
+        "inference_risk",
+        right,
+        n,
+        confidence,
+        secret=secret,
+        aux_columns=tuple(aux_columns),
+        tolerance=float(tolerance) if numeric else None,
+        targets=targets,
+        control_targets=control_targets,
     )

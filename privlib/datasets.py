@@ -30,20 +30,51 @@ from privlib.resources import resource_path
 from privlib.schema import DEFAULT_MAX_CATEGORIES, check_frame, coerce_kinds, infer_kinds
 
 ADULT_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
-    "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 ]
 # Education levels in the order of Adult's own education-num (1 = Preschool ... 16 = Doctorate).
 ADULT_EDUCATION_ORDER = [
-    "Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th", "HS-grad",
-    "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters", "Prof-school", "Doctorate",
+    "Preschool",
+    "1st-4th",
+    "5th-6th",
+    "7th-8th",
+    "9th",
+    "10th",
+    "11th",
+    "12th",
+    "HS-grad",
+    "Some-college",
+    "Assoc-voc",
+    "Assoc-acdm",
+    "Bachelors",
+    "Masters",
+    "Prof-school",
+    "Doctorate",
 ]
 ONTARIO_AGE_ORDER = ["<20", "20s", "30s", "40s", "50s", "60s", "70s", "80s", "90s"]
 ONTARIO_FILE = "conposcovidloc_2020-04-28.csv"
 ONTARIO_DROPPED = [
-    "Row_ID", "Reporting_PHU_Address", "Reporting_PHU_City", "Reporting_PHU_Postal_Code",
-    "Reporting_PHU_Website", "Reporting_PHU_Latitude", "Reporting_PHU_Longitude",
+    "Row_ID",
+    "Reporting_PHU_Address",
+    "Reporting_PHU_City",
+    "Reporting_PHU_Postal_Code",
+    "Reporting_PHU_Website",
+    "Reporting_PHU_Latitude",
+    "Reporting_PHU_Longitude",
 ]
 
 
@@ -233,7 +264,9 @@ def load_dataset(name: str, part: str = "all", *, with_info: bool = False):
     elif name == "ontario_covid19":
         df = _load_ontario()
     elif name == "acs":
-        df = _load_codes("acs", "ACSdata.csv", ["SEX", "RACE", "MAR", "LANX", "WAOB", "DIS", "HICOV", "MIG", "SCH", "HISP"])
+        df = _load_codes(
+            "acs", "ACSdata.csv", ["SEX", "RACE", "MAR", "LANX", "WAOB", "DIS", "HICOV", "MIG", "SCH", "HISP"]
+        )
     else:
         df = _load_codes("ce", "CEdata.csv", ["UrbanRural", "Race"])
         df["Income"] = df["Income"].astype("int64")
@@ -273,9 +306,15 @@ def check_regular_file(path, label: str, kind: str = "CSV file") -> Path:
         return path
     if stat.S_ISDIR(mode):
         raise PrivlibError(f"{str(path)!r} (`{label}`) is a folder; give the path of a {kind} in it.")
-    what = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    what = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
     raise PrivlibError(
         f"{str(path)!r} (`{label}`) is {what}, not a regular file; save the table to a file and "
         "give its path."
@@ -373,7 +412,9 @@ def frame_like(df: pd.DataFrame, name: str, *, like: pd.DataFrame | None = None)
     check_frame(df, name)
     if like is not None:
         return _typed_like(df, name, like)
-    text = [c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])]
+    text = [
+        c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
+    ]
     return coerce_kinds(df, infer_kinds(df[text], name=name))
 
 
@@ -471,8 +512,20 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
 
 #: Parquet types the kit cannot compare (bytes, nested values, times of day); each is refused by name.
 _PARQUET_REFUSED = (
-    "binary", "large_binary", "fixed_size_binary", "binary_view", "list", "large_list",
-    "fixed_size_list", "list_view", "large_list_view", "struct", "map", "union", "time", "interval",
+    "binary",
+    "large_binary",
+    "fixed_size_binary",
+    "binary_view",
+    "list",
+    "large_list",
+    "fixed_size_list",
+    "list_view",
+    "large_list_view",
+    "struct",
+    "map",
+    "union",
+    "time",
+    "interval",
 )
 
 
@@ -487,8 +540,9 @@ def _parquet_numbers(schema, label: str) -> list[str]:
         if pyarrow.types.is_decimal(kind):
             decimals.append(column.name)
             continue
-        refused = [name for name in _PARQUET_REFUSED
-                   if getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind)]
+        refused = [
+            name for name in _PARQUET_REFUSED if getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind)
+        ]
         if refused:
             raise PrivlibError(
                 f"column {column.name!r} of `{label}` has Parquet type {refused[0]} ({str(kind)[:60]}), "
@@ -520,8 +574,18 @@ def _parse_dates(df: pd.DataFrame, label: str) -> pd.DataFrame:
 
 
 def _type_names(values) -> str:
-    return "/".join(sorted({"true/false" if isinstance(v, (bool, np.bool_)) else
-                            "number" if isinstance(v, (int, float, np.number)) else "text" for v in values}))
+    return "/".join(
+        sorted(
+            {
+                "true/false"
+                if isinstance(v, (bool, np.bool_))
+                else "number"
+                if isinstance(v, (int, float, np.number))
+                else "text"
+                for v in values
+            }
+        )
+    )
 
 
 def _is_boolean(value) -> bool:

@@ -89,7 +89,7 @@ from scipy import optimize
 
 from privlib.errors import PrivlibError
 from privlib.schema import check_frame, numeric_values, restore_numeric
-from privlib.synth import _Synthesizer, _check_number, _rng
+from privlib.synth import _check_number, _rng, _Synthesizer
 
 __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
 
@@ -138,13 +138,13 @@ def cdp_delta(rho: float, epsilon: float) -> float:
         return 0.0
 
     def log_delta(alpha):
-        return ((alpha - 1) * (alpha * rho - epsilon) - math.log(alpha - 1)
-                + alpha * math.log1p(-1 / alpha))
+        return (alpha - 1) * (alpha * rho - epsilon) - math.log(alpha - 1) + alpha * math.log1p(-1 / alpha)
 
     # the minimiser lies near (epsilon + rho) / (2 rho) + 1; search well beyond it on both sides
     high = max(2.0, 4 * (epsilon + rho) / (2 * rho) + 4)
-    best = optimize.minimize_scalar(log_delta, bounds=(1 + 1e-9, high), method="bounded",
-                                    options={"xatol": 1e-10})
+    best = optimize.minimize_scalar(
+        log_delta, bounds=(1 + 1e-9, high), method="bounded", options={"xatol": 1e-10}
+    )
     return float(min(1.0, math.exp(best.fun)))
 
 
@@ -221,8 +221,9 @@ def max_attack_auc(epsilon: float, delta: float = 0.0, records: int = 1) -> floa
     if delta == 0:
         return float(1 / (1 + math.exp(-epsilon)))
     fpr = np.linspace(0.0, 1.0, 200001)
-    tpr = np.minimum.reduce([np.ones_like(fpr), math.exp(epsilon) * fpr + delta,
-                             1 - math.exp(-epsilon) * (1 - delta - fpr)])
+    tpr = np.minimum.reduce(
+        [np.ones_like(fpr), math.exp(epsilon) * fpr + delta, 1 - math.exp(-epsilon) * (1 - delta - fpr)]
+    )
     return float(np.trapezoid(np.clip(tpr, 0, 1), fpr))
 
 
@@ -235,8 +236,9 @@ def gaussian_sigma(rho: float, n_marginals: int) -> float:
     return math.sqrt(n_marginals / (2.0 * rho))
 
 
-def exponential_mechanism(scores: np.ndarray, epsilon: float, rng: np.random.Generator,
-                          sensitivity: float = 1.0) -> int:
+def exponential_mechanism(
+    scores: np.ndarray, epsilon: float, rng: np.random.Generator, sensitivity: float = 1.0
+) -> int:
     """Index drawn with probability proportional to ``exp(epsilon * score / (2 sensitivity))``.
 
     ``epsilon``-DP (McSherry & Talwar 2007) and ``epsilon**2 / 8``-zCDP (Cesar & Rogers 2021).
@@ -252,8 +254,9 @@ def exponential_mechanism(scores: np.ndarray, epsilon: float, rng: np.random.Gen
 def _is_number(series: pd.Series) -> bool:
     """Numbers and dates are binned, whatever their count of distinct values."""
     dtype = series.dtype
-    return (pd.api.types.is_datetime64_any_dtype(dtype)
-            or (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)))
+    return pd.api.types.is_datetime64_any_dtype(dtype) or (
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    )
 
 
 @dataclass
@@ -276,7 +279,7 @@ class _Discrete:
     labels: np.ndarray | None = None
 
     @classmethod
-    def fit(cls, series: pd.Series, bounds: dict, n_bins: int) -> tuple["_Discrete", np.ndarray]:
+    def fit(cls, series: pd.Series, bounds: dict, n_bins: int) -> tuple[_Discrete, np.ndarray]:
         like = series.iloc[:0]
         missing = series.isna().to_numpy()
         has_missing = bool(missing.any())
@@ -287,8 +290,7 @@ class _Discrete:
             if made.high <= made.low:  # a constant column (only possible with given bounds)
                 made.high = made.low + 1.0
             width = (made.high - made.low) / n_bins
-            codes = np.clip(np.floor((np.where(missing, made.low, values) - made.low) / width),
-                            0, n_bins - 1)
+            codes = np.clip(np.floor((np.where(missing, made.low, values) - made.low) / width), 0, n_bins - 1)
         elif isinstance(series.dtype, pd.CategoricalDtype):
             made = cls(like, len(series.dtype.categories), has_missing)
             codes = series.cat.codes.to_numpy()
@@ -343,8 +345,7 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
         return {}
     if not isinstance(bounds, dict):
         raise PrivlibError(
-            f"`bounds` must map numeric column names to (low, high) pairs, got "
-            f"{type(bounds).__name__}."
+            f"`bounds` must map numeric column names to (low, high) pairs, got {type(bounds).__name__}."
         )
     out = {}
     for column, pair in bounds.items():
@@ -355,9 +356,7 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
         try:
             low, high = (float(v) for v in pair)
         except (TypeError, ValueError):
-            raise PrivlibError(
-                f"`bounds[{column!r}]` must be a (low, high) pair of numbers."
-            ) from None
+            raise PrivlibError(f"`bounds[{column!r}]` must be a (low, high) pair of numbers.") from None
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
             raise PrivlibError(f"`bounds[{column!r}]` must have finite low < high.")
         out[column] = (low, high)
@@ -409,8 +408,14 @@ class MST(_Synthesizer):
     (['age', 'sex'], ['int64', 'category'])
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-9, n_bins: int = 16,
-                 bounds: dict | None = None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 1e-9,
+        n_bins: int = 16,
+        bounds: dict | None = None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.n_bins = n_bins
@@ -419,8 +424,7 @@ class MST(_Synthesizer):
 
     def _check_params(self):
         _check_epsilon_delta(self.epsilon, self.delta)
-        if (isinstance(self.n_bins, bool) or not isinstance(self.n_bins, numbers.Integral)
-                or self.n_bins < 2):
+        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, numbers.Integral) or self.n_bins < 2:
             raise PrivlibError(f"`n_bins` must be a whole number >= 2, got {self.n_bins!r}.")
 
     def _fit(self, data):
@@ -432,7 +436,8 @@ class MST(_Synthesizer):
         self.rho_ = cdp_rho(float(self.epsilon), float(self.delta))
         n_columns = codes.shape[1]
         one_way, groups, codes = self._measure_one_way(
-            codes, [d.size for d in self.discrete_], self.rho_ / 3, rng)
+            codes, [d.size for d in self.discrete_], self.rho_ / 3, rng
+        )
         self.groups_ = groups
         sizes = [len(g) for g in groups]
         edges = self._select(codes, sizes, one_way, self.rho_ / 3, rng) if n_columns > 1 else []
@@ -475,11 +480,14 @@ class MST(_Synthesizer):
         total = max(float(np.mean([y.sum() for y in one_way])), 1.0)
         shares = [np.clip(y, 0, None) / max(np.clip(y, 0, None).sum(), 1e-12) for y in one_way]
         pairs = [(a, b) for a in range(n_columns) for b in range(a + 1, n_columns)]
-        scores = np.array([
-            np.abs(_counts(codes[:, [a, b]], (sizes[a], sizes[b]))
-                   - total * np.outer(shares[a], shares[b])).sum()
-            for a, b in pairs
-        ])
+        scores = np.array(
+            [
+                np.abs(
+                    _counts(codes[:, [a, b]], (sizes[a], sizes[b])) - total * np.outer(shares[a], shares[b])
+                ).sum()
+                for a, b in pairs
+            ]
+        )
         component = list(range(n_columns))
         epsilon_round = math.sqrt(8 * rho / (n_columns - 1))
         chosen = []
@@ -507,13 +515,11 @@ class MST(_Synthesizer):
             for child in sorted(neighbours[parent]):
                 if child in seen:
                     continue
-                table = two_way[(parent, child)] if (parent, child) in two_way \
-                    else two_way[(child, parent)].T
+                table = two_way[(parent, child)] if (parent, child) in two_way else two_way[(child, parent)].T
                 table = np.clip(table, 0, None)
                 fallback = _normalise(np.clip(one_way[child], 0, None), table.shape[1])
                 rows = table.sum(axis=1, keepdims=True)
-                self.conditionals_[child] = np.where(rows > 0, table / np.where(rows > 0, rows, 1),
-                                                     fallback)
+                self.conditionals_[child] = np.where(rows > 0, table / np.where(rows > 0, rows, 1), fallback)
                 self.order_.append((parent, child))
                 seen.add(child)
                 queue.append(child)

@@ -27,9 +27,9 @@ measures show.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,15 +37,6 @@ import pandas as pd
 from privlib import neighbors
 from privlib.errors import PrivlibError
 from privlib.results import Result, per_record
-from privlib.uncertainty import (
-    BOOTSTRAP,
-    DEFAULT_CONFIDENCE,
-    WILSON,
-    check_confidence,
-    percentile_interval,
-    resampled_means,
-    wilson_interval,
-)
 from privlib.schema import (
     CATEGORICAL,
     NUMERIC,
@@ -56,14 +47,39 @@ from privlib.schema import (
     infer_kinds,
     numeric_values,
 )
+from privlib.uncertainty import (
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    WILSON,
+    check_confidence,
+    percentile_interval,
+    resampled_means,
+    wilson_interval,
+)
 from privlib.validation import (
-    CONFIDENCE, Boolean, Integer, Names, Number, RandomState, Table, validate_params,
+    CONFIDENCE,
+    Boolean,
+    Integer,
+    Names,
+    Number,
+    RandomState,
+    Table,
+    validate_params,
 )
 
 __all__ = [
-    "identical_match_share", "dcr", "dcr_summary", "replicated_uniques", "match_risk",
-    "singling_out", "linkability", "copy_test",
-    "IdenticalMatchShare", "DCRSummary", "ReplicatedUniques", "MatchRisk",
+    "identical_match_share",
+    "dcr",
+    "dcr_summary",
+    "replicated_uniques",
+    "match_risk",
+    "singling_out",
+    "linkability",
+    "copy_test",
+    "IdenticalMatchShare",
+    "DCRSummary",
+    "ReplicatedUniques",
+    "MatchRisk",
 ]
 
 #: Candidate (target, synthetic record) pairs examined at once by :func:`match_risk` when more
@@ -103,9 +119,7 @@ def _joint_codes(tables: Sequence[Sequence[pd.Series]]) -> list[np.ndarray]:
 def _row_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
     """:func:`_joint_codes` of whole rows on ``columns`` (kinds taken from the first frame)."""
     kinds = infer_kinds(frames[0][list(columns)])
-    return _joint_codes(
-        [[_comparable_values(frame[c], kinds[c]) for c in columns] for frame in frames]
-    )
+    return _joint_codes([[_comparable_values(frame[c], kinds[c]) for c in columns] for frame in frames])
 
 
 def _share(count: int, total: int) -> float:
@@ -114,7 +128,6 @@ def _share(count: int, total: int) -> float:
 
 def _pct(value: float) -> str:
     return "undefined" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
-
 
 
 def _share_interval(count: int, total: int, confidence: float) -> dict:
@@ -174,10 +187,14 @@ def _check_release(synthetic, train, holdout) -> None:
         check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
 
 
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "holdout": [Table(), None],
-    "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "holdout": [Table(), None],
+        "confidence": [CONFIDENCE],
+    }
+)
 def identical_match_share(
     *, synthetic, train, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> IdenticalMatchShare:
@@ -251,10 +268,15 @@ def identical_match_share(
 # --------------------------------------------------------------------------------------------
 # Distance to closest record
 # --------------------------------------------------------------------------------------------
-@validate_params({
-    "synthetic": [Table()], "reference": [Table()], "max_memory_mb": [Number(low=1)],
-    "n_jobs": [Integer(low=-1), None], "progress": [Boolean()],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "reference": [Table()],
+        "max_memory_mb": [Number(low=1)],
+        "n_jobs": [Integer(low=-1), None],
+        "progress": [Boolean()],
+    }
+)
 def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
     record of ``reference``.
@@ -349,7 +371,8 @@ class DCRSummary(Result):
         )
         if self.baseline is None:
             return self.with_judgement(
-                text + "; give a holdout set to see how close new real people come by chance.")
+                text + "; give a holdout set to see how close new real people come by chance."
+            )
         text += (
             f"; for holdout records, real people the generator never saw, {_pct(self.baseline)} "
             f"and {self.holdout_median:.3f}"
@@ -357,20 +380,33 @@ class DCRSummary(Result):
         # Near copies too: an additive-noise generator makes no exact copy yet sits next to
         # every training record, which the ratio of the medians shows.
         if self.median > 0:
-            text += (f": a typical new real person sits {self.holdout_median / self.median:.3g} "
-                     "times as far from the training data as a typical synthetic record.")
+            text += (
+                f": a typical new real person sits {self.holdout_median / self.median:.3g} "
+                "times as far from the training data as a typical synthetic record."
+            )
         else:
             text += ": a typical synthetic record sits on a training record."
         return self.with_judgement(text)
 
 
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "holdout": [Table(), None],
-    "max_memory_mb": [Number(low=1)], "n_jobs": [Integer(low=-1), None],
-    "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "holdout": [Table(), None],
+        "max_memory_mb": [Number(low=1)],
+        "n_jobs": [Integer(low=-1), None],
+        "confidence": [CONFIDENCE],
+    }
+)
 def dcr_summary(
-    *, synthetic, train, holdout=None, max_memory_mb=256, n_jobs=None, client=None,
+    *,
+    synthetic,
+    train,
+    holdout=None,
+    max_memory_mb=256,
+    n_jobs=None,
+    client=None,
     confidence=DEFAULT_CONFIDENCE,
 ) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
@@ -477,7 +513,8 @@ class ReplicatedUniques(Result):
         if self.n_unique_original == 0:
             return self.with_judgement(
                 f"No original record is unique on {keys}, so no unique person can be "
-                "replicated in the synthetic data.")
+                "replicated in the synthetic data."
+            )
         text = (
             f"Of the {self.n_unique_original} original records unique on {keys} "
             f"({_pct(self.n_unique_original / self.n_original)} of the data), "
@@ -490,10 +527,15 @@ class ReplicatedUniques(Result):
         return self.with_judgement(text + ".")
 
 
-@validate_params({
-    "original": [Table()], "synthetic": [Table()], "keys": [Names(), None],
-    "holdout": [Table(), None], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "keys": [Names(), None],
+        "holdout": [Table(), None],
+        "confidence": [CONFIDENCE],
+    }
+)
 def replicated_uniques(
     *, original, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> ReplicatedUniques:
@@ -662,13 +704,14 @@ class MatchRisk(Result):
 
 def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
     """Validate ``numeric_tolerance`` and return one tolerance per numeric matching column."""
+
     def check_value(value, where):
-        if isinstance(value, bool) or not isinstance(value, Real) or not (
-            value >= 0 and math.isfinite(value)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, Real)
+            or not (value >= 0 and math.isfinite(value))
         ):
-            raise PrivlibError(
-                f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}."
-            )
+            raise PrivlibError(f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}.")
         return float(value)
 
     if isinstance(numeric_tolerance, Mapping):
@@ -731,6 +774,7 @@ def _count_matches(target_groups, synthetic_groups, lows, highs, synthetic_value
 
 def _match(original, synthetic, categorical, numeric, tolerance, relative):
     """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``."""
+
     # Exact part: the categorical values and, for numeric variables, whether the value is
     # missing (missing matches missing only).
     def exact_columns(frame):
@@ -760,13 +804,27 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     return counts, own
 
 
-@validate_params({
-    "original": [Table()], "synthetic": [Table()], "known": [Names()], "synthesized": [Names()],
-    "relative": [Boolean()], "random_state": [RandomState()], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "known": [Names()],
+        "synthesized": [Names()],
+        "relative": [Boolean()],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+    }
+)
 def match_risk(
-    *, original, synthetic, known, synthesized, numeric_tolerance=0.1, relative=True,
-    random_state=None, confidence=DEFAULT_CONFIDENCE,
+    *,
+    original,
+    synthetic,
+    known,
+    synthesized,
+    numeric_tolerance=0.1,
+    relative=True,
+    random_state=None,
+    confidence=DEFAULT_CONFIDENCE,
 ) -> MatchRisk:
     """Expected match risk, true match rate and false match rate of partially synthetic data.
 
@@ -894,7 +952,9 @@ def match_risk(
         n_records=n,
         known=tuple(known),
         synthesized=tuple(synthesized),
-        numeric_tolerance=numeric_tolerance if not isinstance(numeric_tolerance, Mapping) else dict(tolerance),
+        numeric_tolerance=numeric_tolerance
+        if not isinstance(numeric_tolerance, Mapping)
+        else dict(tolerance),
         relative=bool(relative),
         match_counts=counts.astype(np.int64),
         true_match=true_match,

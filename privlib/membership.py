@@ -58,6 +58,7 @@ from threadpoolctl import threadpool_limits
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
@@ -70,19 +71,43 @@ from privlib.uncertainty import (
     resampled_means,
     wilson_interval,
 )
-from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.validation import (
-    CONFIDENCE, Boolean, HasMethods, Integer, Number, RandomState, Table, validate_params,
+    CONFIDENCE,
+    Boolean,
+    HasMethods,
+    Integer,
+    Number,
+    RandomState,
+    Table,
+    validate_params,
 )
 
 __all__ = [
-    "M_THRESHOLD", "DEFAULT_ATTACK_SIZE",
-    "naive_f1", "relative_risk", "risk_utility_loss", "ground_truth_risk", "partition_risk",
-    "dcr_holdout_share", "threshold_attack", "nn_mia", "adversarial_accuracy", "privacy_loss",
+    "M_THRESHOLD",
+    "DEFAULT_ATTACK_SIZE",
+    "naive_f1",
+    "relative_risk",
+    "risk_utility_loss",
+    "ground_truth_risk",
+    "partition_risk",
+    "dcr_holdout_share",
+    "threshold_attack",
+    "nn_mia",
+    "adversarial_accuracy",
+    "privacy_loss",
     "discriminator_test",
-    "MembershipRisk", "DcrHoldoutShare", "ThresholdAttack", "NNMia", "AdversarialAccuracy",
-    "PrivacyLoss", "DiscriminatorTest",
-    "shadow_model_attack", "density_attack", "tpr_at_low_fpr", "low_fpr_points", "nn_mia_low_fpr",
+    "MembershipRisk",
+    "DcrHoldoutShare",
+    "ThresholdAttack",
+    "NNMia",
+    "AdversarialAccuracy",
+    "PrivacyLoss",
+    "DiscriminatorTest",
+    "shadow_model_attack",
+    "density_attack",
+    "tpr_at_low_fpr",
+    "low_fpr_points",
+    "nn_mia_low_fpr",
 ]
 
 #: Relative risk M above which El Emam, Mosquera & Fang (2022, JAMIA Open 5(4), Discussion) judge
@@ -124,7 +149,6 @@ class _Repeated(Result):
             f" (mean of {self.n_repeats} repetitions, 95% of them between {self.repeat_low:.3f} "
             f"and {self.repeat_high:.3f})"
         )
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,18 +222,26 @@ class MembershipRisk(_Repeated):
             )
             others = []
             if self.h_not_blind is not None:
-                others.append("the largest h that is not blind is " + self._at(
-                    self.h_not_blind, self.f1_not_blind, self.m_not_blind, self.called_share_not_blind))
+                others.append(
+                    "the largest h that is not blind is "
+                    + self._at(
+                        self.h_not_blind, self.f1_not_blind, self.m_not_blind, self.called_share_not_blind
+                    )
+                )
             if self.h_rule is not None:
-                others.append("the h whose called share is closest to t is " + self._at(
-                    self.h_rule, self.f1_rule, self.m_rule, self.called_share_rule))
+                others.append(
+                    "the h whose called share is closest to t is "
+                    + self._at(self.h_rule, self.f1_rule, self.m_rule, self.called_share_rule)
+                )
             if others:
                 text += " Instead, " + "; ".join(others) + "."
             if self.h_verdict is not None:
                 text += f" The interval and verdict are those at h = {self.h_verdict}."
         if self.m_from == "t":
-            text += (" Without the population size N, F_max is that of the attack set's member "
-                     "share t, which equals El Emam et al.'s M when t = n/N.")
+            text += (
+                " Without the population size N, F_max is that of the attack set's member "
+                "share t, which equals El Emam et al.'s M when t = n/N."
+            )
         return self.with_judgement(text)
 
 
@@ -228,7 +260,8 @@ class DcrHoldoutShare(Result):
             f"{self.value:.1%}{self._interval_text()} of the {self.n_synthetic} synthetic records "
             f"are closer to a training record than to a holdout record (ties counted half, "
             f"{self.ties:.1%} of records tied), against {self.baseline:.0%} for a generator that "
-            "never saw its training records.")
+            "never saw its training records."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,7 +286,8 @@ class ThresholdAttack(Result):
             f"Calling the closer half of {self.n_attack} records (half training, half holdout) "
             f"members is right {self.value:.1%}{self._interval_text()} of the time, and the best "
             f"threshold tried reaches {self.max_precision:.1%} (threshold "
-            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing.")
+            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,7 +307,8 @@ class NNMia(Result):
             f"Ranking {self.n_train} training and {self.n_holdout} holdout records by their "
             f"distance to the nearest synthetic record separates them with AUC = "
             f"{self.auc:.3f}{self._interval_text()} ({self.baseline} is guessing, 1.0 full "
-            "exposure).")
+            "exposure)."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -295,7 +330,8 @@ class AdversarialAccuracy(_Repeated):
             f"{self.value:.3f}{self._interval_text()}{self._spread_text()} (target side "
             f"{self.aa_target:.3f}, synthetic side {self.aa_synthetic:.3f}); with {self.ties:.0%} "
             f"of the comparisons tied, indistinguishable tables would score {self.baseline:.3f}, "
-            "and copies score near 0.")
+            "and copies score near 0."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -310,7 +346,8 @@ class PrivacyLoss(_Repeated):
             f"The privacy loss is {self.value:.3f}{self._interval_text()}{self._spread_text()} "
             f"(adversarial accuracy {self.aa_test:.3f} on unseen records minus "
             f"{self.aa_train:.3f} on training records; {self.baseline:g} is ideal, about 0.5 a "
-            "copy).")
+            "copy)."
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -334,7 +371,8 @@ class DiscriminatorTest(_Repeated):
 
     def reading(self) -> str:
         auc_interval = (
-            "" if self.auc_low is None
+            ""
+            if self.auc_low is None
             else f", {self.confidence:.0%} CI {self.auc_low:.3f} to {self.auc_high:.3f}"
         )
         return self.with_judgement(
@@ -342,7 +380,8 @@ class DiscriminatorTest(_Repeated):
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
             f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
             f"{self._spread_text()}); it tells synthetic from unseen real records with AUC "
-            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership.")
+            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership."
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,7 +464,7 @@ def _averaged_interval(intervals) -> tuple[float, float]:
     return float(np.nanmean(ends[:, 0])), float(np.nanmean(ends[:, 1]))
 
 
-def _severity(result: "MembershipRisk") -> int:
+def _severity(result: MembershipRisk) -> int:
     """How the F1's interval lies against the cut-off of M = :data:`M_THRESHOLD` (the rule the
     audit judges the partitioning attack by): 2 wholly above, 1 straddling, 0 below."""
     cut = result.baseline + M_THRESHOLD * (1 - result.baseline)
@@ -461,20 +500,29 @@ def _hamming_attack(
     for (table, _), start, stop in zip(pools, offsets[:-1], offsets[1:]):
         mine = drawn[(drawn >= start) & (drawn < stop)]
         if mine.size:
-            distance[mine] = np.rint(nearest_distances(
-                table.iloc[mine - start], synthetic, metric="hamming", encoder=encoder, client=client,
-            )).astype(np.int64)
+            distance[mine] = np.rint(
+                nearest_distances(
+                    table.iloc[mine - start],
+                    synthetic,
+                    metric="hamming",
+                    encoder=encoder,
+                    client=client,
+                )
+            ).astype(np.int64)
     is_member = np.concatenate([np.asarray(member, dtype=bool) for _, member in pools])
     # Every h beyond the largest distance calls everyone, as that distance does: evaluate h up to
     # it, and read a larger asked h at it.
     top = int(distance[drawn].max())
     at = min(h, top)
+
     # Per draw and per h, members and non-members called: cumulative counts of their distances.
     def called_counts(of_members: bool) -> np.ndarray:
-        return np.array([
-            np.cumsum(np.bincount(distance[d][is_member[d] == of_members], minlength=top + 1))
-            for d in draws
-        ])
+        return np.array(
+            [
+                np.cumsum(np.bincount(distance[d][is_member[d] == of_members], minlength=top + 1))
+                for d in draws
+            ]
+        )
 
     members_called, others_called = called_counts(True), called_counts(False)
     n_members = np.array([np.count_nonzero(is_member[d]) for d in draws])
@@ -497,10 +545,12 @@ def _hamming_attack(
         intervals are averaged."""
         ends = []
         for r in range(len(draws)):
-            true_hits = rng.binomial(n_members[r], members_called[r, g] / max(n_members[r], 1),
-                                     size=DEFAULT_N_BOOTSTRAP)
-            false_hits = rng.binomial(n_others[r], others_called[r, g] / max(n_others[r], 1),
-                                      size=DEFAULT_N_BOOTSTRAP)
+            true_hits = rng.binomial(
+                n_members[r], members_called[r, g] / max(n_members[r], 1), size=DEFAULT_N_BOOTSTRAP
+            )
+            false_hits = rng.binomial(
+                n_others[r], others_called[r, g] / max(n_others[r], 1), size=DEFAULT_N_BOOTSTRAP
+            )
             resampled = _counts_prf(true_hits, false_hits, n_members[r])[2]
             ends.append(percentile_interval(resampled, confidence=confidence))
         return _averaged_interval(ends)
@@ -508,30 +558,55 @@ def _hamming_attack(
     h_not_blind = next((g for g in range(at, -1, -1) if not blind[g]), None)
     h_rule = int(np.argmin(np.abs(called_share - t)))
     common = dict(
-        measure=measure, baseline=f_max, ci_method=BOOTSTRAP, confidence=confidence,
-        f1=float(f1[:, at].mean()), called_share=float(called_share[at]),
-        precision=float(precision[:, at].mean()), recall=float(recall[:, at].mean()),
-        m=relative(float(f1[:, at].mean())), m_from=m_from, t=t, attack_size=len(draws[0]), h=h,
-        n=n, population_size=population_size, blind=bool(blind[at]),
+        measure=measure,
+        baseline=f_max,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        f1=float(f1[:, at].mean()),
+        called_share=float(called_share[at]),
+        precision=float(precision[:, at].mean()),
+        recall=float(recall[:, at].mean()),
+        m=relative(float(f1[:, at].mean())),
+        m_from=m_from,
+        t=t,
+        attack_size=len(draws[0]),
+        h=h,
+        n=n,
+        population_size=population_size,
+        blind=bool(blind[at]),
         h_not_blind=None if h_not_blind is None else (h if h_not_blind == at else h_not_blind),
-        h_rule=h_rule, called_share_rule=float(called_share[h_rule]),
-        f1_rule=float(f1[:, h_rule].mean()), m_rule=relative(float(f1[:, h_rule].mean())),
-        n_repeats=len(draws), repeats=f1[:, at], precisions=precision[:, at], recalls=recall[:, at],
-        called_by_h=called_share, f1_by_h=f1.mean(axis=0),
+        h_rule=h_rule,
+        called_share_rule=float(called_share[h_rule]),
+        f1_rule=float(f1[:, h_rule].mean()),
+        m_rule=relative(float(f1[:, h_rule].mean())),
+        n_repeats=len(draws),
+        repeats=f1[:, at],
+        precisions=precision[:, at],
+        recalls=recall[:, at],
+        called_by_h=called_share,
+        f1_by_h=f1.mean(axis=0),
     )
     if h_not_blind is not None:
-        common.update(f1_not_blind=float(f1[:, h_not_blind].mean()),
-                      m_not_blind=relative(float(f1[:, h_not_blind].mean())),
-                      called_share_not_blind=float(called_share[h_not_blind]))
+        common.update(
+            f1_not_blind=float(f1[:, h_not_blind].mean()),
+            m_not_blind=relative(float(f1[:, h_not_blind].mean())),
+            called_share_not_blind=float(called_share[h_not_blind]),
+        )
     f1_low, f1_high = f1_interval(at)
     _, spread_low, spread_high = _spread(f1[:, at])
 
     def read_at(g):
         low, high = (f1_low, f1_high) if g == at else f1_interval(g)
         return MembershipRisk(
-            value=float(f1[:, g].mean()), ci_low=low, ci_high=high,
-            h_verdict=h if g == at else g, f1_low=f1_low, f1_high=f1_high,
-            repeat_low=spread_low, repeat_high=spread_high, **common,
+            value=float(f1[:, g].mean()),
+            ci_low=low,
+            ci_high=high,
+            h_verdict=h if g == at else g,
+            f1_low=f1_low,
+            f1_high=f1_high,
+            repeat_low=spread_low,
+            repeat_high=spread_high,
+            **common,
         )
 
     if not blind[at]:
@@ -541,8 +616,13 @@ def _hamming_attack(
     if candidates:
         return max(candidates, key=_severity)  # the first (largest h) wins a tie
     return MembershipRisk(
-        value=float(f1[:, at].mean()), ci_low=f1_low, ci_high=f1_high, f1_low=f1_low,
-        f1_high=f1_high, repeat_low=spread_low, repeat_high=spread_high,
+        value=float(f1[:, at].mean()),
+        ci_low=f1_low,
+        ci_high=f1_high,
+        f1_low=f1_low,
+        f1_high=f1_high,
+        repeat_low=spread_low,
+        repeat_high=spread_high,
         verdict=NOT_ASSESSABLE,
         verdict_rule=f"the attack calls at least {BLIND_SHARE:.0%} of the attack set members at "
         "every h, even h = 0, so it cannot tell members from non-members; read the distance attacks",
@@ -671,14 +751,28 @@ def risk_utility_loss(m, utility):
 # --------------------------------------------------------------------------------------------
 # Hamming-threshold attacks
 # --------------------------------------------------------------------------------------------
-@validate_params({
-    "population": [Table()], "synthetic": [Table()], "attack_size": [Integer(low=1), None],
-    "h": [Integer(low=0)], "random_state": [RandomState()], "n_bins": [Integer(low=1)],
-    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "population": [Table()],
+        "synthetic": [Table()],
+        "attack_size": [Integer(low=1), None],
+        "h": [Integer(low=0)],
+        "random_state": [RandomState()],
+        "n_bins": [Integer(low=1)],
+        "n_repeats": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
 def ground_truth_risk(
     *,
-    population, members, synthetic, attack_size=None, h=5, random_state=None, n_bins=20, n_repeats=1,
+    population,
+    members,
+    synthetic,
+    attack_size=None,
+    h=5,
+    random_state=None,
+    n_bins=20,
+    n_repeats=1,
     confidence=DEFAULT_CONFIDENCE,
     client=None,
 ) -> MembershipRisk:
@@ -758,9 +852,18 @@ def ground_truth_risk(
     rng = np.random.default_rng(random_state)
     draws = [rng.choice(size, attack_size, replace=False) for _ in range(n_repeats)]
     return _hamming_attack(
-        [(population, is_member)], draws, synthetic, encoder, h, t=n / size, n=n,
-        population_size=size, measure="ground_truth_f1", rng=rng,
-        confidence=check_confidence(confidence), client=client,
+        [(population, is_member)],
+        draws,
+        synthetic,
+        encoder,
+        h,
+        t=n / size,
+        n=n,
+        population_size=size,
+        measure="ground_truth_f1",
+        rng=rng,
+        confidence=check_confidence(confidence),
+        client=client,
     )
 
 
@@ -827,17 +930,35 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
     return attack_size, from_train
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "t": [Number(low=0, high=1), None], "attack_size": [Integer(low=1), None],
-    "h": [Integer(low=0)], "random_state": [RandomState()],
-    "population_size": [Integer(low=1), None], "n_repeats": [Integer(low=1)],
-    "n_bins": [Integer(low=1)], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "t": [Number(low=0, high=1), None],
+        "attack_size": [Integer(low=1), None],
+        "h": [Integer(low=0)],
+        "random_state": [RandomState()],
+        "population_size": [Integer(low=1), None],
+        "n_repeats": [Integer(low=1)],
+        "n_bins": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
 def partition_risk(
     *,
-    train, holdout, synthetic, t=None, attack_size=None, h=5, random_state=None,
-    population_size=None, n_repeats=1, n_bins=20, confidence=DEFAULT_CONFIDENCE, client=None,
+    train,
+    holdout,
+    synthetic,
+    t=None,
+    attack_size=None,
+    h=5,
+    random_state=None,
+    population_size=None,
+    n_repeats=1,
+    n_bins=20,
+    confidence=DEFAULT_CONFIDENCE,
+    client=None,
 ) -> MembershipRisk:
     """Membership attack by the partitioning method (El Emam, Mosquera & Fang 2022).
 
@@ -928,16 +1049,28 @@ def partition_risk(
     )
     rng = np.random.default_rng(random_state)
     draws = [
-        np.concatenate([
-            rng.choice(n, from_train, replace=False),
-            n + rng.choice(len(holdout), attack_size - from_train, replace=False),
-        ])
+        np.concatenate(
+            [
+                rng.choice(n, from_train, replace=False),
+                n + rng.choice(len(holdout), attack_size - from_train, replace=False),
+            ]
+        )
         for _ in range(n_repeats)
     ]
     pools = [(train, np.ones(n, dtype=bool)), (holdout, np.zeros(len(holdout), dtype=bool))]
     return _hamming_attack(
-        pools, draws, synthetic, encoder, h, t=t, n=n, population_size=population_size,
-        measure="partition_f1", rng=rng, confidence=check_confidence(confidence), client=client,
+        pools,
+        draws,
+        synthetic,
+        encoder,
+        h,
+        t=t,
+        n=n,
+        population_size=population_size,
+        measure="partition_f1",
+        rng=rng,
+        confidence=check_confidence(confidence),
+        client=client,
     )
 
 
@@ -963,10 +1096,15 @@ def _gower_setup(train, holdout, synthetic, rng=None):
     return encoder, train, holdout
 
 
-@validate_params({
-    "synthetic": [Table()], "train": [Table()], "holdout": [Table()],
-    "random_state": [RandomState()], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "synthetic": [Table()],
+        "train": [Table()],
+        "holdout": [Table()],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+    }
+)
 def dcr_holdout_share(
     *, synthetic, train, holdout, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> DcrHoldoutShare:
@@ -1020,9 +1158,18 @@ def dcr_holdout_share(
     else:
         low, high = (1 - ties) * low + 0.5 * ties, (1 - ties) * high + 0.5 * ties
     return DcrHoldoutShare(
-        measure="dcr_holdout_share", value=share, baseline=0.5, ci_low=low, ci_high=high,
-        ci_method=WILSON, confidence=confidence, ties=ties, n_synthetic=len(synthetic),
-        n_reference=len(train), dcr_train=to_train, dcr_holdout=to_holdout,
+        measure="dcr_holdout_share",
+        value=share,
+        baseline=0.5,
+        ci_low=low,
+        ci_high=high,
+        ci_method=WILSON,
+        confidence=confidence,
+        ties=ties,
+        n_synthetic=len(synthetic),
+        n_reference=len(train),
+        dcr_train=to_train,
+        dcr_holdout=to_holdout,
     )
 
 
@@ -1052,10 +1199,12 @@ def _attack_distances(train, holdout, synthetic, rng, client=None):
     if key is not None and key in _LAST_DISTANCES:
         return _LAST_DISTANCES[key]
     encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
-    dcr = np.concatenate([
-        nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
-        nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
-    ])
+    dcr = np.concatenate(
+        [
+            nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
+            nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
+        ]
+    )
     is_member = np.repeat([True, False], [len(train), len(holdout)])
     if key is not None:
         dcr.setflags(write=False)
@@ -1065,12 +1214,24 @@ def _attack_distances(train, holdout, synthetic, rng, client=None):
     return dcr, is_member
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "random_state": [RandomState()], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+    }
+)
 def threshold_attack(
-    *, train, holdout, synthetic, thresholds=None, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
+    *,
+    train,
+    holdout,
+    synthetic,
+    thresholds=None,
+    random_state=None,
+    client=None,
+    confidence=DEFAULT_CONFIDENCE,
 ) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
@@ -1122,20 +1283,37 @@ def threshold_attack(
     else:  # a handful of records: take the threshold that calls the most
         best = int(np.argmax(n_called))
     median_call = dcr <= np.median(dcr)
-    low, high = wilson_interval(int(np.count_nonzero(median_call & is_member)),
-                                int(np.count_nonzero(median_call)), confidence=confidence)
+    low, high = wilson_interval(
+        int(np.count_nonzero(median_call & is_member)),
+        int(np.count_nonzero(median_call)),
+        confidence=confidence,
+    )
     return ThresholdAttack(
-        measure="threshold_attack_precision", value=_prf(is_member, median_call)[0], baseline=0.5,
-        ci_low=low, ci_high=high, ci_method=WILSON, confidence=confidence,
-        max_precision=float(precision[best]), best_threshold=float(thresholds[best]),
-        n_attack=dcr.size, thresholds=thresholds, precision=precision, recall=recall,
+        measure="threshold_attack_precision",
+        value=_prf(is_member, median_call)[0],
+        baseline=0.5,
+        ci_low=low,
+        ci_high=high,
+        ci_method=WILSON,
+        confidence=confidence,
+        max_precision=float(precision[best]),
+        best_threshold=float(thresholds[best]),
+        n_attack=dcr.size,
+        thresholds=thresholds,
+        precision=precision,
+        recall=recall,
     )
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "random_state": [RandomState()], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "confidence": [CONFIDENCE],
+    }
+)
 def nn_mia(
     *, train, holdout, synthetic, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> NNMia:
@@ -1187,12 +1365,24 @@ def nn_mia(
     dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
-    low, high = auc_interval(-dcr[is_member], -dcr[~is_member], rng=np.random.default_rng(random_state),
-                             confidence=confidence)
+    low, high = auc_interval(
+        -dcr[is_member], -dcr[~is_member], rng=np.random.default_rng(random_state), confidence=confidence
+    )
     return NNMia(
-        measure="nn_mia_auc", value=auc, baseline=0.5, ci_low=low, ci_high=high,
-        ci_method=BOOTSTRAP, confidence=confidence, auc=auc, n_train=len(train),
-        n_holdout=len(holdout), fpr=fpr, tpr=tpr, dcr=dcr, is_member=is_member,
+        measure="nn_mia_auc",
+        value=auc,
+        baseline=0.5,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        auc=auc,
+        n_train=len(train),
+        n_holdout=len(holdout),
+        fpr=fpr,
+        tpr=tpr,
+        dcr=dcr,
+        is_member=is_member,
     )
 
 
@@ -1224,10 +1414,14 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
         )
     options = dict(metric="gower", encoder=encoder, client=client)
     if len(target) == len(synthetic):  # nothing is random: every repetition would give the same value
-        return [_aa_indicators(
-            nearest_distances(target, synthetic, **options), _self_distances(target, options),
-            nearest_distances(synthetic, target, **options), _self_distances(synthetic, options),
-        )]
+        return [
+            _aa_indicators(
+                nearest_distances(target, synthetic, **options),
+                _self_distances(target, options),
+                nearest_distances(synthetic, target, **options),
+                _self_distances(synthetic, options),
+            )
+        ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
     draws = [_subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
@@ -1260,10 +1454,15 @@ def _aa_resampled(repeat, rng) -> np.ndarray:
     return 0.5 * (resampled_means(target_side, rng=rng) + resampled_means(synthetic_side, rng=rng))
 
 
-@validate_params({
-    "target": [Table()], "synthetic": [Table()], "random_state": [RandomState()],
-    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "target": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "n_repeats": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
 def adversarial_accuracy(
     *, target, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> AdversarialAccuracy:
@@ -1322,19 +1521,35 @@ def adversarial_accuracy(
     mean, spread_low, spread_high = _spread(values)
     ties = float(np.mean([r[2] for r in repeats]))
     return AdversarialAccuracy(
-        measure="adversarial_accuracy", value=mean, baseline=0.5 * (1 - ties),
-        higher_is_riskier=False, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
-        confidence=confidence, aa_target=float(np.mean([r[0].mean() for r in repeats])),
-        aa_synthetic=float(np.mean([r[1].mean() for r in repeats])), ties=ties,
-        n=min(len(target), len(synthetic)), n_repeats=len(values), repeat_low=spread_low,
-        repeat_high=spread_high, repeats=values,
+        measure="adversarial_accuracy",
+        value=mean,
+        baseline=0.5 * (1 - ties),
+        higher_is_riskier=False,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        aa_target=float(np.mean([r[0].mean() for r in repeats])),
+        aa_synthetic=float(np.mean([r[1].mean() for r in repeats])),
+        ties=ties,
+        n=min(len(target), len(synthetic)),
+        n_repeats=len(values),
+        repeat_low=spread_low,
+        repeat_high=spread_high,
+        repeats=values,
     )
 
 
-@validate_params({
-    "train": [Table()], "test": [Table()], "synthetic": [Table()],
-    "random_state": [RandomState()], "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "test": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "n_repeats": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
 def privacy_loss(
     *, train, test, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
 ) -> PrivacyLoss:
@@ -1389,20 +1604,32 @@ def privacy_loss(
     on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
     on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats, client)
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
-    pairs = [(on_test[i % len(on_test)], on_train[i % len(on_train)])
-             for i in range(max(len(on_train), len(on_test)))]
+    pairs = [
+        (on_test[i % len(on_test)], on_train[i % len(on_train)])
+        for i in range(max(len(on_train), len(on_test)))
+    ]
     losses = np.array([_aa_value(a) - _aa_value(b) for a, b in pairs])
-    low, high = _averaged_interval([
-        percentile_interval(_aa_resampled(a, rng) - _aa_resampled(b, rng), confidence=confidence)
-        for a, b in pairs
-    ])
+    low, high = _averaged_interval(
+        [
+            percentile_interval(_aa_resampled(a, rng) - _aa_resampled(b, rng), confidence=confidence)
+            for a, b in pairs
+        ]
+    )
     mean, spread_low, spread_high = _spread(losses)
     return PrivacyLoss(
-        measure="privacy_loss", value=mean, baseline=0.0, ci_low=low, ci_high=high,
-        ci_method=BOOTSTRAP, confidence=confidence,
+        measure="privacy_loss",
+        value=mean,
+        baseline=0.0,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
         aa_train=float(np.mean([_aa_value(r) for r in on_train])),
-        aa_test=float(np.mean([_aa_value(r) for r in on_test])), n_repeats=losses.size,
-        repeat_low=spread_low, repeat_high=spread_high, repeats=losses,
+        aa_test=float(np.mean([_aa_value(r) for r in on_test])),
+        n_repeats=losses.size,
+        repeat_low=spread_low,
+        repeat_high=spread_high,
+        repeats=losses,
     )
 
 
@@ -1455,23 +1682,37 @@ def _coded_features(tables, kinds: dict) -> tuple[list[np.ndarray], np.ndarray]:
 def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confidence: float):
     """Normal interval of an AUC with the standard error of Hanley & McNeil (1982, eq. 2)."""
     q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
-    variance = (
-        auc * (1 - auc) + (n_positive - 1) * (q1 - auc**2) + (n_negative - 1) * (q2 - auc**2)
-    ) / (n_positive * n_negative)
+    variance = (auc * (1 - auc) + (n_positive - 1) * (q1 - auc**2) + (n_negative - 1) * (q2 - auc**2)) / (
+        n_positive * n_negative
+    )
     half = float(norm.ppf(0.5 + confidence / 2)) * math.sqrt(max(variance, 0.0))
     return max(0.0, auc - half), min(1.0, auc + half)
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()],
-    "n_repeats": [Integer(low=1)], "confidence": [CONFIDENCE], "n_jobs": [Integer(low=-1), None],
-    "progress": [Boolean()],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "estimator": [HasMethods("fit", "predict_proba"), None],
+        "random_state": [RandomState()],
+        "n_repeats": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+        "n_jobs": [Integer(low=-1), None],
+        "progress": [Boolean()],
+    }
+)
 def discriminator_test(
     *,
-    train, holdout, synthetic, estimator=None, random_state=None, n_repeats=1,
-    confidence=DEFAULT_CONFIDENCE, n_jobs=None, progress=False,
+    train,
+    holdout,
+    synthetic,
+    estimator=None,
+    random_state=None,
+    n_repeats=1,
+    confidence=DEFAULT_CONFIDENCE,
+    n_jobs=None,
+    progress=False,
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 
@@ -1549,20 +1790,23 @@ def discriminator_test(
     tables = (train, holdout, synthetic)
     if estimator is None:
         (x_train, x_holdout, x_synthetic), categorical = _coded_features(tables, kinds)
-        model = HistGradientBoostingClassifier(
-            categorical_features=categorical, class_weight="balanced"
-        )
+        model = HistGradientBoostingClassifier(categorical_features=categorical, class_weight="balanced")
         model_step = "random_state"
     else:
         x_train, x_holdout, x_synthetic = (_classifier_frame(t, kinds) for t in tables)
         names = [c for c, k in kinds.items() if k != NUMERIC]
-        model = Pipeline([
-            ("encode", ColumnTransformer(
-                [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
-                remainder="passthrough",
-            )),
-            ("classify", clone(estimator)),
-        ])
+        model = Pipeline(
+            [
+                (
+                    "encode",
+                    ColumnTransformer(
+                        [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
+                        remainder="passthrough",
+                    ),
+                ),
+                ("classify", clone(estimator)),
+            ]
+        )
         model_step = "classify__random_state"
     rng = np.random.default_rng(random_state)
     n_fit = len(synthetic) // 2
@@ -1583,17 +1827,16 @@ def discriminator_test(
             try:
                 fitted.fit(features, labels)
             except ValueError as exc:  # e.g. an estimator that cannot take missing values
-                raise PrivlibError(
-                    f"the discriminator `estimator` could not be fitted: {exc}"
-                ) from None
+                raise PrivlibError(f"the discriminator `estimator` could not be fitted: {exc}") from None
             real = list(fitted.classes_).index(1)
             p_holdout = fitted.predict_proba(x_holdout)[:, real]
             p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]
         holdout_sum += p_holdout
         synthetic_sum[score_part] += p_synthetic
         synthetic_count[score_part] += 1
-        auc = roc_auc_score(np.repeat([1, 0], [p_holdout.size, p_synthetic.size]),
-                            np.concatenate([p_holdout, p_synthetic]))
+        auc = roc_auc_score(
+            np.repeat([1, 0], [p_holdout.size, p_synthetic.size]), np.concatenate([p_holdout, p_synthetic])
+        )
         rows.append((p_holdout.mean(), p_synthetic.mean(), auc))
     rows = np.array(rows)
     differences = rows[:, 1] - rows[:, 0]
@@ -1606,16 +1849,29 @@ def discriminator_test(
     ci_low, ci_high = bootstrap_interval(
         excess_realness,
         [holdout_sum / n_repeats, np.column_stack([synthetic_sum[scored], synthetic_count[scored]])],
-        rng=rng, confidence=confidence,
+        rng=rng,
+        confidence=confidence,
     )
     auc = float(rows[:, 2].mean())
     auc_low, auc_high = _hanley_mcneil_interval(auc, len(holdout), n_scored, confidence)
     result = DiscriminatorTest(
-        measure="discriminator_excess_realness", value=mean, baseline=0.0,
-        ci_low=ci_low, ci_high=ci_high, ci_method=BOOTSTRAP, confidence=confidence,
-        real_holdout=float(rows[:, 0].mean()), real_synthetic=float(rows[:, 1].mean()),
-        auc=auc, auc_low=auc_low, auc_high=auc_high, model=_model_name(model),
-        n_repeats=n_repeats, repeat_low=low, repeat_high=high, repeats=differences,
+        measure="discriminator_excess_realness",
+        value=mean,
+        baseline=0.0,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        real_holdout=float(rows[:, 0].mean()),
+        real_synthetic=float(rows[:, 1].mean()),
+        auc=auc,
+        auc_low=auc_low,
+        auc_high=auc_high,
+        model=_model_name(model),
+        n_repeats=n_repeats,
+        repeat_low=low,
+        repeat_high=high,
+        repeats=differences,
     )
     return result
 

@@ -35,9 +35,9 @@ import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
 
+import numba
 import numpy as np
 import pandas as pd
-import numba
 from numba import njit, prange
 
 from privlib.errors import PrivlibError
@@ -225,8 +225,10 @@ def _check_k(k, n_reference: int, exclude_self: bool) -> int:
 
 
 def _check_memory(max_memory_mb) -> int:
-    if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, Real) or not (
-        max_memory_mb > 0 and np.isfinite(max_memory_mb)
+    if (
+        isinstance(max_memory_mb, bool)
+        or not isinstance(max_memory_mb, Real)
+        or not (max_memory_mb > 0 and np.isfinite(max_memory_mb))
     ):
         raise PrivlibError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
     return int(max_memory_mb * 2**20)
@@ -285,9 +287,7 @@ class _TableSource:
         self.cap, self.scale = encoder.cap, encoder.scale
         # Category codes (and Hamming bins) are whole numbers, so min(|a - b|, 1) is exactly
         # "a differs from b": the kernel tests that instead, which costs fewer instructions.
-        self.codes = np.array(
-            [metric == "hamming" or encoder.kinds_[c] != NUMERIC for c in encoder.columns_]
-        )
+        self.codes = np.array([metric == "hamming" or encoder.kinds_[c] != NUMERIC for c in encoder.columns_])
         self.exclude_self = bool(exclude_self)
         if exclude_self:
             _check_same(query is reference or query.equals(reference))
@@ -461,16 +461,31 @@ def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices)
     for ref_offset, (yt, ref_order, low, high, first) in prepared_blocks:
         with numba.parallel_chunksize(_CHUNK):
             _knn_kernel(
-                xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset,
-                settings.weights, settings.codes, settings.cap, settings.squared, distances,
+                xq,
+                query_order,
+                yt,
+                ref_order,
+                low,
+                high,
+                first,
+                ref_offset,
+                self_offset,
+                settings.weights,
+                settings.codes,
+                settings.cap,
+                settings.squared,
+                distances,
                 indices,
             )
 
 
 def _settings(tables, metric, first_block) -> _Settings:
     return _Settings(
-        weights=tables.weights, codes=tables.codes, cap=float(tables.cap),
-        squared=metric == "l2", keys=_sort_keys(first_block, tables.codes),
+        weights=tables.weights,
+        codes=tables.codes,
+        cap=float(tables.cap),
+        squared=metric == "l2",
+        keys=_sort_keys(first_block, tables.codes),
     )
 
 
@@ -506,8 +521,12 @@ def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
             for q0 in query_starts:
                 q1 = min(q0 + query_rows, n_query)
                 _merge_block(
-                    tables.query_block(q0, q1), q0 if tables.exclude_self else -1, prepared,
-                    settings, distances[q0:q1], indices[q0:q1],
+                    tables.query_block(q0, q1),
+                    q0 if tables.exclude_self else -1,
+                    prepared,
+                    settings,
+                    distances[q0:q1],
+                    indices[q0:q1],
                 )
                 if bar is not None:
                     bar.update()
@@ -562,9 +581,7 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
             "client=None for the local search."
         ) from None
     if not isinstance(client, Client):
-        raise PrivlibError(
-            f"`client` must be a dask.distributed.Client, got {type(client).__name__}."
-        )
+        raise PrivlibError(f"`client` must be a dask.distributed.Client, got {type(client).__name__}.")
     _check_jobs(n_jobs)
     # threads per task: the worker's own count unless n_jobs says otherwise (each worker caps it)
     workers = None if n_jobs is None or n_jobs == -1 else int(n_jobs)
@@ -581,8 +598,13 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
     settings_future = client.scatter(settings, broadcast=True, hash=False)
     futures = [
         client.submit(
-            _worker_block, tables.query_block(q0, min(q0 + query_rows, n_query)),
-            q0 if tables.exclude_self else -1, reference, settings_future, k, workers,
+            _worker_block,
+            tables.query_block(q0, min(q0 + query_rows, n_query)),
+            q0 if tables.exclude_self else -1,
+            reference,
+            settings_future,
+            k,
+            workers,
             pure=False,
         )
         for q0 in range(0, n_query, query_rows)
@@ -652,8 +674,21 @@ def _insert(best_d, best_i, d, index):
 
 @njit(parallel=True, cache=True, nogil=True)
 def _knn_kernel(
-    xq, query_order, yt, ref_order, low, high, first, ref_offset, self_offset, weights, codes,
-    cap, squared, best_d, best_i,
+    xq,
+    query_order,
+    yt,
+    ref_order,
+    low,
+    high,
+    first,
+    ref_offset,
+    self_offset,
+    weights,
+    codes,
+    cap,
+    squared,
+    best_d,
+    best_i,
 ):
     """Merge the neighbours of ``xq`` in one reference block into the running top-k, in place.
 
@@ -672,11 +707,9 @@ def _knn_kernel(
     n_tiles = low.shape[0]
     n_groups = (n + _QUERY_TILE - 1) // _QUERY_TILE
     for group in prange(n_groups):
-        rows = query_order[group * _QUERY_TILE:min(n, (group + 1) * _QUERY_TILE)]
+        rows = query_order[group * _QUERY_TILE : min(n, (group + 1) * _QUERY_TILE)]
         bounds = np.empty((n_tiles, rows.shape[0]))
-        _lower_bounds(
-            np.ascontiguousarray(xq[rows].T), low, high, weights, codes, cap, squared, bounds
-        )
+        _lower_bounds(np.ascontiguousarray(xq[rows].T), low, high, weights, codes, cap, squared, bounds)
         tile_bound = np.empty(n_tiles)
         for t in range(n_tiles):
             tile_bound[t] = bounds[t].min()
@@ -703,7 +736,7 @@ def _knn_kernel(
                 acc[:width] = 0.0
                 # one pass per feature over contiguous reference values: the loop vectorises
                 for f in range(p):
-                    a, w, y = xq[i, f], weights[f], yt[f, r0:r0 + width]
+                    a, w, y = xq[i, f], weights[f], yt[f, r0 : r0 + width]
                     if squared:
                         for j in range(width):
                             diff = a - y[j]

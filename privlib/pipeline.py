@@ -34,8 +34,16 @@ from privlib.render.notebook import notebook_title
 from privlib.resources import resource_path
 
 __all__ = [
-    "AUDIT_FILES", "ReportError", "audit_notebook", "audit_spec", "copy_notebooks", "course_notebooks",
-    "params_file", "run_audit", "run_course", "run_all",
+    "AUDIT_FILES",
+    "ReportError",
+    "audit_notebook",
+    "audit_spec",
+    "copy_notebooks",
+    "course_notebooks",
+    "params_file",
+    "run_audit",
+    "run_course",
+    "run_all",
 ]
 
 logger = logging.getLogger(__name__)
@@ -116,8 +124,11 @@ def _require_report_extra() -> None:
     """Refuse, before any work, when a package of the ``report`` extra is missing."""
     import importlib.util
 
-    missing = [name for name in ("papermill", "nbconvert", "nbformat", "ipykernel", "weasyprint")
-               if importlib.util.find_spec(name) is None]
+    missing = [
+        name
+        for name in ("papermill", "nbconvert", "nbformat", "ipykernel", "weasyprint")
+        if importlib.util.find_spec(name) is None
+    ]
     if missing:
         raise PrivlibError(
             f"rendering reports needs {', '.join(missing)}: install the report extra, "
@@ -154,6 +165,7 @@ def _require_dask(address: str) -> None:
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
     import papermill
+
     # The kernel inherits this process's environment; MPLBACKEND=Agg (set for headless runs)
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
@@ -163,16 +175,23 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     try:
         papermill.execute_notebook(
-            str(notebook), str(output), parameters=parameters, cwd=str(cwd),
+            str(notebook),
+            str(output),
+            parameters=parameters,
+            cwd=str(cwd),
             # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
             # run is; papermill's cell bar on the same stream would interleave with them.
-            kernel_name="python3", progress_bar=False, log_output=False,
+            kernel_name="python3",
+            progress_bar=False,
+            log_output=False,
             stderr_file=_KernelProgress() if progress else None,
             kernel_manager_class=_ipc_kernel_manager(),
         )
     except papermill.PapermillExecutionError as exc:
         detail = f"{exc.ename}: {exc.evalue}".splitlines()[0]
-        raise ReportError(f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}") from None
+        raise ReportError(
+            f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
+        ) from None
     except RuntimeError as exc:  # the kernel died or did not start
         raise ReportError(f"the notebook's kernel failed: {str(exc).splitlines()[0]}") from None
     finally:
@@ -204,15 +223,17 @@ def course_notebooks(folder=None, lessons=None) -> list[Path]:
     if not found:
         raise PrivlibError(f"no teaching notebooks (0*.ipynb) found in {str(folder)!r}.")
     if lessons is not None and not all(str(lesson).strip() for lesson in lessons):
-        raise PrivlibError("`lessons` holds an empty name; give lesson numbers such as 00 04, or leave it "
-                           "out for every lesson.")
+        raise PrivlibError(
+            "`lessons` holds an empty name; give lesson numbers such as 00 04, or leave it "
+            "out for every lesson."
+        )
     if lessons:
-        unknown = [l for l in lessons if not any(p.name.startswith(str(l)) for p in found)]
+        unknown = [lesson for lesson in lessons if not any(p.name.startswith(str(lesson)) for p in found)]
         if unknown:
             raise PrivlibError(
                 f"`lessons` {unknown} match no lesson; the lessons are {[p.stem for p in found]}."
             )
-        found = [p for p in found if any(p.name.startswith(str(l)) for l in lessons)]
+        found = [p for p in found if any(p.name.startswith(str(lesson)) for lesson in lessons)]
     return found
 
 
@@ -248,24 +269,34 @@ def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
             # are checked
             values |= {"train": params, "synthetic": [params], "holdout": None}
         else:
-            values = {"train": found["train"], "synthetic": found["synthetic"],
-                      "holdout": found.get("holdout")} | values
+            values = {
+                "train": found["train"],
+                "synthetic": found["synthetic"],
+                "holdout": found.get("holdout"),
+            } | values
     spec = AuditSpec.build(**values)
     return spec, recipe
 
 
 def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
     """The spec with its files as absolute paths, for a notebook that runs in another folder."""
+
     def absolute(table):
         return table.resolve() if isinstance(table, Path) else table
 
-    synthetic = ({k: absolute(v) for k, v in spec.synthetic.items()} if isinstance(spec.synthetic, dict)
-                 else [absolute(v) for v in spec.synthetic])
-    return spec.model_copy(update={
-        "train": absolute(spec.train), "synthetic": synthetic,
-        "holdout": None if spec.holdout is None else absolute(spec.holdout),
-        "schema_file": None if spec.schema_file is None else absolute(spec.schema_file),
-    })
+    synthetic = (
+        {k: absolute(v) for k, v in spec.synthetic.items()}
+        if isinstance(spec.synthetic, dict)
+        else [absolute(v) for v in spec.synthetic]
+    )
+    return spec.model_copy(
+        update={
+            "train": absolute(spec.train),
+            "synthetic": synthetic,
+            "holdout": None if spec.holdout is None else absolute(spec.holdout),
+            "schema_file": None if spec.schema_file is None else absolute(spec.schema_file),
+        }
+    )
 
 
 def run_audit(
@@ -308,10 +339,21 @@ def run_audit(
     out = _checked_out(out)
     _require_report_extra()
     spec, recipe = audit_spec(
-        params=params, train=train, synthetic=synthetic, holdout=holdout,
-        population_size=population_size, keys=keys, sensitive=sensitive, seed=seed, title=title,
-        thresholds=thresholds, attack_share=attack_share, allow_new_categories=allow_new_categories,
-        schema_file=schema, dask_scheduler=dask_scheduler, targeted_attack=targeted_attack,
+        params=params,
+        train=train,
+        synthetic=synthetic,
+        holdout=holdout,
+        population_size=population_size,
+        keys=keys,
+        sensitive=sensitive,
+        seed=seed,
+        title=title,
+        thresholds=thresholds,
+        attack_share=attack_share,
+        allow_new_categories=allow_new_categories,
+        schema_file=schema,
+        dask_scheduler=dask_scheduler,
+        targeted_attack=targeted_attack,
     )
     if spec.dask_scheduler is not None:
         _require_dask(spec.dask_scheduler)
@@ -326,16 +368,25 @@ def run_audit(
         if recipe is not None:
             _say(progress, f"making the tables of {recipe['dataset']} (seed {spec.seed})")
             made = materialise(recipe | {"seed": spec.seed}, work)
-            spec = spec.model_copy(update={
-                "train": Path(made["train"]), "synthetic": [Path(p) for p in made["synthetic"]],
-                "holdout": Path(made["holdout"]) if made["holdout"] else None, "recipe": made["recipe"],
-            })
+            spec = spec.model_copy(
+                update={
+                    "train": Path(made["train"]),
+                    "synthetic": [Path(p) for p in made["synthetic"]],
+                    "holdout": Path(made["holdout"]) if made["holdout"] else None,
+                    "recipe": made["recipe"],
+                }
+            )
         spec = _with_absolute_paths(spec)
         # Every check of the inputs, before the notebook starts (bad input: exit 2).
         load_audit_inputs(
-            train=spec.train, synthetic=spec.synthetic, holdout=spec.holdout,
-            population_size=spec.population_size, keys=spec.keys, sensitive=spec.sensitive,
-            allow_new_categories=spec.allow_new_categories, schema=spec.schema_file,
+            train=spec.train,
+            synthetic=spec.synthetic,
+            holdout=spec.holdout,
+            population_size=spec.population_size,
+            keys=spec.keys,
+            sensitive=spec.sensitive,
+            allow_new_categories=spec.allow_new_categories,
+            schema=spec.schema_file,
         )
         spec_file = spec.write(work / "audit_spec.json")
         executed = report / "privacy_audit.ipynb"
@@ -443,8 +494,12 @@ def run_course(
         entries, failed = [], []
         for i, notebook in enumerate(lessons, 1):
             _say(progress, f"lesson {i}/{len(lessons)}: {notebook.name}")
-            parameters = {"dataset": dataset, "seed": seed, "quick": quick,
-                          **_record_parameter(notebook, show_records)}
+            parameters = {
+                "dataset": dataset,
+                "seed": seed,
+                "quick": quick,
+                **_record_parameter(notebook, show_records),
+            }
             try:
                 entries.append(_run_lesson(notebook, course, parameters, stage=stage, slides=slides))
             except ReportError as exc:
@@ -458,10 +513,16 @@ def run_course(
             raise ReportError(f"no lesson finished ({len(failed)} failed); nothing was published.")
         if capstone is not None:  # for the students to complete: copied, not run
             shutil.copyfile(capstone, course / capstone.name)
-        page = render_page("course_index.html.j2", title=f"Course: {dataset_title}",
-                           dataset_title=dataset_title, seed=seed, quick=quick, version=__version__,
-                           lessons=entries, capstone=capstone and {
-                               "file": capstone.name, "title": notebook_title(capstone) or capstone.stem})
+        page = render_page(
+            "course_index.html.j2",
+            title=f"Course: {dataset_title}",
+            dataset_title=dataset_title,
+            seed=seed,
+            quick=quick,
+            version=__version__,
+            lessons=entries,
+            capstone=capstone and {"file": capstone.name, "title": notebook_title(capstone) or capstone.stem},
+        )
         (course / "index.html").write_text(page, encoding="utf-8")
         own = {"index.html", "assets", *([capstone.name] if capstone else [])} | {
             f"{e['stem']}{ext}" for e in entries for ext in (".ipynb", ".html", ".pdf", ".slides.html")
@@ -580,4 +641,3 @@ def run_all(*, out, datasets=None, course: bool = True, progress: bool = True) -
     if incomplete:
         raise ReportError("courses incomplete: " + "; ".join(incomplete))
     return out
-

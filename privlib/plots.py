@@ -112,8 +112,9 @@ def plot_dcr_histogram(dcr_values, *, ax=None, label=None, bins=30, title=None):
             linewidth=2,
             label=at_zero if name is None else f"{name} ({at_zero})",
         )
-    return _finish(ax, xlabel="distance to closest record (Gower)", ylabel="share of records",
-                   title=title, legend={})
+    return _finish(
+        ax, xlabel="distance to closest record (Gower)", ylabel="share of records", title=title, legend={}
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,12 +142,13 @@ def plot_cap_scatter(result, *, ax=None, title=None):
     -------
     matplotlib.axes.Axes
     """
-    missing = [a for a in ("per_record", "per_record_original", "per_record_marginal",
-                           "key_in_synthetic") if getattr(result, a, None) is None]
+    missing = [
+        a
+        for a in ("per_record", "per_record_original", "per_record_marginal", "key_in_synthetic")
+        if getattr(result, a, None) is None
+    ]
     if missing:
-        raise PrivlibError(
-            f"`result` has no {missing}; pass the result of privlib.attribute.cap."
-        )
+        raise PrivlibError(f"`result` has no {missing}; pass the result of privlib.attribute.cap.")
     x = np.asarray(result.per_record_original, dtype="float64")
     y = np.asarray(result.per_record, dtype="float64")
     present = np.asarray(result.key_in_synthetic, dtype=bool)
@@ -166,13 +168,25 @@ def plot_cap_scatter(result, *, ax=None, title=None):
     for (pairs, counts), label, colour in points:
         # Area proportional to the number of records, scaled so the largest point stays readable.
         n = int(counts.sum())
-        ax.scatter(pairs[:, 0], pairs[:, 1], s=15 + 400 * counts / largest, c=colour, alpha=0.5,
-                   edgecolors="none", label=f"{label} ({n} record{'s' if n != 1 else ''})")
+        ax.scatter(
+            pairs[:, 0],
+            pairs[:, 1],
+            s=15 + 400 * counts / largest,
+            c=colour,
+            alpha=0.5,
+            edgecolors="none",
+            label=f"{label} ({n} record{'s' if n != 1 else ''})",
+        )
     ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=1, label="same CAP")
     ax.set_xlim(-0.03, 1.03)
     ax.set_ylim(-0.03, 1.03)
-    _finish(ax, xlabel="CAP from the original data", ylabel="CAP from the synthetic data",
-            title=title, legend=dict(loc="upper left", fontsize="small"))
+    _finish(
+        ax,
+        xlabel="CAP from the original data",
+        ylabel="CAP from the synthetic data",
+        title=title,
+        legend=dict(loc="upper left", fontsize="small"),
+    )
     for handle in ax.get_legend().legend_handles[:-1]:  # one marker size in the legend, not the largest
         handle.set_sizes([30])
     return ax
@@ -210,16 +224,34 @@ def plot_relative_errors(result, *, ax=None, title=None):
     y = np.asarray(result.per_record, dtype="float64")
     ax = _axes(ax, figsize=(5.5, 5.0))
     better = y < x
-    ax.scatter(x[~better], y[~better], s=10, alpha=0.4, c="tab:blue", edgecolors="none",
-               label=f"not better from synthetic ({np.mean(~better):.0%})")
-    ax.scatter(x[better], y[better], s=10, alpha=0.6, c="tab:red", edgecolors="none",
-               label=f"better from synthetic ({np.mean(better):.0%})")
+    ax.scatter(
+        x[~better],
+        y[~better],
+        s=10,
+        alpha=0.4,
+        c="tab:blue",
+        edgecolors="none",
+        label=f"not better from synthetic ({np.mean(~better):.0%})",
+    )
+    ax.scatter(
+        x[better],
+        y[better],
+        s=10,
+        alpha=0.6,
+        c="tab:red",
+        edgecolors="none",
+        label=f"better from synthetic ({np.mean(better):.0%})",
+    )
     ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=1, label="same error")
     ax.set_xlim(-0.03, 1.03)
     ax.set_ylim(-0.03, 1.03)
-    return _finish(ax, xlabel="error in IQRs (capped at 1), model fitted on the original data",
-                   ylabel="error in IQRs (capped at 1), model fitted on the synthetic data", title=title,
-                   legend=dict(loc="upper left", fontsize="small"))
+    return _finish(
+        ax,
+        xlabel="error in IQRs (capped at 1), model fitted on the original data",
+        ylabel="error in IQRs (capped at 1), model fitted on the synthetic data",
+        title=title,
+        legend=dict(loc="upper left", fontsize="small"),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,23 +288,37 @@ def plot_f1_vs_t(results, *, ground_truth=None, ax=None, title=None):
     ax = _axes(ax)
     ax.fill_between(t, [r.f1_low for r in results], [r.f1_high for r in results], alpha=0.25)
     level = f"{results[0].confidence:.0%}"
-    ax.plot(t, [r.f1 for r in results], marker="o", linewidth=2,
-            label=f"partitioning method ({level} interval)")
+    ax.plot(
+        t, [r.f1 for r in results], marker="o", linewidth=2, label=f"partitioning method ({level} interval)"
+    )
     grid = np.linspace(0, 1, 101)
     ax.plot(grid, naive_f1(grid), linestyle=":", color="gray", label="calling everyone a member")
     if ground_truth is not None:
         ax.axhspan(ground_truth.f1_low, ground_truth.f1_high, color="tab:green", alpha=0.15)
-        ax.axhline(ground_truth.f1, color="tab:green", linewidth=2,
-                   label=f"ground truth ({ground_truth.confidence:.0%} interval)")
+        ax.axhline(
+            ground_truth.f1,
+            color="tab:green",
+            linewidth=2,
+            label=f"ground truth ({ground_truth.confidence:.0%} interval)",
+        )
     population = results[0].population_size
     if population:
-        ax.axvline(results[0].n / population, color="black", linestyle="--", linewidth=1,
-                   label=f"t = n/N = {results[0].n / population:.3g}")
+        ax.axvline(
+            results[0].n / population,
+            color="black",
+            linestyle="--",
+            linewidth=1,
+            label=f"t = n/N = {results[0].n / population:.3g}",
+        )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    return _finish(ax, xlabel="t: share of the attack set drawn from the training data",
-                   ylabel="F1 of the membership attack", title=title,
-                   legend=dict(loc="upper left", fontsize="small"))
+    return _finish(
+        ax,
+        xlabel="t: share of the attack set drawn from the training data",
+        ylabel="F1 of the membership attack",
+        title=title,
+        legend=dict(loc="upper left", fontsize="small"),
+    )
 
 
 def plot_risk_utility_loss(points=None, *, ax=None, title=None):
@@ -305,8 +351,13 @@ def plot_risk_utility_loss(points=None, *, ax=None, title=None):
         top = max(top, loss + 0.05)
         ax.scatter([m], [loss], s=40, zorder=3, label=f"{label} (U = {utility:.2f})")
     ax.set_ylim(-1.02, top)
-    return _finish(ax, xlabel="relative risk M", ylabel="risk-utility loss (lower is better)",
-                   title=title, legend=dict(loc="upper left", fontsize="small"))
+    return _finish(
+        ax,
+        xlabel="relative risk M",
+        ylabel="risk-utility loss (lower is better)",
+        title=title,
+        legend=dict(loc="upper left", fontsize="small"),
+    )
 
 
 def plot_roc(fpr, tpr, *, auc=None, ax=None, title=None):
@@ -337,9 +388,13 @@ def plot_roc(fpr, tpr, *, auc=None, ax=None, title=None):
     ax.plot([0, 1], [0, 1], linestyle="--", color="gray", linewidth=1, label="guessing (AUC 0.5)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.01)
-    return _finish(ax, xlabel="share of non-members called members (false positive rate)",
-                   ylabel="share of members found (true positive rate)", title=title,
-                   legend=dict(loc="lower right", fontsize="small"))
+    return _finish(
+        ax,
+        xlabel="share of non-members called members (false positive rate)",
+        ylabel="share of members found (true positive rate)",
+        title=title,
+        legend=dict(loc="lower right", fontsize="small"),
+    )
 
 
 def plot_threshold_precision(result, *, ax=None, title=None):
@@ -367,8 +422,13 @@ def plot_threshold_precision(result, *, ax=None, title=None):
     ax = _axes(ax)
     ax.plot(result.thresholds, result.precision, linewidth=2, label="precision")
     ax.plot(result.thresholds, result.recall, linewidth=1.5, linestyle=":", label="recall")
-    ax.axhline(result.baseline, linestyle="--", color="gray", linewidth=1,
-               label=f"precision of guessing ({result.baseline:.0%})")
+    ax.axhline(
+        result.baseline,
+        linestyle="--",
+        color="gray",
+        linewidth=1,
+        label=f"precision of guessing ({result.baseline:.0%})",
+    )
     ax.set_ylim(0, 1.02)
     return _finish(
         ax,
@@ -435,8 +495,13 @@ def plot_risk_utility(table, *, risk="nn_mia_auc", utility="tstr_ratio", ax=None
         if reference is not None:
             value, meaning = reference
             line(value, linestyle="--", color="gray", linewidth=1, label=f"{label} = {value:g}: {meaning}")
-    return _finish(ax, xlabel=labels[0], ylabel=labels[1], title=title,
-                   legend=dict(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5)))
+    return _finish(
+        ax,
+        xlabel=labels[0],
+        ylabel=labels[1],
+        title=title,
+        legend=dict(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5)),
+    )
 
 
 def plot_marginal_fidelity(result, *, ax=None, title=None):
@@ -459,8 +524,7 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     table = getattr(result, "per_variable", result)
     if not {"tvd", "ks"} <= set(getattr(table, "columns", ())):
         raise PrivlibError(
-            "`result` must be a marginal_fidelity result or its per_variable table (columns "
-            "'tvd' and 'ks')."
+            "`result` must be a marginal_fidelity result or its per_variable table (columns 'tvd' and 'ks')."
         )
     table = table.sort_values("tvd")
     positions = np.arange(len(table))
@@ -468,10 +532,16 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     ax.barh(positions, table["tvd"], color="tab:blue", label="total variation distance")
     numeric = table["ks"].notna().to_numpy()
     if numeric.any():
-        ax.scatter(table["ks"][numeric], positions[numeric], color="black", zorder=3, label="KS statistic (numeric)")
+        ax.scatter(
+            table["ks"][numeric], positions[numeric], color="black", zorder=3, label="KS statistic (numeric)"
+        )
     ax.set_yticks(positions, [str(v) for v in table.index])
-    return _finish(ax, xlabel="distance between original and synthetic marginal (0 = identical)",
-                   title=title, legend=dict(fontsize="small", loc="lower right"))
+    return _finish(
+        ax,
+        xlabel="distance between original and synthetic marginal (0 = identical)",
+        title=title,
+        legend=dict(fontsize="small", loc="lower right"),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,10 +551,10 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
 #: distinct for the common colour-vision deficiencies, and a different marker for each verdict
 #: so that the plot also reads in grey.
 VERDICT_STYLE = {
-    "risk": ("#D55E00", "s"),                 # vermillion square
-    "inconclusive": ("#E69F00", "D"),         # orange diamond
+    "risk": ("#D55E00", "s"),  # vermillion square
+    "inconclusive": ("#E69F00", "D"),  # orange diamond
     "no evidence of risk": ("#0072B2", "o"),  # blue circle
-    "not assessable": ("#7F7F7F", "x"),       # grey cross
+    "not assessable": ("#7F7F7F", "x"),  # grey cross
 }
 
 #: The forest plot's horizontal range on its normalised scale; points beyond it are drawn at its
@@ -599,21 +669,58 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for i, (kind, item) in enumerate(lines):
         y = len(lines) - 1 - i
         if kind == "family":
-            ax.text(-0.01, y, item, transform=label_at, ha="right", va="center", fontsize=9,
-                    fontweight="bold", parse_math=False)
+            ax.text(
+                -0.01,
+                y,
+                item,
+                transform=label_at,
+                ha="right",
+                va="center",
+                fontsize=9,
+                fontweight="bold",
+                parse_math=False,
+            )
             ax.axhline(y + 0.5, color="#CCCCCC", linewidth=0.6, zorder=1)
             continue
         row = item
         verdict = row["verdict"] or "not assessable"
         colour, marker = VERDICT_STYLE.get(verdict, VERDICT_STYLE["not assessable"])
-        ax.text(-0.01, y + 0.14, row.get("title") or row["key"], transform=label_at, ha="right",
-                va="center", fontsize=8, parse_math=False)
-        ax.text(-0.01, y - 0.27, row["key"], transform=label_at, ha="right", va="center",
-                fontsize=6, color="#555555", family="monospace", parse_math=False)
-        ax.text(1.01, y, _native_text(row), transform=label_at, ha="left", va="center",
-                fontsize=7, color="#333333", parse_math=False)
+        ax.text(
+            -0.01,
+            y + 0.14,
+            row.get("title") or row["key"],
+            transform=label_at,
+            ha="right",
+            va="center",
+            fontsize=8,
+            parse_math=False,
+        )
+        ax.text(
+            -0.01,
+            y - 0.27,
+            row["key"],
+            transform=label_at,
+            ha="right",
+            va="center",
+            fontsize=6,
+            color="#555555",
+            family="monospace",
+            parse_math=False,
+        )
+        ax.text(
+            1.01,
+            y,
+            _native_text(row),
+            transform=label_at,
+            ha="left",
+            va="center",
+            fontsize=7,
+            color="#333333",
+            parse_math=False,
+        )
         direction = {
-            "threshold": row.get("threshold"), "baseline": row.get("baseline"),
+            "threshold": row.get("threshold"),
+            "baseline": row.get("baseline"),
             "higher_is_riskier": row.get("higher_is_riskier", True),
         }
         centre = forest_position(row.get("value"), **direction)
@@ -621,8 +728,14 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
             continue
         ends = [forest_position(row.get(end), **direction) for end in ("ci_low", "ci_high")]
         if all(np.isfinite(ends)):
-            ax.plot(np.clip(sorted(ends), low_edge, high_edge), [y, y], color=colour, linewidth=2,
-                    solid_capstyle="butt", zorder=2)
+            ax.plot(
+                np.clip(sorted(ends), low_edge, high_edge),
+                [y, y],
+                color=colour,
+                linewidth=2,
+                solid_capstyle="butt",
+                zorder=2,
+            )
         seen.add(verdict)
         if low_edge <= centre <= high_edge:
             ax.scatter([centre], [y], marker=marker, s=36, color=colour, zorder=3)
@@ -636,17 +749,24 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     # The two reference lines are named on the first line (a family heading, empty in the axes),
     # one on each side, so that the names never collide however narrow the axes.
     ax.text(-0.04, len(lines) - 1, "baseline", ha="right", va="center", fontsize=7, color="#555555")
-    ax.text(1.04, len(lines) - 1, "threshold", ha="left", va="center", fontsize=7,
-            color="#333333")
+    ax.text(1.04, len(lines) - 1, "threshold", ha="left", va="center", fontsize=7, color="#333333")
     ax.tick_params(axis="x", labelsize=8)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
     # The legend shows each verdict's own marker, whatever shape its first point was drawn with.
     order = [v for v in VERDICT_STYLE if v in seen]
-    handles = [Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0])
-               for v in order]
-    legend = {"handles": handles, "labels": order, "fontsize": 7, "ncols": max(1, len(order)),
-              "loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "frameon": False}
+    handles = [
+        Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0]) for v in order
+    ]
+    legend = {
+        "handles": handles,
+        "labels": order,
+        "fontsize": 7,
+        "ncols": max(1, len(order)),
+        "loc": "lower center",
+        "bbox_to_anchor": (0.5, 1.0),
+        "frameon": False,
+    }
     _finish(
         ax,
         xlabel="position from the baseline (0) to the threshold (1), per measure; right of 1 = "
@@ -711,8 +831,9 @@ def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
             name = label if label is not None else name
         if members.size == 0 or nonmembers.size == 0:
             raise PrivlibError(f"the attack {name!r} needs scores of members and of non-members.")
-        fpr, tpr, _ = roc_curve(np.r_[np.ones(members.size), np.zeros(nonmembers.size)],
-                                np.r_[members, nonmembers])
+        fpr, tpr, _ = roc_curve(
+            np.r_[np.ones(members.size), np.zeros(nonmembers.size)], np.r_[members, nonmembers]
+        )
         shown = (fpr > 0) & (tpr > 0)
         ax.plot(fpr[shown], tpr[shown], linewidth=2, label=name)
         floor = min(floor, 1 / nonmembers.size, 1 / members.size)
@@ -723,6 +844,10 @@ def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
     ax.set_yscale("log")
     ax.set_xlim(floor / 2, 1)
     ax.set_ylim(floor / 2, 1.05)
-    return _finish(ax, xlabel="share of non-members called members (false positive rate)",
-                   ylabel="share of members found (true positive rate)", title=title,
-                   legend=dict(loc="lower right", fontsize="small"))
+    return _finish(
+        ax,
+        xlabel="share of non-members called members (false positive rate)",
+        ylabel="share of members found (true positive rate)",
+        title=title,
+        legend=dict(loc="lower right", fontsize="small"),
+    )

@@ -278,8 +278,11 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
                     os.replace(source, str(relative), dst_dir_fd=out_fd)
                     published.append(str(relative))
             except OSError as exc:
-                done = f"{len(published)} of its files were replaced, the rest are the earlier ones" \
-                    if published else "the earlier output is intact"
+                done = (
+                    f"{len(published)} of its files were replaced, the rest are the earlier ones"
+                    if published
+                    else "the earlier output is intact"
+                )
                 raise PrivlibError(
                     f"could not publish {_shown(relative)} into `--out` {_shown(out)} "
                     f"({exc.strerror or exc}); {done}."

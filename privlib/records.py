@@ -244,7 +244,12 @@ def _scores(values, name: str) -> np.ndarray:
 
 @validate_params({"fpr": [Number(low=0, high=1, closed="neither")], "confidence": [CONFIDENCE]})
 def tpr_at_low_fpr(
-    *, member_scores, nonmember_scores, fpr=0.001, attack="attack", confidence=DEFAULT_CONFIDENCE,
+    *,
+    member_scores,
+    nonmember_scores,
+    fpr=0.001,
+    attack="attack",
+    confidence=DEFAULT_CONFIDENCE,
 ) -> LowFprPoint:
     """True-positive rate of a membership attack at a false-positive rate of at most ``fpr``.
 
@@ -280,16 +285,29 @@ def tpr_at_low_fpr(
     ('demo_tpr_at_0.1pct', 20, 2, True)
     """
     confidence = check_confidence(confidence)
-    members, nonmembers = _scores(member_scores, "member_scores"), _scores(nonmember_scores, "nonmember_scores")
+    members, nonmembers = (
+        _scores(member_scores, "member_scores"),
+        _scores(nonmember_scores, "nonmember_scores"),
+    )
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
     rate = f"{100 * fpr:g}"  # as low_fpr_key writes it
-    common = dict(measure=f"{attack}_tpr_at_{rate}pct", attack=attack, fpr_target=float(fpr),
-                  n_members=m, n_nonmembers=n, confidence=confidence, allowed_false=allowed,
-                  member_scores=members, nonmember_scores=nonmembers)
+    common = dict(
+        measure=f"{attack}_tpr_at_{rate}pct",
+        attack=attack,
+        fpr_target=float(fpr),
+        n_members=m,
+        n_nonmembers=n,
+        confidence=confidence,
+        allowed_false=allowed,
+        member_scores=members,
+        nonmember_scores=nonmembers,
+    )
     if allowed < 1:
         return LowFprPoint(
-            value=math.nan, verdict=NOT_ASSESSABLE, **common,
+            value=math.nan,
+            verdict=NOT_ASSESSABLE,
+            **common,
             verdict_rule=f"{n} holdout records cannot show a false-positive rate of "
             f"{100 * fpr:g}%: it takes at least {math.ceil(1 / fpr - 1e-9)}, since one false "
             "positive among fewer is already a higher rate",
@@ -305,11 +323,21 @@ def tpr_at_low_fpr(
     tpr_low, tpr_high = clopper_pearson(called, m, confidence=confidence)
     fpr_low, fpr_high = clopper_pearson(false, n, confidence=confidence)
     return LowFprPoint(
-        value=called / m, baseline=(critical - 1) / m, members_called=called, nonmembers_called=false,
-        tied_nonmembers=int(np.count_nonzero(nonmembers == threshold)), tpr_low=tpr_low,
-        tpr_high=tpr_high, fpr=false / n, fpr_low=fpr_low, fpr_high=fpr_high,
-        critical_count=critical, p_value=float(tail[called]),
-        excess_members=max(0, round(called - m * false / n)), score_threshold=threshold, **common,
+        value=called / m,
+        baseline=(critical - 1) / m,
+        members_called=called,
+        nonmembers_called=false,
+        tied_nonmembers=int(np.count_nonzero(nonmembers == threshold)),
+        tpr_low=tpr_low,
+        tpr_high=tpr_high,
+        fpr=false / n,
+        fpr_low=fpr_low,
+        fpr_high=fpr_high,
+        critical_count=critical,
+        p_value=float(tail[called]),
+        excess_members=max(0, round(called - m * false / n)),
+        score_threshold=threshold,
+        **common,
     )
 
 
@@ -381,8 +409,9 @@ def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[Lo
     attack, members, nonmembers = attack_scores(attack_result)
     confidence = attack_result.confidence if confidence is None else confidence
     return tuple(
-        tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate, attack=attack,
-                       confidence=confidence)
+        tpr_at_low_fpr(
+            member_scores=members, nonmember_scores=nonmembers, fpr=rate, attack=attack, confidence=confidence
+        )
         for rate in fprs
     )
 
@@ -405,25 +434,47 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
         raise PrivlibError("this result kept no scores; compute it with tpr_at_low_fpr.")
     rows = []
     for rate in fprs:
-        other = tpr_at_low_fpr(member_scores=point.member_scores, nonmember_scores=point.nonmember_scores,
-                               fpr=rate, attack=point.attack, confidence=point.confidence)
-        rows.append({
-            "false-positive rate at most": f"{100 * rate:g}%",
-            "holdout records allowed": other.allowed_false,
-            "holdout records called": other.nonmembers_called if other.verdict != NOT_ASSESSABLE else None,
-            "members called": other.members_called if other.verdict != NOT_ASSESSABLE else None,
-            "TPR": other.value, "TPR low": other.tpr_low, "TPR high": other.tpr_high,
-            "p-value": other.p_value,
-        })
+        other = tpr_at_low_fpr(
+            member_scores=point.member_scores,
+            nonmember_scores=point.nonmember_scores,
+            fpr=rate,
+            attack=point.attack,
+            confidence=point.confidence,
+        )
+        rows.append(
+            {
+                "false-positive rate at most": f"{100 * rate:g}%",
+                "holdout records allowed": other.allowed_false,
+                "holdout records called": other.nonmembers_called
+                if other.verdict != NOT_ASSESSABLE
+                else None,
+                "members called": other.members_called if other.verdict != NOT_ASSESSABLE else None,
+                "TPR": other.value,
+                "TPR low": other.tpr_low,
+                "TPR high": other.tpr_high,
+                "p-value": other.p_value,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "fpr": [Number(low=0, high=1, closed="neither")], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "fpr": [Number(low=0, high=1, closed="neither")],
+        "confidence": [CONFIDENCE],
+    }
+)
 def nn_mia_low_fpr(
-    *, train, holdout, synthetic, fpr=0.001, confidence=DEFAULT_CONFIDENCE, client=None,
+    *,
+    train,
+    holdout,
+    synthetic,
+    fpr=0.001,
+    confidence=DEFAULT_CONFIDENCE,
+    client=None,
 ) -> LowFprPoint:
     """The distance attack of :func:`privlib.membership.nn_mia` read at a false-positive rate of at
     most ``fpr`` (:func:`tpr_at_low_fpr`), for the audit, which passes tables.
@@ -460,8 +511,13 @@ def nn_mia_low_fpr(
 
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
     dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
-    return tpr_at_low_fpr(member_scores=-dcr[is_member], nonmember_scores=-dcr[~is_member], fpr=fpr,
-                          attack="nn_mia", confidence=confidence)
+    return tpr_at_low_fpr(
+        member_scores=-dcr[is_member],
+        nonmember_scores=-dcr[~is_member],
+        fpr=fpr,
+        attack="nn_mia",
+        confidence=confidence,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,8 +547,11 @@ class CopyTest(Result):
     p_value: float = math.nan
 
     def reading(self) -> str:
-        tolerance = ("" if self.numeric_tolerance == 0 else
-                     f", numbers within {self.numeric_tolerance:.0%} of their range")
+        tolerance = (
+            ""
+            if self.numeric_tolerance == 0
+            else f", numbers within {self.numeric_tolerance:.0%} of their range"
+        )
         return self.with_judgement(
             f"{self.train_copied} of {self.n_train} training records have a synthetic copy "
             f"(every value equal{tolerance}), against {self.holdout_copied} of {self.n_holdout} "
@@ -509,8 +568,7 @@ def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[floa
     low1, high1 = wilson_interval(a, n1, confidence=confidence)
     low2, high2 = wilson_interval(b, n2, confidence=confidence)
     difference = p1 - p2
-    return (difference - math.hypot(p1 - low1, high2 - p2),
-            difference + math.hypot(high1 - p1, p2 - low2))
+    return (difference - math.hypot(p1 - low1, high2 - p2), difference + math.hypot(high1 - p1, p2 - low2))
 
 
 def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> np.ndarray:
@@ -522,25 +580,37 @@ def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> n
 
     def exact_part(frame):  # the other values, and whether each number is missing
         return [_comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in tolerance] + [
-            frame[c].isna().reset_index(drop=True) for c in numeric]
+            frame[c].isna().reset_index(drop=True) for c in numeric
+        ]
 
     real_groups, synthetic_groups = _joint_codes([exact_part(real), exact_part(synthetic)])
     if not numeric:
         return np.isin(real_groups, synthetic_groups)
     # a missing number is set to 0: the exact part already pairs missing with missing
-    x, y = (np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric])
-            for t in (real, synthetic))
+    x, y = (
+        np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric])
+        for t in (real, synthetic)
+    )
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
     width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
     return _count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()],
-    "numeric_tolerance": [Number(low=0, high=1)], "confidence": [CONFIDENCE],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "numeric_tolerance": [Number(low=0, high=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
 def copy_test(
-    *, train, holdout, synthetic, numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    *,
+    train,
+    holdout,
+    synthetic,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
     confidence=DEFAULT_CONFIDENCE,
 ) -> CopyTest:
     """Records at risk: training records with a synthetic copy beyond the holdout's chance copies.
@@ -598,10 +668,19 @@ def copy_test(
 
     low, high = _newcombe(a, n1, b, n2, confidence)
     return CopyTest(
-        measure="copy_test", value=excess(a), baseline=excess(min(critical, copied + 1) - 1),
-        confidence=confidence, n_train=n1, n_holdout=n2, train_copied=a, holdout_copied=b,
-        numeric_tolerance=float(numeric_tolerance), at_risk_low=n1 * low, at_risk_high=n1 * high,
-        records_at_risk=max(0, round(excess(a))), critical_count=critical,
+        measure="copy_test",
+        value=excess(a),
+        baseline=excess(min(critical, copied + 1) - 1),
+        confidence=confidence,
+        n_train=n1,
+        n_holdout=n2,
+        train_copied=a,
+        holdout_copied=b,
+        numeric_tolerance=float(numeric_tolerance),
+        at_risk_low=n1 * low,
+        at_risk_high=n1 * high,
+        records_at_risk=max(0, round(excess(a))),
+        critical_count=critical,
         p_value=float(tail[a]),
     )
 
@@ -682,7 +761,9 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
         adjusted[key] = running
     level = 1 - confidence
     return FamilyTests(
-        confidence=confidence, p_values=present, adjusted={k: adjusted[k] for k in present},
+        confidence=confidence,
+        p_values=present,
+        adjusted={k: adjusted[k] for k in present},
         significant={k: adjusted[k] <= level + 1e-12 for k in present},
         skipped=tuple(k for k in keys if k not in present),
     )

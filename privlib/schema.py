@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import decimal
 import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -99,8 +99,7 @@ def check_frame(
         raise PrivlibError(f"`{name}` has no columns; pass a table with at least one variable.")
     if len(df) < min_rows:
         raise PrivlibError(
-            f"`{name}` has {len(df)} row(s) but at least {min_rows} are needed; "
-            "pass a larger table."
+            f"`{name}` has {len(df)} row(s) but at least {min_rows} are needed; pass a larger table."
         )
     duplicated = df.columns[df.columns.duplicated()].tolist()
     if duplicated:
@@ -108,9 +107,7 @@ def check_frame(
     for column in df.columns:
         series = df[column]
         if series.isna().all() and not allow_missing_columns:
-            raise PrivlibError(
-                f"column {column!r} of `{name}` is entirely missing; drop it or fill it in."
-            )
+            raise PrivlibError(f"column {column!r} of `{name}` is entirely missing; drop it or fill it in.")
         _kind_of(series, column, name)  # raises for unsupported types
         if reject_constant and series.nunique(dropna=False) == 1:
             # The value itself is not shown: it is a value of the (confidential) data.
@@ -214,9 +211,7 @@ def check_comparable(
             )
         if unseen == "raise" and lk != NUMERIC:
             seen = set(left[column].dropna().unique().tolist())
-            new = sorted(
-                {v for v in right[column].dropna().unique().tolist() if v not in seen}, key=str
-            )
+            new = sorted({v for v in right[column].dropna().unique().tolist() if v not in seen}, key=str)
             if new:
                 # counts only: a category of the data may be a confidential value
                 rows = int(right[column].isin(new).sum())
@@ -276,9 +271,7 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = 
     )
 
 
-def infer_kinds(
-    df: pd.DataFrame, *, max_categories: int | None = None, name: str = "data"
-) -> dict[str, str]:
+def infer_kinds(df: pd.DataFrame, *, max_categories: int | None = None, name: str = "data") -> dict[str, str]:
     """Infer each column's kind: ``"categorical"``, ``"ordinal"`` or ``"numeric"``.
 
     Rules: an ordered pandas categorical is ordinal; an unordered categorical, a boolean, an
@@ -442,7 +435,7 @@ class TableEncoder:
     spans_: dict = field(default_factory=dict, init=False, repr=False)
     categories_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def fit(self, *frames: pd.DataFrame, names: Sequence[str] | None = None) -> "TableEncoder":
+    def fit(self, *frames: pd.DataFrame, names: Sequence[str] | None = None) -> TableEncoder:
         if self.metric not in ("gower", "hamming"):
             raise PrivlibError(f"`metric` must be 'gower' or 'hamming', got {self.metric!r}.")
         if not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 1:

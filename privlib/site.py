@@ -33,10 +33,24 @@ __all__ = ["REFERENCE_MODULES", "build_site", "stage_site"]
 
 #: modules whose reference page comes first, in the order of the course
 _COURSE_ORDER = (
-    "privlib.identity", "privlib.attribute", "privlib.membership", "privlib.criteria",
-    "privlib.targeted", "privlib.dp", "privlib.utility", "privlib.synth", "privlib.audit",
-    "privlib.pipeline", "privlib.datasets", "privlib.schema", "privlib.neighbors",
-    "privlib.results", "privlib.thresholds", "privlib.uncertainty", "privlib.plots", "privlib.slides",
+    "privlib.identity",
+    "privlib.attribute",
+    "privlib.membership",
+    "privlib.criteria",
+    "privlib.targeted",
+    "privlib.dp",
+    "privlib.utility",
+    "privlib.synth",
+    "privlib.audit",
+    "privlib.pipeline",
+    "privlib.datasets",
+    "privlib.schema",
+    "privlib.neighbors",
+    "privlib.results",
+    "privlib.thresholds",
+    "privlib.uncertainty",
+    "privlib.plots",
+    "privlib.slides",
 )
 
 
@@ -44,13 +58,17 @@ def _public_modules() -> list[str]:
     """Every public module and subpackage of privlib (no leading underscore)."""
     import privlib
 
-    return [f"privlib.{info.name}" for info in pkgutil.iter_modules(privlib.__path__)
-            if not info.name.startswith("_")]
+    return [
+        f"privlib.{info.name}"
+        for info in pkgutil.iter_modules(privlib.__path__)
+        if not info.name.startswith("_")
+    ]
 
 
 #: modules with a reference page: every public one, those of the course first, then the rest
-REFERENCE_MODULES = tuple(dict.fromkeys(
-    [m for m in _COURSE_ORDER if m in _public_modules()] + sorted(_public_modules())))
+REFERENCE_MODULES = tuple(
+    dict.fromkeys([m for m in _COURSE_ORDER if m in _public_modules()] + sorted(_public_modules()))
+)
 
 _CONFIG = """\
 title: privlib course
@@ -144,8 +162,12 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     if slides:
         shutil.copytree(assets, staging / "slides" / "slides" / "assets")
         for lesson in lessons:
-            render_slides(lesson, staging / "slides" / "slides" / f"{lesson.stem}.html",
-                          assets=staging / "slides" / "slides" / "assets", fetch=False)
+            render_slides(
+                lesson,
+                staging / "slides" / "slides" / f"{lesson.stem}.html",
+                assets=staging / "slides" / "slides" / "assets",
+                fetch=False,
+            )
             slide_lines.append(f"- [{notebook_title(lesson) or lesson.stem}](slides/{lesson.stem}.html)")
     try:
         import jupyter_server_mathjax
@@ -153,19 +175,29 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
         raise PrivlibError("the site serves MathJax itself: pip install 'privlib[course]'") from error
     shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", staging / "_static" / "mathjax")
     capstone = [path for path in lessons if path.stem == "capstone"]
-    capstone_line = (f"\n## Capstone\n\n[{notebook_title(capstone[0]) or 'The capstone'}](lessons/capstone), "
-                     "an assessment that uses the whole course.\n" if capstone else "")
+    capstone_line = (
+        f"\n## Capstone\n\n[{notebook_title(capstone[0]) or 'The capstone'}](lessons/capstone), "
+        "an assessment that uses the whole course.\n"
+        if capstone
+        else ""
+    )
     (staging / "intro.md").write_text(
         "# The privlib course\n\n"
         "Lessons on the privacy risk of synthetic tabular data, each a notebook that runs on four "
         "bundled datasets, with slides, a glossary, a teaching plan, a capstone and the library "
-        "reference.\n\n## Slides\n\n" + ("\n".join(slide_lines) or "(built without slides)") + "\n"
+        "reference.\n\n## Slides\n\n"
+        + ("\n".join(slide_lines) or "(built without slides)")
+        + "\n"
         + capstone_line
     )
     toc = ["format: jb-book", "root: intro", "parts:", "  - caption: Lessons", "    chapters:"]
     toc += [f"      - file: lessons/{lesson.stem}" for lesson in lessons]
     toc += ["  - caption: For the lecturer", "    chapters:"]
-    toc += [f"      - file: {page}" for page in ("teaching", "glossary", "conventions") if (staging / f"{page}.md").exists()]
+    toc += [
+        f"      - file: {page}"
+        for page in ("teaching", "glossary", "conventions")
+        if (staging / f"{page}.md").exists()
+    ]
     toc += ["  - caption: Library reference", "    chapters:"]
     toc += [f"      - file: reference/{module}" for module in REFERENCE_MODULES]
     (staging / "_toc.yml").write_text("\n".join(toc) + "\n")

@@ -56,8 +56,11 @@ ASSET_PACKAGES = {"reveal.js": "4.0.2", "requirejs": "2.3.6", "jquery": "2.2.4"}
 _MERMAID_STUB = "export default { initialize() {} };\n"
 # what each package contributes: (path inside the package, path inside assets/)
 _PICKS = {
-    "reveal.js": [("dist", "reveal.js/dist"), ("plugin", "reveal.js/plugin"),
-                  ("LICENSE", "reveal.js/LICENSE")],
+    "reveal.js": [
+        ("dist", "reveal.js/dist"),
+        ("plugin", "reveal.js/plugin"),
+        ("LICENSE", "reveal.js/LICENSE"),
+    ],
     "requirejs": [("require.js", "require.js")],
     "jquery": [("dist/jquery.min.js", "jquery.min.js"), ("LICENSE.txt", "jquery.LICENSE.txt")],
 }
@@ -268,8 +271,13 @@ def _tabular(text: str) -> bool:
 def _reading(lines: list[str]):
     """Printed sentences as paragraphs of an HTML output (escaped)."""
     paragraphs = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
-    return nbformat.v4.new_output("display_data", data={
-        "text/html": f'<div class="privlib-reading">{paragraphs}</div>', "text/plain": "\n".join(lines)})
+    return nbformat.v4.new_output(
+        "display_data",
+        data={
+            "text/html": f'<div class="privlib-reading">{paragraphs}</div>',
+            "text/plain": "\n".join(lines),
+        },
+    )
 
 
 def _output_groups(outputs) -> list[tuple[list, float]]:
@@ -356,8 +364,11 @@ def fit_to_slides(notebook) -> nbformat.NotebookNode:
         if kind in ("skip", "notes"):
             cells.append(cell)
             continue
-        pieces = _markdown_pieces(cell) if cell.cell_type == "markdown" else (
-            _code_pieces(cell) if cell.cell_type == "code" else [(cell, 1.0)])
+        pieces = (
+            _markdown_pieces(cell)
+            if cell.cell_type == "markdown"
+            else (_code_pieces(cell) if cell.cell_type == "code" else [(cell, 1.0)])
+        )
         for index, (piece, cost) in enumerate(pieces):
             own = kind if index == 0 else "-"
             if own in ("slide", "subslide"):

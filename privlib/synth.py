@@ -59,12 +59,25 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from privlib.errors import PrivlibError
 from privlib.schema import (
-    NUMERIC, check_columns, check_frame, infer_kinds, numeric_values, restore_numeric,
+    NUMERIC,
+    check_columns,
+    check_frame,
+    infer_kinds,
+    numeric_values,
+    restore_numeric,
 )
 
 __all__ = [
-    "Copy", "AdditiveNoise", "IndependentMarginals", "GaussianCopula", "ParzenWindows",
-    "SequentialTrees", "OutlierCopies", "SYNTHESIZERS", "make", "synthesize",
+    "Copy",
+    "AdditiveNoise",
+    "IndependentMarginals",
+    "GaussianCopula",
+    "ParzenWindows",
+    "SequentialTrees",
+    "OutlierCopies",
+    "SYNTHESIZERS",
+    "make",
+    "synthesize",
 ]
 
 
@@ -86,7 +99,7 @@ class _Column:
     labels: np.ndarray | None = None  # distinct values of a non-categorical dtype, by code
 
     @classmethod
-    def fit(cls, series: pd.Series, kind: str) -> tuple["_Column", np.ndarray]:
+    def fit(cls, series: pd.Series, kind: str) -> tuple[_Column, np.ndarray]:
         like = series.iloc[:0]
         if kind == NUMERIC:
             values = numeric_values(series)
@@ -123,7 +136,7 @@ class _Table:
     matrix: np.ndarray
 
     @classmethod
-    def fit(cls, df: pd.DataFrame) -> "_Table":
+    def fit(cls, df: pd.DataFrame) -> _Table:
         kinds = infer_kinds(df, name="data")
         fitted = [_Column.fit(df[c], kinds[c]) for c in df.columns]
         return cls([c for c, _ in fitted], np.column_stack([v for _, v in fitted]))
@@ -144,8 +157,7 @@ def _rng(random_state) -> np.random.Generator:
         return np.random.default_rng(random_state)
     except (TypeError, ValueError) as exc:
         raise PrivlibError(
-            f"`random_state` must be None, a non-negative integer or a numpy Generator, got "
-            f"{random_state!r}."
+            f"`random_state` must be None, a non-negative integer or a numpy Generator, got {random_state!r}."
         ) from exc
 
 
@@ -156,9 +168,7 @@ def _check_number(value, parameter: str, *, low: float, high: float = np.inf, lo
     too_low = value <= low if low_open else value < low
     if too_low or value > high:
         bracket = "(" if low_open else "["
-        raise PrivlibError(
-            f"`{parameter}` must lie in {bracket}{low}, {high}], got {value!r}."
-        )
+        raise PrivlibError(f"`{parameter}` must lie in {bracket}{low}, {high}], got {value!r}.")
 
 
 def _pick_rows(n_train: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -384,7 +394,7 @@ class GaussianCopula(_Synthesizer):
                 # inverse of the empirical CDF: the first value whose cumulative share exceeds u
                 index = np.minimum(np.floor(u[:, j] * observed.size).astype(int), observed.size - 1)
                 out[:, j] = observed[index]
-        indicators = u[:, len(self.sorted_):]
+        indicators = u[:, len(self.sorted_) :]
         for k, j in enumerate(self.with_missing_):
             out[indicators[:, k] < self.missing_share_[j], j] = np.nan
         return self.table_.decode(out)
@@ -430,8 +440,9 @@ class ParzenWindows(_Synthesizer):
         self.sd_ = np.where(sd > 0, sd, 1.0)
         # the one-hot states of a categorical column: its observed codes, NaN (missing) last,
         # so a category the dtype declares but no record holds is never generated
-        self.levels_ = [None if numeric else np.unique(col)
-                        for numeric, col in zip(self.table_.numeric, train.T)]
+        self.levels_ = [
+            None if numeric else np.unique(col) for numeric, col in zip(self.table_.numeric, train.T)
+        ]
 
     def _noisy_argmax(self, states: np.ndarray, n_states: int, rng) -> np.ndarray:
         """Add kernel noise to one-hot vectors and return the index of the largest coordinate."""
@@ -474,7 +485,7 @@ class _LeafDonors:
     values: np.ndarray
 
     @classmethod
-    def fit(cls, tree, X: np.ndarray | None, values: np.ndarray) -> "_LeafDonors":
+    def fit(cls, tree, X: np.ndarray | None, values: np.ndarray) -> _LeafDonors:
         leaf = tree.apply(X) if tree is not None else np.zeros(len(values), dtype="int64")
         order = np.argsort(leaf, kind="stable")
         leaves, starts, counts = np.unique(leaf[order], return_index=True, return_counts=True)
@@ -559,10 +570,7 @@ class SequentialTrees(_Synthesizer):
     def _plan(self, data: pd.DataFrame) -> tuple[list, list]:
         """Return (kept columns, synthesized columns in visiting order) after checking both."""
         columns = list(data.columns)
-        chosen = (
-            columns if self.synthesize is None
-            else check_columns(data, self.synthesize, "synthesize")
-        )
+        chosen = columns if self.synthesize is None else check_columns(data, self.synthesize, "synthesize")
         if len(set(chosen)) != len(chosen):
             raise PrivlibError(f"`synthesize` names a column twice: {chosen}; name each once.")
         if self.visit_order is None:
@@ -685,8 +693,11 @@ class OutlierCopies(_Synthesizer):
                 f"`base` must be one of {[n for n in SYNTHESIZERS if n != 'OutlierCopies']}, "
                 f"got {self.base!r}."
             )
-        if (isinstance(self.n_copies, bool) or not isinstance(self.n_copies, numbers.Integral)
-                or self.n_copies < 0):
+        if (
+            isinstance(self.n_copies, bool)
+            or not isinstance(self.n_copies, numbers.Integral)
+            or self.n_copies < 0
+        ):
             raise PrivlibError(f"`n_copies` must be a whole number >= 0, got {self.n_copies!r}.")
 
     def _fit(self, data):
@@ -694,19 +705,21 @@ class OutlierCopies(_Synthesizer):
 
         if self.n_copies >= len(data):
             raise PrivlibError(
-                f"`n_copies` ({self.n_copies}) must be below the number of training records "
-                f"({len(data)})."
+                f"`n_copies` ({self.n_copies}) must be below the number of training records ({len(data)})."
             )
         self.model_ = make(self.base).fit(data)
         distance = nearest_distances(data, data, exclude_self=True)
         # the most isolated first, ties broken by the lower row position
-        self.copied_ = np.lexsort((np.arange(len(data)), -distance))[:self.n_copies]
+        self.copied_ = np.lexsort((np.arange(len(data)), -distance))[: self.n_copies]
 
     def _sample(self, n, rng):
         if self.n_copies > n:
             raise PrivlibError(f"`n` ({n}) must be at least `n_copies` ({self.n_copies}).")
-        drawn = self.model_.sample(n - self.n_copies, random_state=rng) if n > self.n_copies \
+        drawn = (
+            self.model_.sample(n - self.n_copies, random_state=rng)
+            if n > self.n_copies
             else self.data_.iloc[:0]
+        )
         released = pd.concat([drawn, self.data_.iloc[self.copied_]], ignore_index=True)
         return released.iloc[rng.permutation(n)].reset_index(drop=True)
 
@@ -717,7 +730,12 @@ class OutlierCopies(_Synthesizer):
 SYNTHESIZERS = {
     cls.__name__: cls
     for cls in (
-        Copy, AdditiveNoise, IndependentMarginals, GaussianCopula, ParzenWindows, SequentialTrees,
+        Copy,
+        AdditiveNoise,
+        IndependentMarginals,
+        GaussianCopula,
+        ParzenWindows,
+        SequentialTrees,
         OutlierCopies,
     )
 }
@@ -752,21 +770,18 @@ def make(name: str, **params) -> _Synthesizer:
         For an unknown name or a hyper-parameter the class does not take.
     """
     if name not in SYNTHESIZERS and name not in _LAZY:
-        raise PrivlibError(
-            f"unknown synthesizer {name!r}; choose one of {list(SYNTHESIZERS) + list(_LAZY)}."
-        )
+        raise PrivlibError(f"unknown synthesizer {name!r}; choose one of {list(SYNTHESIZERS) + list(_LAZY)}.")
     cls = SYNTHESIZERS[name] if name in SYNTHESIZERS else __getattr__(name)
     accepted = list(inspect.signature(cls).parameters)
     unknown = [p for p in params if p not in accepted]
     if unknown:
-        raise PrivlibError(
-            f"{name} takes no parameter {unknown}; its parameters are {accepted or 'none'}."
-        )
+        raise PrivlibError(f"{name} takes no parameter {unknown}; its parameters are {accepted or 'none'}.")
     return cls(**params)
 
 
-def synthesize(df: pd.DataFrame, method: str = "SequentialTrees", n: int | None = None,
-               random_state=None, **params) -> pd.DataFrame:
+def synthesize(
+    df: pd.DataFrame, method: str = "SequentialTrees", n: int | None = None, random_state=None, **params
+) -> pd.DataFrame:
     """Fit the synthesizer ``method`` on ``df`` and return one sample, in one call.
 
     Parameters

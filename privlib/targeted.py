@@ -77,8 +77,13 @@ from privlib.uncertainty import BOOTSTRAP, bootstrap_interval, check_confidence
 from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
 
 __all__ = [
-    "FEATURE_SETS", "ShadowModelAttack", "DensityAttack", "resolve_synthesizer",
-    "outlier_targets", "shadow_model_attack", "density_attack",
+    "FEATURE_SETS",
+    "ShadowModelAttack",
+    "DensityAttack",
+    "resolve_synthesizer",
+    "outlier_targets",
+    "shadow_model_attack",
+    "density_attack",
 ]
 
 #: The feature sets of Stadler et al. (2022) that the shadow-model attack can use.
@@ -115,10 +120,15 @@ class ShadowModelAttack(Result):
 
     def per_target(self) -> pd.DataFrame:
         """One row per target: training row, nearest-record distance, AUC and its interval."""
-        return pd.DataFrame({
-            "training row": self.target_index, "distance to nearest record": self.target_distance,
-            "AUC": self.target_auc, "ci low": self.target_ci_low, "ci high": self.target_ci_high,
-        })
+        return pd.DataFrame(
+            {
+                "training row": self.target_index,
+                "distance to nearest record": self.target_distance,
+                "AUC": self.target_auc,
+                "ci low": self.target_ci_low,
+                "ci high": self.target_ci_high,
+            }
+        )
 
     def reading(self) -> str:
         best = int(np.nanargmax(self.target_auc))
@@ -226,8 +236,7 @@ def resolve_synthesizer(spec, **params):
         try:
             made = spec(**params)
         except TypeError as exc:
-            raise PrivlibError(f"`synthesizer` {spec.__name__} rejects its parameters: {exc}.") \
-                from None
+            raise PrivlibError(f"`synthesizer` {spec.__name__} rejects its parameters: {exc}.") from None
     else:
         if params:
             raise PrivlibError("give `synthesizer` as a name or class to pass parameters to it.")
@@ -278,8 +287,9 @@ class _Features:
         self.encoder = TableEncoder().fit(population, names=["population"])
         self.columns = list(self.encoder.columns_)
         self.numeric = [self.encoder.kinds_[c] == NUMERIC for c in self.columns]
-        self.n_categories = [0 if num else len(self.encoder.categories_[c]) + 2
-                             for c, num in zip(self.columns, self.numeric)]
+        self.n_categories = [
+            0 if num else len(self.encoder.categories_[c]) + 2 for c, num in zip(self.columns, self.numeric)
+        ]
         self.n_encoded = sum(max(size, 1) for size in self.n_categories)
 
     def _one_hot(self, codes: np.ndarray) -> np.ndarray:
@@ -310,8 +320,11 @@ class _Features:
             if numeric:
                 present = x[x != MISSING]
                 if kind == "naive":
-                    stats = ([present.mean(), np.median(present), present.var(), present.min(),
-                              present.max()] if present.size else [0.0] * 5)
+                    stats = (
+                        [present.mean(), np.median(present), present.var(), present.min(), present.max()]
+                        if present.size
+                        else [0.0] * 5
+                    )
                     out.extend(stats + [1 - present.size / len(x)])
                 else:
                     bins = np.clip(np.floor(present * self.N_BINS), 0, self.N_BINS - 1)
@@ -322,22 +335,23 @@ class _Features:
                 freq = np.bincount(_category_slot(x, size), minlength=size) / len(x)
                 if kind == "naive":
                     seen = np.flatnonzero(freq)
-                    out.extend([seen.size, int(np.argmax(freq)),
-                                int(seen[np.argmin(freq[seen])])])
+                    out.extend([seen.size, int(np.argmax(freq)), int(seen[np.argmin(freq[seen])])])
                 else:
                     out.extend(freq)
         return np.asarray(out, dtype="float64")
 
 
-def _shadow_features(template, without, target, swap, n_synthetic, seed, features,
-                     featurizer) -> tuple[np.ndarray, np.ndarray]:
+def _shadow_features(
+    template, without, target, swap, n_synthetic, seed, features, featurizer
+) -> tuple[np.ndarray, np.ndarray]:
     """Features of the synthetic tables made from one shadow set without and with the target."""
     with_target = without.copy()
     with_target.iloc[swap] = target.iloc[0]
     seeds = np.random.SeedSequence(seed).generate_state(2)
-    return (featurizer(_fit_and_sample(template, without, n_synthetic, int(seeds[0])), features),
-            featurizer(_fit_and_sample(template, with_target, n_synthetic, int(seeds[1])),
-                       features))
+    return (
+        featurizer(_fit_and_sample(template, without, n_synthetic, int(seeds[0])), features),
+        featurizer(_fit_and_sample(template, with_target, n_synthetic, int(seeds[1])), features),
+    )
 
 
 def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -355,8 +369,7 @@ def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np
     n_targets = _check_count(n_targets, "n_targets")
     if n_targets > len(train) - 1:
         raise PrivlibError(
-            f"`n_targets` ({n_targets}) must be below the number of training records "
-            f"({len(train)})."
+            f"`n_targets` ({n_targets}) must be below the number of training records ({len(train)})."
         )
     distance = nearest_distances(train, train, exclude_self=True)
     order = np.lexsort((np.arange(len(train)), -distance))[:n_targets]
@@ -379,24 +392,42 @@ def _auc_with_interval(groups, rng, confidence) -> tuple[float, float, float]:
     """Mean AUC over (out, in) score pairs of groups, with a bootstrap interval."""
 
     def mean_auc(*resampled):
-        return float(np.mean([_auc(out, inside)
-                              for out, inside in zip(resampled[::2], resampled[1::2])]))
+        return float(np.mean([_auc(out, inside) for out, inside in zip(resampled[::2], resampled[1::2])]))
 
     value = mean_auc(*groups)
     low, high = bootstrap_interval(mean_auc, groups, rng=rng, confidence=confidence)
     return value, low, high
 
 
-@validate_params({
-    "train": [Table()], "population": [Table()], "n_targets": [Integer(low=1)],
-    "n_shadows": [Integer(low=2)], "n_test": [Integer(low=2)],
-    "shadow_size": [Integer(low=2), None], "synthetic_size": [Integer(low=1), None],
-    "features": [Options("naive", "histogram", "correlation")], "n_jobs": [Integer(low=-1)],
-    "confidence": [CONFIDENCE], "random_state": [RandomState()],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "population": [Table()],
+        "n_targets": [Integer(low=1)],
+        "n_shadows": [Integer(low=2)],
+        "n_test": [Integer(low=2)],
+        "shadow_size": [Integer(low=2), None],
+        "synthetic_size": [Integer(low=1), None],
+        "features": [Options("naive", "histogram", "correlation")],
+        "n_jobs": [Integer(low=-1)],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+    }
+)
 def shadow_model_attack(
-    *, synthesizer, train, population, targets=None, n_targets=5, n_shadows=40, n_test=20,
-    shadow_size=None, synthetic_size=None, features="correlation", n_jobs=2, confidence=0.95,
+    *,
+    synthesizer,
+    train,
+    population,
+    targets=None,
+    n_targets=5,
+    n_shadows=40,
+    n_test=20,
+    shadow_size=None,
+    synthetic_size=None,
+    features="correlation",
+    n_jobs=2,
+    confidence=0.95,
     random_state=None,
 ) -> ShadowModelAttack:
     """Targeted membership attack with shadow models (Stadler, Oprisanu & Troncoso 2022).
@@ -477,10 +508,8 @@ def shadow_model_attack(
     n_shadows = _check_count(n_shadows, "n_shadows", minimum=2)
     n_test = _check_count(n_test, "n_test", minimum=2)
     n_jobs = _check_count(n_jobs, "n_jobs")
-    shadow_size = _check_count(len(train) if shadow_size is None else shadow_size, "shadow_size",
-                               minimum=2)
-    n_synthetic = _check_count(shadow_size if synthetic_size is None else synthetic_size,
-                               "synthetic_size")
+    shadow_size = _check_count(len(train) if shadow_size is None else shadow_size, "shadow_size", minimum=2)
+    n_synthetic = _check_count(shadow_size if synthetic_size is None else synthetic_size, "synthetic_size")
     template = resolve_synthesizer(synthesizer)
     rng = np.random.default_rng(random_state)
     train = train.reset_index(drop=True)
@@ -489,18 +518,21 @@ def shadow_model_attack(
         target_index, target_distance = outlier_targets(train, n_targets)
     else:
         target_index = np.asarray(list(targets))
-        if target_index.ndim != 1 or target_index.size == 0 or not np.issubdtype(
-                target_index.dtype, np.integer) or target_index.min() < 0 \
-                or target_index.max() >= len(train) or len(set(target_index)) < target_index.size:
+        if (
+            target_index.ndim != 1
+            or target_index.size == 0
+            or not np.issubdtype(target_index.dtype, np.integer)
+            or target_index.min() < 0
+            or target_index.max() >= len(train)
+            or len(set(target_index)) < target_index.size
+        ):
             raise PrivlibError(
                 f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1})."
             )
         target_distance = nearest_distances(train, train, exclude_self=True)[target_index]
     featurizer = _Features(population)
     if features == "correlation" and featurizer.n_encoded < 2:
-        raise PrivlibError(
-            "`features='correlation'` needs at least two encoded variables; use 'histogram'."
-        )
+        raise PrivlibError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
 
     groups, per_target = [], []
     for index in target_index:
@@ -514,22 +546,35 @@ def shadow_model_attack(
             )
         n_pairs = n_shadows + n_test
         tasks = [
-            (np.sort(rng.choice(others, size=shadow_size, replace=False)),
-             int(rng.integers(shadow_size)), int(rng.integers(2**63)))
+            (
+                np.sort(rng.choice(others, size=shadow_size, replace=False)),
+                int(rng.integers(shadow_size)),
+                int(rng.integers(2**63)),
+            )
             for _ in range(n_pairs)
         ]
         # a generator: joblib builds each shadow table only when a worker is ready for it
         pairs = Parallel(n_jobs=n_jobs)(
-            delayed(_shadow_features)(template, population.iloc[rows].reset_index(drop=True),
-                                      target, swap, n_synthetic, seed, features, featurizer)
+            delayed(_shadow_features)(
+                template,
+                population.iloc[rows].reset_index(drop=True),
+                target,
+                swap,
+                n_synthetic,
+                seed,
+                features,
+                featurizer,
+            )
             for rows, swap, seed in tasks
         )
         x_out = np.array([p[0] for p in pairs])
         x_in = np.array([p[1] for p in pairs])
-        classifier = RandomForestClassifier(n_estimators=500, n_jobs=n_jobs,
-                                            random_state=int(rng.integers(2**31)))
-        classifier.fit(np.vstack([x_out[:n_shadows], x_in[:n_shadows]]),
-                       np.r_[np.zeros(n_shadows), np.ones(n_shadows)])
+        classifier = RandomForestClassifier(
+            n_estimators=500, n_jobs=n_jobs, random_state=int(rng.integers(2**31))
+        )
+        classifier.fit(
+            np.vstack([x_out[:n_shadows], x_in[:n_shadows]]), np.r_[np.zeros(n_shadows), np.ones(n_shadows)]
+        )
         score_out = classifier.predict_proba(x_out[n_shadows:])[:, 1]
         score_in = classifier.predict_proba(x_in[n_shadows:])[:, 1]
         groups.extend([score_out, score_in])
@@ -538,12 +583,25 @@ def shadow_model_attack(
     value, low, high = _auc_with_interval(groups, rng, confidence)
     aucs = np.array(per_target)
     result = ShadowModelAttack(
-        measure="shadow_model_auc", value=value, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
-        confidence=confidence, baseline=0.5, synthesizer=type(template).__name__,
-        features=features, n_targets=len(target_index), n_shadows=n_shadows, n_test=n_test,
-        target_index=np.asarray(target_index, dtype=int), target_distance=target_distance,
-        target_auc=aucs[:, 0], target_ci_low=aucs[:, 1], target_ci_high=aucs[:, 2],
-        scores_in=np.concatenate(groups[1::2]), scores_out=np.concatenate(groups[0::2]),
+        measure="shadow_model_auc",
+        value=value,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        baseline=0.5,
+        synthesizer=type(template).__name__,
+        features=features,
+        n_targets=len(target_index),
+        n_shadows=n_shadows,
+        n_test=n_test,
+        target_index=np.asarray(target_index, dtype=int),
+        target_distance=target_distance,
+        target_auc=aucs[:, 0],
+        target_ci_low=aucs[:, 1],
+        target_ci_high=aucs[:, 2],
+        scores_in=np.concatenate(groups[1::2]),
+        scores_out=np.concatenate(groups[0::2]),
     )
     return result
 
@@ -566,26 +624,47 @@ def _embedding(encoder: TableEncoder, table: pd.DataFrame, name: str) -> np.ndar
     return np.hstack(parts)
 
 
-def _log_density(fit_on: np.ndarray, at: np.ndarray, estimator: str, bandwidth, n_components,
-                 rng) -> np.ndarray:
+def _log_density(
+    fit_on: np.ndarray, at: np.ndarray, estimator: str, bandwidth, n_components, rng
+) -> np.ndarray:
     if estimator == "kde":
         if bandwidth is None:  # Scott's rule on the encoded data
             spread = float(np.mean(fit_on.std(axis=0)))
             bandwidth = max(spread, 1e-3) * len(fit_on) ** (-1.0 / (fit_on.shape[1] + 4))
         return KernelDensity(bandwidth=bandwidth).fit(fit_on).score_samples(at)
-    mixture = GaussianMixture(n_components=min(n_components, len(fit_on)), covariance_type="diag",
-                              reg_covar=1e-4, random_state=int(rng.integers(2**31)))
+    mixture = GaussianMixture(
+        n_components=min(n_components, len(fit_on)),
+        covariance_type="diag",
+        reg_covar=1e-4,
+        random_state=int(rng.integers(2**31)),
+    )
     return mixture.fit(fit_on).score_samples(at)
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()], "synthetic": [Table()], "reference": [Table()],
-    "estimator": [Options("kde", "gmm")], "bandwidth": [Number(low=0, closed="neither"), None],
-    "n_components": [Integer(low=1)], "confidence": [CONFIDENCE], "random_state": [RandomState()],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "reference": [Table()],
+        "estimator": [Options("kde", "gmm")],
+        "bandwidth": [Number(low=0, closed="neither"), None],
+        "n_components": [Integer(low=1)],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+    }
+)
 def density_attack(
-    *, train, holdout, synthetic, reference, estimator="kde", bandwidth=None, n_components=10,
-    confidence=0.95, random_state=None,
+    *,
+    train,
+    holdout,
+    synthetic,
+    reference,
+    estimator="kde",
+    bandwidth=None,
+    n_components=10,
+    confidence=0.95,
+    random_state=None,
 ) -> DensityAttack:
     """DOMIAS: membership by the density ratio of synthetic to reference data (van Breugel 2023).
 
@@ -639,9 +718,12 @@ def density_attack(
     _check_tables(tables)
     if estimator not in ("kde", "gmm"):
         raise PrivlibError(f"`estimator` must be 'kde' or 'gmm', got {estimator!r}.")
-    if bandwidth is not None and (isinstance(bandwidth, bool)
-                                  or not isinstance(bandwidth, (int, float))
-                                  or not math.isfinite(bandwidth) or bandwidth <= 0):
+    if bandwidth is not None and (
+        isinstance(bandwidth, bool)
+        or not isinstance(bandwidth, (int, float))
+        or not math.isfinite(bandwidth)
+        or bandwidth <= 0
+    ):
         raise PrivlibError(f"`bandwidth` must be a positive number or None, got {bandwidth!r}.")
     n_components = _check_count(n_components, "n_components")
     rng = np.random.default_rng(random_state)
@@ -650,10 +732,8 @@ def density_attack(
     encoder = TableEncoder().fit(*tables.values(), names=list(tables))
     embedded = {name: _embedding(encoder, t, name) for name, t in tables.items()}
     queries = np.vstack([embedded["train"], embedded["holdout"]])
-    log_synthetic = _log_density(embedded["synthetic"], queries, estimator, bandwidth,
-                                 n_components, rng)
-    log_reference = _log_density(embedded["reference"], queries, estimator, bandwidth,
-                                 n_components, rng)
+    log_synthetic = _log_density(embedded["synthetic"], queries, estimator, bandwidth, n_components, rng)
+    log_reference = _log_density(embedded["reference"], queries, estimator, bandwidth, n_components, rng)
     with np.errstate(invalid="ignore"):
         score = log_synthetic - log_reference
     is_member = np.r_[np.ones(len(train), dtype=bool), np.zeros(len(holdout), dtype=bool)]
@@ -662,8 +742,17 @@ def density_attack(
     score = np.where(np.isnan(score), 0.0, score)
     auc, low, high = _auc_with_interval([score[~is_member], score[is_member]], rng, confidence)
     result = DensityAttack(
-        measure="density_attack_auc", value=auc, ci_low=low, ci_high=high, ci_method=BOOTSTRAP,
-        confidence=confidence, baseline=0.5, estimator=estimator, n_train=len(train),
-        n_holdout=len(holdout), score=score, is_member=is_member,
+        measure="density_attack_auc",
+        value=auc,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        baseline=0.5,
+        estimator=estimator,
+        n_train=len(train),
+        n_holdout=len(holdout),
+        score=score,
+        is_member=is_member,
     )
     return result

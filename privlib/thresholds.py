@@ -35,16 +35,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from numbers import Real
-
-from collections.abc import Iterator, Mapping
 
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 
-__all__ = ["Threshold", "REGISTRY", "cutoff", "judge", "check_overrides", "rule_text",
-           "verdict_sentence", "disagreements", "registry_frame"]
+__all__ = [
+    "Threshold",
+    "REGISTRY",
+    "cutoff",
+    "judge",
+    "check_overrides",
+    "rule_text",
+    "verdict_sentence",
+    "disagreements",
+    "registry_frame",
+]
 
 
 class _Registry(Mapping):
@@ -116,8 +124,9 @@ class Threshold:
     risk_words: str = "the value lies beyond its cut-off"
     safe_words: str = "the value stays on the safe side of its cut-off"
 
-    def effective(self, baseline: float | None, reference: float | None = None,
-                  count: float | None = None) -> float | None:
+    def effective(
+        self, baseline: float | None, reference: float | None = None, count: float | None = None
+    ) -> float | None:
         """The absolute cut-off for a result with this ``baseline``, gap ``reference`` and
         ``count`` (``None`` when the rule needs one of them and there is none)."""
         if self.gap_to is not None:
@@ -187,16 +196,27 @@ def registry_frame():
     import pandas as pd
 
     rows = [
-        dict(measure=key, family=spec.family, title=spec.title, rule=spec.rule.describe(),
-             published=spec.rule.published, source=spec.rule.source, scope=spec.rule.scope)
+        dict(
+            measure=key,
+            family=spec.family,
+            title=spec.title,
+            rule=spec.rule.describe(),
+            published=spec.rule.published,
+            source=spec.rule.source,
+            scope=spec.rule.scope,
+        )
         for key, spec in _measures().items()
         if spec.rule is not None
     ]
     return pd.DataFrame(rows).set_index("measure")
 
 
-def rule_text(entry: Threshold, baseline: float | None = None, reference: float | None = None,
-              count: float | None = None) -> str:
+def rule_text(
+    entry: Threshold,
+    baseline: float | None = None,
+    reference: float | None = None,
+    count: float | None = None,
+) -> str:
     """The rule of ``entry`` in words, with its numbers and source.
 
     Examples
@@ -209,14 +229,17 @@ def rule_text(entry: Threshold, baseline: float | None = None, reference: float 
     if value is None:
         how = "no cut-off applies without a baseline"
     elif entry.gap_to is not None and not _missing(baseline) and not _missing(reference):
-        how = (f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} plus "
-               f"{entry.cutoff:.3g} of the way to {reference:.3g})")
+        how = (
+            f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} plus "
+            f"{entry.cutoff:.3g} of the way to {reference:.3g})"
+        )
     elif entry.from_baseline and not _missing(baseline):
-        how = (f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} "
-               f"{'plus' if entry.higher_is_riskier else 'minus'} {entry.cutoff:.3g})")
+        how = (
+            f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} "
+            f"{'plus' if entry.higher_is_riskier else 'minus'} {entry.cutoff:.3g})"
+        )
     elif entry.per is not None:
-        how = (f"risk when the interval lies {side} {value:.3g} ({entry.cutoff:.3g} of "
-               f"{count:.0f})")
+        how = f"risk when the interval lies {side} {value:.3g} ({entry.cutoff:.3g} of {count:.0f})"
     elif entry.from_baseline or entry.gap_to is not None:
         how = f"risk when the interval lies {side} {value:.3g} (no baseline: the fallback cut-off)"
     else:
@@ -224,8 +247,9 @@ def rule_text(entry: Threshold, baseline: float | None = None, reference: float 
     return f"{how}; {entry.source}"
 
 
-def cutoff(measure: str, baseline: float | None = None, *, reference: float | None = None,
-           count: float | None = None) -> float | None:
+def cutoff(
+    measure: str, baseline: float | None = None, *, reference: float | None = None, count: float | None = None
+) -> float | None:
     """The absolute cut-off of ``measure`` for a result with ``baseline`` (and, for rules that need
     them, the gap ``reference`` and the ``count``).
 
@@ -297,7 +321,11 @@ def _verdict_of(result: Result, override: float | None) -> Result:
     entry = _entry_of(result.measure)
     if override is not None:
         entry = dataclasses.replace(
-            entry, cutoff=float(override), from_baseline=False, gap_to=None, per=None,
+            entry,
+            cutoff=float(override),
+            from_baseline=False,
+            gap_to=None,
+            per=None,
             source=f"set for this audit (the registry's rule: {entry.source})",
         )
     value = result.value
@@ -307,12 +335,19 @@ def _verdict_of(result: Result, override: float | None) -> Result:
         )
     reference, count = entry.reference_of(result), entry.count_of(result)
     baseline = result.baseline
-    if (entry.gap_to is not None and reference is not None and baseline is not None
-            and not _missing(reference) and not _missing(baseline)):
+    if (
+        entry.gap_to is not None
+        and reference is not None
+        and baseline is not None
+        and not _missing(reference)
+        and not _missing(baseline)
+    ):
         gap = reference - baseline
         if (gap <= 0) if entry.higher_is_riskier else (gap >= 0):
             return dataclasses.replace(
-                result, verdict=NOT_ASSESSABLE, higher_is_riskier=entry.higher_is_riskier,
+                result,
+                verdict=NOT_ASSESSABLE,
+                higher_is_riskier=entry.higher_is_riskier,
                 verdict_rule=f"the reference ({reference:.3g}) does no better than the baseline "
                 f"({baseline:.3g}), so there is nothing beyond guessing to reveal and no "
                 f"cut-off between them: {entry.source}",
@@ -320,7 +355,8 @@ def _verdict_of(result: Result, override: float | None) -> Result:
     cut = entry.effective(result.baseline, reference, count)
     if cut is None:
         return dataclasses.replace(
-            result, verdict=NOT_ASSESSABLE,
+            result,
+            verdict=NOT_ASSESSABLE,
             verdict_rule="there is no baseline to judge against: " + rule_text(entry),
         )
     low, high = result.ci_low, result.ci_high
@@ -332,7 +368,9 @@ def _verdict_of(result: Result, override: float | None) -> Result:
         verdict = RISK if high < cut else NO_EVIDENCE if low >= cut else INCONCLUSIVE
     assert verdict in VERDICTS
     return dataclasses.replace(
-        result, threshold=cut, verdict=verdict,
+        result,
+        threshold=cut,
+        verdict=verdict,
         verdict_rule=rule_text(entry, result.baseline, reference, count),
         higher_is_riskier=entry.higher_is_riskier,
     )
@@ -374,13 +412,15 @@ def verdict_sentence(result: Result) -> str:
     if _missing(result.ci_low) or _missing(result.ci_high):
         where = f"the value {_number(result.value)}"
     else:
-        where = (f"the {result.confidence:.0%} interval {_number(result.ci_low)} to "
-                 f"{_number(result.ci_high)}")
+        where = f"the {result.confidence:.0%} interval {_number(result.ci_low)} to {_number(result.ci_high)}"
     side = "above" if result.higher_is_riskier else "below"
-    relation = {RISK: f"lies {side}", NO_EVIDENCE: "does not reach",
-                INCONCLUSIVE: "straddles"}[result.verdict]
-    return (f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
-            f"(rule: {result.verdict_rule}).")
+    relation = {RISK: f"lies {side}", NO_EVIDENCE: "does not reach", INCONCLUSIVE: "straddles"}[
+        result.verdict
+    ]
+    return (
+        f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
+        f"(rule: {result.verdict_rule})."
+    )
 
 
 def disagreements(results) -> list[str]:
@@ -399,7 +439,7 @@ def disagreements(results) -> list[str]:
     judged = [r for r in results if r.measure in specs and r.verdict in (RISK, NO_EVIDENCE)]
     out = []
     for i, a in enumerate(judged):
-        for b in judged[i + 1:]:
+        for b in judged[i + 1 :]:
             sa, sb = specs[a.measure], specs[b.measure]
             if sa.family != sb.family or a.verdict == b.verdict or a.measure == b.measure:
                 continue

@@ -36,9 +36,19 @@ from scipy.stats import norm
 
 from privlib.errors import PrivlibError
 
-__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_N_BOOTSTRAP", "WILSON", "BOOTSTRAP", "check_confidence",
-           "wilson_interval", "bootstrap_interval", "resampled_means", "percentile_interval",
-           "auc_interval", "AUCRanks"]
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_N_BOOTSTRAP",
+    "WILSON",
+    "BOOTSTRAP",
+    "check_confidence",
+    "wilson_interval",
+    "bootstrap_interval",
+    "resampled_means",
+    "percentile_interval",
+    "auc_interval",
+    "AUCRanks",
+]
 
 #: The level of every interval unless a measure's ``confidence=`` says otherwise.
 DEFAULT_CONFIDENCE = 0.95
@@ -183,8 +193,9 @@ def percentile_interval(values, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float
     return float(low), float(high)
 
 
-def resampled_means(values, *, rng: np.random.Generator,
-                    n_bootstrap: int = DEFAULT_N_BOOTSTRAP) -> np.ndarray:
+def resampled_means(
+    values, *, rng: np.random.Generator, n_bootstrap: int = DEFAULT_N_BOOTSTRAP
+) -> np.ndarray:
     """Means of ``n_bootstrap`` resamples of ``values`` drawn with replacement, as one array.
 
     A 0/1 (boolean) array is resampled exactly through its count, ``Binomial(n, mean) / n``, which
@@ -223,9 +234,14 @@ def resampled_means(values, *, rng: np.random.Generator,
     return np.array([values[rng.integers(0, n, size=n)].mean() for _ in range(n_bootstrap)])
 
 
-def auc_interval(member_scores, nonmember_scores, *, rng: np.random.Generator,
-                 n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
-                 confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
+def auc_interval(
+    member_scores,
+    nonmember_scores,
+    *,
+    rng: np.random.Generator,
+    n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
+    confidence=DEFAULT_CONFIDENCE,
+) -> tuple[float, float]:
     """Percentile bootstrap interval of the AUC, members and non-members resampled separately.
 
     The AUC is the probability that a member scores above a non-member, ties counted half (the
@@ -281,7 +297,7 @@ class AUCRanks:
         self.n_pos, self.n_neg = positives.size, negatives.size
         _, codes = np.unique(np.concatenate([positives, negatives]), return_inverse=True)
         codes = codes.astype(np.intp)
-        self.pos_codes, self.neg_codes = codes[: self.n_pos], codes[self.n_pos:]
+        self.pos_codes, self.neg_codes = codes[: self.n_pos], codes[self.n_pos :]
         self.n_values = int(codes.max()) + 1 if codes.size else 0
 
     def resample(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

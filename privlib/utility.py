@@ -39,8 +39,8 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, get_scorer, get_scorer_names, r2_score
@@ -53,15 +53,37 @@ from privlib.errors import PrivlibError
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
-    BOOTSTRAP, DEFAULT_CONFIDENCE, DEFAULT_N_BOOTSTRAP, AUCRanks, bootstrap_interval, percentile_interval,
+    BOOTSTRAP,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOTSTRAP,
+    AUCRanks,
+    bootstrap_interval,
+    percentile_interval,
     resampled_means,
 )
 from privlib.validation import (
-    HasMethods, Instance, Integer, Names, Number, RandomState, Table, validate_params,
+    HasMethods,
+    Instance,
+    Integer,
+    Names,
+    Number,
+    RandomState,
+    Table,
+    validate_params,
 )
 
-__all__ = ["tstr", "pmse", "marginal_fidelity", "fidelity_summary", "compare_synthesizers", "TSTRResult",
-           "PMSEResult", "MarginalFidelityResult", "FidelitySummary", "FidelityMeasure"]
+__all__ = [
+    "tstr",
+    "pmse",
+    "marginal_fidelity",
+    "fidelity_summary",
+    "compare_synthesizers",
+    "TSTRResult",
+    "PMSEResult",
+    "MarginalFidelityResult",
+    "FidelitySummary",
+    "FidelityMeasure",
+]
 
 #: Label given to a missing categorical value before encoding, so "missing" is a level of its own.
 MISSING_LABEL = "<missing>"
@@ -218,11 +240,16 @@ def _default_metric(task: str) -> str:
     return {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[task]
 
 
-@validate_params({
-    "train": [Table()], "synthetic": [Table()], "holdout": [Table()], "target": [Names()],
-    "estimator": [HasMethods("fit", "predict"), None],
-    "metric": [Instance(str, description="a scikit-learn scoring name"), None],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "synthetic": [Table()],
+        "holdout": [Table()],
+        "target": [Names()],
+        "estimator": [HasMethods("fit", "predict"), None],
+        "metric": [Instance(str, description="a scikit-learn scoring name"), None],
+    }
+)
 def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> TSTRResult:
     """Train on synthetic, test on real (TSTR) against train on real, test on real (TRTR).
 
@@ -273,17 +300,25 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
     >>> tstr(train=real, synthetic=real, holdout=real, target="y").value
     1.0
     """
-    return _tstr_result(_tstr_fit(train=train, synthetic=synthetic, holdout=holdout, target=target,
-                                  estimator=estimator, metric=metric))
+    return _tstr_result(
+        _tstr_fit(
+            train=train,
+            synthetic=synthetic,
+            holdout=holdout,
+            target=target,
+            estimator=estimator,
+            metric=metric,
+        )
+    )
 
 
 @dataclass(frozen=True)
 class _TSTRFit:
     """The two fitted models of TSTR and TRTR with the holdout they are scored on."""
 
-    models: dict            # "synthetic" and "train" -> the fitted estimator
-    x_test: pd.DataFrame    # the holdout's features, model-ready
-    y_test: pd.Series       # the holdout's target labels
+    models: dict  # "synthetic" and "train" -> the fitted estimator
+    x_test: pd.DataFrame  # the holdout's features, model-ready
+    y_test: pd.Series  # the holdout's target labels
     target: str
     metric: str
     task: str
@@ -352,8 +387,15 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
             source: clone(estimator).fit(_features(tables[source], feature_kinds), labels[source])
             for source in ("synthetic", "train")
         }
-    return _TSTRFit(models=models, x_test=_features(holdout, feature_kinds), y_test=labels["holdout"],
-                    target=target, metric=metric, task=task, model=_model_name(estimator))
+    return _TSTRFit(
+        models=models,
+        x_test=_features(holdout, feature_kinds),
+        y_test=labels["holdout"],
+        target=target,
+        metric=metric,
+        task=task,
+        model=_model_name(estimator),
+    )
 
 
 def _tstr_result(fit: _TSTRFit) -> TSTRResult:
@@ -428,11 +470,15 @@ def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[f
     return float(np.mean((propensity - share) ** 2)), propensity
 
 
-@validate_params({
-    "original": [Table()], "synthetic": [Table()],
-    "estimator": [HasMethods("fit", "predict_proba"), None], "random_state": [RandomState()],
-    "n_permutations": [Integer(low=0)],
-})
+@validate_params(
+    {
+        "original": [Table()],
+        "synthetic": [Table()],
+        "estimator": [HasMethods("fit", "predict_proba"), None],
+        "random_state": [RandomState()],
+        "n_permutations": [Integer(low=0)],
+    }
+)
 def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
     """Propensity-score mean squared error and its ratio to the null expectation.
 
@@ -501,9 +547,7 @@ def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutatio
     """
     kinds = _check_pair(original, synthetic, n_permutations, "n_permutations")
     columns = list(original.columns)
-    x = pd.concat(
-        [_features(original, kinds), _features(synthetic[columns], kinds)], ignore_index=True
-    )
+    x = pd.concat([_features(original, kinds), _features(synthetic[columns], kinds)], ignore_index=True)
     z = np.r_[np.zeros(len(original), dtype=int), np.ones(len(synthetic), dtype=int)]
     n = len(z)
     share = len(synthetic) / n
@@ -525,7 +569,10 @@ def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutatio
         rng = np.random.default_rng(random_state)
         value, propensity = _pmse_of(estimator, x, z, share)
         shuffled = [_pmse_of(estimator, x, rng.permutation(z), share)[0] for _ in range(n_permutations)]
-        expected, spread = float(np.mean(shuffled)), float(np.std(shuffled, ddof=1)) if n_permutations > 1 else float("nan")
+        expected, spread = (
+            float(np.mean(shuffled)),
+            float(np.std(shuffled, ddof=1)) if n_permutations > 1 else float("nan"),
+        )
         k, null, model = None, "permutation", _model_name(estimator)
 
     return PMSEResult(
@@ -596,7 +643,7 @@ def _marginal_codes(left: pd.DataFrame, right: pd.DataFrame, kinds: dict, n_bins
         else:
             both = np.concatenate([left[column].to_numpy(), right[column].to_numpy()])
             levels, uniques = pd.factorize(both)
-            codes[column] = (levels[: len(left)], levels[len(left):], len(uniques))
+            codes[column] = (levels[: len(left)], levels[len(left) :], len(uniques))
     return codes
 
 
@@ -782,12 +829,14 @@ def _tstr_ratio_interval(fit: _TSTRFit, *, rng, n_bootstrap, confidence) -> tupl
         trtr = score(truth[rows], predicted["train"][rows])
         return score(truth[rows], predicted["synthetic"][rows]) / trtr if trtr != 0 else float("nan")
 
-    return bootstrap_interval(ratio, [np.arange(len(truth))], rng=rng, n_bootstrap=n_bootstrap,
-                              confidence=confidence)
+    return bootstrap_interval(
+        ratio, [np.arange(len(truth))], rng=rng, n_bootstrap=n_bootstrap, confidence=confidence
+    )
 
 
-def _pmse_ratio_interval(result: PMSEResult, n_original: int, *, rng, n_bootstrap,
-                         confidence) -> tuple[float, float]:
+def _pmse_ratio_interval(
+    result: PMSEResult, n_original: int, *, rng, n_bootstrap, confidence
+) -> tuple[float, float]:
     """Percentile bootstrap interval of the pMSE ratio over records, the propensity model held
     fixed: original and synthetic records are resampled separately, so the synthetic share ``c``
     and the null expectation stay as they are."""
@@ -810,8 +859,10 @@ def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confid
     # resample's rows gives the level counts of all variables at once.
     levels = np.array([k for _, _, k in codes.values()])
     offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
-    tables = [np.column_stack([c[side] for c in codes.values()]).astype(np.int32) + offsets.astype(np.int32)
-              for side in (0, 1)]
+    tables = [
+        np.column_stack([c[side] for c in codes.values()]).astype(np.int32) + offsets.astype(np.int32)
+        for side in (0, 1)
+    ]
     values = np.empty(n_bootstrap)
     for b in range(n_bootstrap):
         shares = []
@@ -825,13 +876,27 @@ def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confid
     return float(np.clip(low, 0.0, 1.0)), float(np.clip(high, 0.0, 1.0))
 
 
-@validate_params({
-    "train": [Table()], "synthetic": [Table()], "holdout": [Table(), None], "target": [Names(), None],
-    "random_state": [RandomState()], "n_bootstrap": [Integer(low=1)],
-    "confidence": [Number(low=0, high=1, closed="neither")],
-})
-def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_state=None,
-                     n_bootstrap=DEFAULT_N_BOOTSTRAP, confidence=DEFAULT_CONFIDENCE) -> FidelitySummary:
+@validate_params(
+    {
+        "train": [Table()],
+        "synthetic": [Table()],
+        "holdout": [Table(), None],
+        "target": [Names(), None],
+        "random_state": [RandomState()],
+        "n_bootstrap": [Integer(low=1)],
+        "confidence": [Number(low=0, high=1, closed="neither")],
+    }
+)
+def fidelity_summary(
+    *,
+    train,
+    synthetic,
+    holdout=None,
+    target=None,
+    random_state=None,
+    n_bootstrap=DEFAULT_N_BOOTSTRAP,
+    confidence=DEFAULT_CONFIDENCE,
+) -> FidelitySummary:
     """Fidelity of ``synthetic`` to ``train`` in three figures with intervals, beside the privacy verdicts.
 
     The same measures as :func:`compare_synthesizers`' utility columns, each with a percentile
@@ -888,52 +953,85 @@ def fidelity_summary(*, train, synthetic, holdout=None, target=None, random_stat
     bootstrap = {"n_bootstrap": n_bootstrap, "confidence": confidence}
     measures, skipped = [], []
     if holdout is None or target is None:
-        needs = [what for what, given in (("a holdout", holdout), ("a target variable", target))
-                 if given is None]
+        needs = [
+            what for what, given in (("a holdout", holdout), ("a target variable", target)) if given is None
+        ]
         skipped.append(("tstr_ratio", f"train on synthetic, test on real needs {' and '.join(needs)}"))
     else:
         try:
-            fit = _tstr_fit(train=train, synthetic=synthetic, holdout=holdout, target=target, estimator=None,
-                            metric=None)
+            fit = _tstr_fit(
+                train=train, synthetic=synthetic, holdout=holdout, target=target, estimator=None, metric=None
+            )
         except PrivlibError as exc:
             skipped.append(("tstr_ratio", f"the data do not allow it: {exc}"))
         else:
             result = _tstr_result(fit)
             low, high = _tstr_ratio_interval(fit, rng=streams["tstr_ratio"], **bootstrap)
-            measures.append(FidelityMeasure(
-                key="tstr_ratio", title="Train on synthetic, test on real (share of the real data's score)",
-                value=result.ratio, ci_low=low, ci_high=high, ideal=1.0,
-                reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real "
-                f"records with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data "
-                f"reaches ({result.value:.3f} against {result.baseline:.3f}).",
-                details={"tstr": result.value, "trtr": result.baseline, "metric": fit.metric,
-                         "target": fit.target, "task": fit.task, "model": fit.model},
-            ))
+            measures.append(
+                FidelityMeasure(
+                    key="tstr_ratio",
+                    title="Train on synthetic, test on real (share of the real data's score)",
+                    value=result.ratio,
+                    ci_low=low,
+                    ci_high=high,
+                    ideal=1.0,
+                    reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real "
+                    f"records with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data "
+                    f"reaches ({result.value:.3f} against {result.baseline:.3f}).",
+                    details={
+                        "tstr": result.value,
+                        "trtr": result.baseline,
+                        "metric": fit.metric,
+                        "target": fit.target,
+                        "task": fit.task,
+                        "model": fit.model,
+                    },
+                )
+            )
     propensity = pmse(original=train, synthetic=synthetic)
     low, high = _pmse_ratio_interval(propensity, len(train), rng=streams["pmse_ratio"], **bootstrap)
-    measures.append(FidelityMeasure(
-        key="pmse_ratio", title="Propensity score MSE ratio (real or synthetic?)",
-        value=propensity.ratio, ci_low=low, ci_high=high, ideal=1.0,
-        reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as "
-        "well as it tells apart two samples of one distribution (1 or less = indistinguishable; larger = "
-        "easier to tell apart).",
-        details={"pmse": propensity.value, "null_expectation": propensity.baseline,
-                 "model": propensity.model},
-    ))
+    measures.append(
+        FidelityMeasure(
+            key="pmse_ratio",
+            title="Propensity score MSE ratio (real or synthetic?)",
+            value=propensity.ratio,
+            ci_low=low,
+            ci_high=high,
+            ideal=1.0,
+            reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as "
+            "well as it tells apart two samples of one distribution (1 or less = indistinguishable; larger = "
+            "easier to tell apart).",
+            details={
+                "pmse": propensity.value,
+                "null_expectation": propensity.baseline,
+                "model": propensity.model,
+            },
+        )
+    )
     kinds = infer_kinds(train, name="train")
     marginals = marginal_fidelity(original=train, synthetic=synthetic)
-    codes = _marginal_codes(_features(train, kinds), _features(synthetic[list(train.columns)], kinds), kinds,
-                            marginals.n_bins)
+    codes = _marginal_codes(
+        _features(train, kinds), _features(synthetic[list(train.columns)], kinds), kinds, marginals.n_bins
+    )
     low, high = _mean_tvd_interval(codes, marginals.value, rng=streams["mean_tvd"], **bootstrap)
-    measures.append(FidelityMeasure(
-        key="mean_tvd", title="Mean distance between real and synthetic marginals (TVD)",
-        value=marginals.value, ci_low=low, ci_high=high, ideal=0.0,
-        reading=f"A variable's synthetic distribution differs from the real one by a total variation "
-        f"distance of {marginals.value:.3f} on average (0 = identical shares, 1 = no overlap); the largest "
-        f"gap is {marginals.worst_variable!r}, {marginals.max_tvd:.3f}.",
-        details={"max_tvd": marginals.max_tvd, "worst_variable": marginals.worst_variable,
-                 "n_bins": marginals.n_bins},
-    ))
+    measures.append(
+        FidelityMeasure(
+            key="mean_tvd",
+            title="Mean distance between real and synthetic marginals (TVD)",
+            value=marginals.value,
+            ci_low=low,
+            ci_high=high,
+            ideal=0.0,
+            reading=f"A variable's synthetic distribution differs from the real one by a total variation "
+            f"distance of {marginals.value:.3f} on average (0 = identical shares, 1 = no overlap); the largest "
+            f"gap is {marginals.worst_variable!r}, {marginals.max_tvd:.3f}.",
+            details={
+                "max_tvd": marginals.max_tvd,
+                "worst_variable": marginals.worst_variable,
+                "n_bins": marginals.n_bins,
+            },
+        )
+    )
     return FidelitySummary(measures=tuple(measures), skipped=tuple(skipped), confidence=float(confidence))
 
 
@@ -956,17 +1054,34 @@ COMPARISON_COLUMNS = {
 }
 
 
-@validate_params({
-    "train": [Table()], "holdout": [Table()],
-    "synthetic": [Instance(dict, description="a dict of labels to DataFrames")],
-    "keys": [Names()], "target": [Names()], "population_size": [Integer(low=1), None],
-    "random_state": [RandomState()], "h": [Integer(low=0)], "attack_size": [Integer(low=1), None],
-    "n_repeats": [Integer(low=1)], "estimator": [HasMethods("fit", "predict_proba"), None],
-})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Instance(dict, description="a dict of labels to DataFrames")],
+        "keys": [Names()],
+        "target": [Names()],
+        "population_size": [Integer(low=1), None],
+        "random_state": [RandomState()],
+        "h": [Integer(low=0)],
+        "attack_size": [Integer(low=1), None],
+        "n_repeats": [Integer(low=1)],
+        "estimator": [HasMethods("fit", "predict_proba"), None],
+    }
+)
 def compare_synthesizers(
     *,
-    train, holdout, synthetic, keys, target, population_size=None, random_state=None,
-    h=5, attack_size=None, n_repeats=1, estimator=None,
+    train,
+    holdout,
+    synthetic,
+    keys,
+    target,
+    population_size=None,
+    random_state=None,
+    h=5,
+    attack_size=None,
+    n_repeats=1,
+    estimator=None,
 ) -> pd.DataFrame:
     """Privacy and utility of several synthetic tables of the same training data, one row each.
 
@@ -1049,16 +1164,29 @@ def compare_synthesizers(
         table = table[list(train.columns)]
         cap_train, cap_synthetic = train[keys + [target]], table[keys + [target]]
         if to_bin:
-            cap_train, cap_synthetic = attribute.discretize(original=cap_train, synthetic=cap_synthetic, columns=to_bin)
+            cap_train, cap_synthetic = attribute.discretize(
+                original=cap_train, synthetic=cap_synthetic, columns=to_bin
+            )
         attack = membership.partition_risk(
-            train=train, holdout=holdout, synthetic=table, t=t, attack_size=attack_size, h=h, random_state=rng,
-            population_size=population_size, n_repeats=n_repeats,
+            train=train,
+            holdout=holdout,
+            synthetic=table,
+            t=t,
+            attack_size=attack_size,
+            h=h,
+            random_state=rng,
+            population_size=population_size,
+            n_repeats=n_repeats,
         )
         fit = tstr(train=train, synthetic=table, holdout=holdout, target=target, estimator=estimator)
         metric = fit.metric
         rows[name] = {
-            "dcr_holdout_share": membership.dcr_holdout_share(synthetic=table, train=train, holdout=holdout, random_state=rng).value,
-            "nn_mia_auc": membership.nn_mia(train=train, holdout=holdout, synthetic=table, random_state=rng).auc,
+            "dcr_holdout_share": membership.dcr_holdout_share(
+                synthetic=table, train=train, holdout=holdout, random_state=rng
+            ).value,
+            "nn_mia_auc": membership.nn_mia(
+                train=train, holdout=holdout, synthetic=table, random_state=rng
+            ).auc,
             "privacy_loss": membership.privacy_loss(
                 train=train, test=holdout, synthetic=table, random_state=rng, n_repeats=n_repeats
             ).value,

@@ -30,8 +30,17 @@ import pandas as pd
 from privlib.errors import ParameterError, PrivlibError
 
 __all__ = [
-    "validate_params", "Table", "Integer", "Number", "Options", "Names", "RandomState", "Boolean",
-    "HasMethods", "Instance", "CONFIDENCE",
+    "validate_params",
+    "Table",
+    "Integer",
+    "Number",
+    "Options",
+    "Names",
+    "RandomState",
+    "Boolean",
+    "HasMethods",
+    "Instance",
+    "CONFIDENCE",
 ]
 
 
@@ -71,7 +80,7 @@ class Table(_Constraint):
             return f"`{name}` names column(s) {repeated} more than once; give each column one name."
         empty = [str(c) for c in value.columns if value[c].isna().all()]
         if empty and len(value) > 1:
-            return (f"`{name}` has column(s) {empty} with no value at all; drop them or fill them in.")
+            return f"`{name}` has column(s) {empty} with no value at all; drop them or fill them in."
         return None
 
 
@@ -81,11 +90,17 @@ class Integer(_Constraint):
     def __init__(self, low=None, high=None):
         self.low, self.high = low, high
         bounds = [f">= {low}" if low is not None else "", f"<= {high}" if high is not None else ""]
-        self.description = "a whole number" + (" " + " and ".join(b for b in bounds if b) if any(bounds) else "")
+        self.description = "a whole number" + (
+            " " + " and ".join(b for b in bounds if b) if any(bounds) else ""
+        )
 
     def problem(self, value, name):
-        ok = (isinstance(value, (Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
-              and (self.low is None or value >= self.low) and (self.high is None or value <= self.high))
+        ok = (
+            isinstance(value, (Integral, np.integer))
+            and not isinstance(value, (bool, np.bool_))
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
+        )
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
@@ -132,8 +147,9 @@ class Names(_Constraint):
 
     def problem(self, value, name):
         single = lambda v: isinstance(v, (str, Integral)) and not isinstance(v, bool) and v != ""  # noqa: E731
-        ok = single(value) or (isinstance(value, (list, tuple, pd.Index)) and len(value) > 0
-                               and all(single(v) for v in value))
+        ok = single(value) or (
+            isinstance(value, (list, tuple, pd.Index)) and len(value) > 0 and all(single(v) for v in value)
+        )
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
@@ -143,8 +159,11 @@ class RandomState(_Constraint):
     description = "None, a whole number >= 0 or a numpy Generator"
 
     def problem(self, value, name):
-        ok = value is None or isinstance(value, np.random.Generator) or (
-            isinstance(value, (Integral, np.integer)) and not isinstance(value, bool) and value >= 0)
+        ok = (
+            value is None
+            or isinstance(value, np.random.Generator)
+            or (isinstance(value, (Integral, np.integer)) and not isinstance(value, bool) and value >= 0)
+        )
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
@@ -154,7 +173,11 @@ class Boolean(_Constraint):
     description = "True or False"
 
     def problem(self, value, name):
-        return None if isinstance(value, (bool, np.bool_)) else f"`{name}` must be True or False, got {_short(value)}."
+        return (
+            None
+            if isinstance(value, (bool, np.bool_))
+            else f"`{name}` must be True or False, got {_short(value)}."
+        )
 
 
 class HasMethods(_Constraint):
@@ -211,7 +234,9 @@ def validate_params(constraints: dict):
                 if problems and all(problems):
                     if len(problems) == 1:
                         raise PrivlibError(problems[0])
-                    kinds = [c.description for c in accepted if c is not None] + (["None"] if None in accepted else [])
+                    kinds = [c.description for c in accepted if c is not None] + (
+                        ["None"] if None in accepted else []
+                    )
                     raise ParameterError(f"`{name}` must be {' or '.join(kinds)}, got {_short(value)}.")
             return function(*args, **kwargs)
 

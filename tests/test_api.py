@@ -13,8 +13,19 @@ import pytest
 import privlib as pl
 
 #: Parameter names that hold tables, by role.
-ROLES = {"synthetic", "train", "holdout", "original", "reference", "population", "control", "test",
-         "members", "target_table", "query"}
+ROLES = {
+    "synthetic",
+    "train",
+    "holdout",
+    "original",
+    "reference",
+    "population",
+    "control",
+    "test",
+    "members",
+    "target_table",
+    "query",
+}
 MODULES = ("identity", "attribute", "membership", "utility")
 
 
@@ -22,7 +33,8 @@ def _public_functions():
     for module_name in MODULES:
         module = getattr(pl, module_name)
         names = getattr(module, "__all__", None) or [
-            name for name, member in vars(module).items()
+            name
+            for name, member in vars(module).items()
             if not name.startswith("_") and getattr(member, "__module__", None) == module.__name__
         ]
         for name in names:

@@ -1,6 +1,5 @@
 """Tests of privlib.attribute: every expected value is worked out by hand in the comments."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,14 +64,17 @@ def test_cap_of_original_against_itself(tiny):
 
 def test_cap_interval_is_a_seeded_bootstrap_of_the_records(tiny):
     original, synthetic = tiny
-    a, b = (cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill", random_state=4)
-            for _ in range(2))
+    a, b = (
+        cap(original=original, synthetic=synthetic, keys=["sex", "age"], target="ill", random_state=4)
+        for _ in range(2)
+    )
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
     # per-record CAPs 2/3, 1/3, 1/2, 0 (version 1): a resample's mean lies in [0, 2/3]
     assert 0.0 <= a.ci_low <= a.value <= a.ci_high <= 2 / 3
     # a copy reveals everything the original reveals: CAP = original CAP above the half-way cut-off
-    copy = judge(cap(original=original, synthetic=original, keys=["sex", "age"], target="ill",
-                     random_state=0))
+    copy = judge(
+        cap(original=original, synthetic=original, keys=["sex", "age"], target="ill", random_state=0)
+    )
     assert copy.threshold == pytest.approx(0.5 + 0.5 * 0.25)
     with pytest.raises(PrivlibError, match="`confidence`"):
         cap(original=original, synthetic=synthetic, keys="sex", target="ill", confidence=2)
@@ -128,11 +130,13 @@ def test_cap_agrees_with_a_plain_loop_over_records():
         expected.append(len(hits) / len(same_key) if same_key else 0.0)
     res = cap(original=original, synthetic=synthetic, keys=keys, target=target)
     np.testing.assert_allclose(res.per_record, expected)
-    present = [v > 0 or any(all(s[c] == r[c] for c in keys) for _, s in synthetic.iterrows())
-               for v, (_, r) in zip(expected, original.iterrows())]
-    assert cap(original=original, synthetic=synthetic, keys=keys, target=target, variant=2).value == pytest.approx(
-        np.mean(np.array(expected)[present])
-    )
+    present = [
+        v > 0 or any(all(s[c] == r[c] for c in keys) for _, s in synthetic.iterrows())
+        for v, (_, r) in zip(expected, original.iterrows())
+    ]
+    assert cap(
+        original=original, synthetic=synthetic, keys=keys, target=target, variant=2
+    ).value == pytest.approx(np.mean(np.array(expected)[present]))
 
 
 def test_cap_result_reads_and_tabulates(tiny):
@@ -259,5 +263,10 @@ def test_bins_whose_rounded_edges_collide_get_distinct_labels():
     # Edges 150.1, 150.2, 150.3 would all read "150" at the default precision.
     table = pd.DataFrame({"x": np.repeat([150.05, 150.15, 150.25, 150.35], 10)})
     binned, _ = discretize(original=table, synthetic=table, n_bins=4)
-    assert binned["x"].cat.categories.tolist() == ["< 150.1", "150.1 to < 150.2", "150.2 to < 150.3", ">= 150.3"]
+    assert binned["x"].cat.categories.tolist() == [
+        "< 150.1",
+        "150.1 to < 150.2",
+        "150.2 to < 150.3",
+        ">= 150.3",
+    ]
     assert binned["x"].value_counts().tolist() == [10, 10, 10, 10]

@@ -7,17 +7,27 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 
-import jsonschema
-
 from privlib import membership
 from privlib.audit import (
-    CATALOGUE, FAMILIES, MIN_ROWS, Audit, AuditError, AuditSpec, MeasureSpec, comparable_metrics,
-    load_audit_inputs, metrics_schema, read_params, run, sha256,
+    CATALOGUE,
+    FAMILIES,
+    MIN_ROWS,
+    Audit,
+    AuditError,
+    AuditSpec,
+    MeasureSpec,
+    comparable_metrics,
+    load_audit_inputs,
+    metrics_schema,
+    read_params,
+    run,
+    sha256,
 )
 from privlib.audit.report import NOT_ASSESSED
 from privlib.errors import PrivlibError
@@ -48,8 +58,12 @@ def files(tmp_path):
 
 def test_inputs_are_read_with_the_training_data_types(files):
     inputs = load_audit_inputs(
-        train=files["train"], synthetic=[files["synthetic"], files["synthetic"]],
-        holdout=files["holdout"], population_size=1000, keys=["age", "sex"], sensitive="ill",
+        train=files["train"],
+        synthetic=[files["synthetic"], files["synthetic"]],
+        holdout=files["holdout"],
+        population_size=1000,
+        keys=["age", "sex"],
+        sensitive="ill",
     )
     assert inputs.assessable and inputs.problem is None
     assert list(inputs.synthetic) == ["synthetic", "synthetic_2"]  # one label per file
@@ -82,7 +96,9 @@ def test_synthetic_with_other_columns_or_text_in_a_numeric_column_is_refused(fil
         load_audit_inputs(train=files["train"], synthetic=extra)
     text = _write(files["folder"], "text.csv", table.assign(age="old"))
     n = len(table)  # every age is "old": n values of n are not numbers, and none is quoted
-    with pytest.raises(PrivlibError, match=rf"column 'age' holds numbers in `train` but {n} of its {n} value\(s\)"):
+    with pytest.raises(
+        PrivlibError, match=rf"column 'age' holds numbers in `train` but {n} of its {n} value\(s\)"
+    ):
         load_audit_inputs(train=files["train"], synthetic=text)
 
 
@@ -132,7 +148,9 @@ def test_audit_judges_each_result_once_with_the_overrides_and_records_skips(file
         MeasureSpec("expected_match_risk", "Never", "identity", None, not_applicable="it does not apply"),
     ]
     report = _audit(inputs, catalogue, thresholds={"nn_mia_auc": 0.5})
-    mine, share = (next(m for m in report.measures if m.key == k) for k in ("nn_mia_auc", "dcr_holdout_share"))
+    mine, share = (
+        next(m for m in report.measures if m.key == k) for k in ("nn_mia_auc", "dcr_holdout_share")
+    )
     assert (mine.threshold, mine.verdict) == (0.5, RISK)
     assert share.threshold == pytest.approx(0.5 + REGISTRY["dcr_holdout_share"].cutoff)
     assert share.verdict == NO_EVIDENCE
@@ -151,19 +169,38 @@ def test_audit_judges_each_result_once_with_the_overrides_and_records_skips(file
 
 def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"])
-    wrong_call = MeasureSpec("nn_mia_auc", "Wrong call", "membership", REGISTRY["nn_mia_auc"],
-                             membership.nn_mia, lambda context: {"no_such_table": context.train})
+    wrong_call = MeasureSpec(
+        "nn_mia_auc",
+        "Wrong call",
+        "membership",
+        REGISTRY["nn_mia_auc"],
+        membership.nn_mia,
+        lambda context: {"no_such_table": context.train},
+    )
     with pytest.raises(AuditError, match="calls its function wrongly"):
         _audit(inputs, [wrong_call])
     with pytest.raises(AuditError, match="gave a result for 'privacy_loss'"):
         _audit(inputs, [_spec("nn_mia_auc", measure="privacy_loss", value=0.1)])
     with pytest.raises(KeyError):  # a bug in an argument builder surfaces as itself
-        _audit(inputs, [MeasureSpec("nn_mia_auc", "Bad", "membership", None, membership.nn_mia,
-                                    lambda context: context.settings["no such setting"])])
+        _audit(
+            inputs,
+            [
+                MeasureSpec(
+                    "nn_mia_auc",
+                    "Bad",
+                    "membership",
+                    None,
+                    membership.nn_mia,
+                    lambda context: context.settings["no such setting"],
+                )
+            ],
+        )
 
 
 def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
-    with pytest.raises(PrivlibError, match=r"unknown measure\(s\) \['nn_mia'\]; the valid keys are \[.*'nn_mia_auc'"):
+    with pytest.raises(
+        PrivlibError, match=r"unknown measure\(s\) \['nn_mia'\]; the valid keys are \[.*'nn_mia_auc'"
+    ):
         AuditSpec.build(train="t.csv", synthetic="s.csv", thresholds={"nn_mia": 0.6})
     with pytest.raises(PrivlibError, match="must be a finite number"):
         AuditSpec.build(train="t.csv", synthetic="s.csv", thresholds={"nn_mia_auc": float("nan")})
@@ -176,8 +213,14 @@ def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
 def test_every_catalogue_entry_names_a_family_and_builds_keyword_arguments(files):
     import inspect
 
-    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"],
-                               keys=["sex"], sensitive=["ill"], population_size=1000)
+    inputs = load_audit_inputs(
+        train=files["train"],
+        synthetic=files["synthetic"],
+        holdout=files["holdout"],
+        keys=["sex"],
+        sensitive=["ill"],
+        population_size=1000,
+    )
     spec = AuditSpec.build(train=files["train"], synthetic=files["synthetic"], targeted_attack="Copy")
     audit = Audit(inputs, spec)
     for entry in CATALOGUE:
@@ -199,7 +242,9 @@ def test_nothing_runs_when_inputs_are_too_small(files):
 
 def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"])
-    spec = AuditSpec.build(train=files["train"], synthetic=[files["synthetic"]], holdout=files["holdout"], seed=3)
+    spec = AuditSpec.build(
+        train=files["train"], synthetic=[files["synthetic"]], holdout=files["holdout"], seed=3
+    )
     report = Audit(inputs, spec, catalogue=(_spec("privacy_loss", "membership", value=0.25),)).run()
     metrics = json.loads(report.save(tmp_path / "metrics.json").read_text())
     assert metrics["schema_version"] == "2.0"
@@ -238,8 +283,7 @@ def test_the_dataframe_api_returns_a_report_that_displays_and_dumps(files):
 
 def test_the_shipped_json_schema_is_current():
     assert json.loads(SHIPPED_SCHEMA.read_text()) == metrics_schema(), (
-        "privlib/audit/metrics.schema.json is stale: regenerate it with "
-        "python -m privlib.audit.schema_file"
+        "privlib/audit/metrics.schema.json is stale: regenerate it with python -m privlib.audit.schema_file"
     )
 
 
@@ -280,18 +324,24 @@ def test_course_runs_each_notebook_and_writes_an_index(tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()
     for stem, heading in (("01_first", "01. First"), ("02_second", "02. Second")):
-        nb = nbformat.v4.new_notebook(cells=[
-            nbformat.v4.new_markdown_cell(f"# {heading}"),
-            nbformat.v4.new_code_cell('dataset = "acs"\nseed = 1\nquick = False', metadata={"tags": ["parameters"]}),
-            nbformat.v4.new_code_cell('print(f"ran on {dataset} with seed {seed}, quick={quick}")'),
-        ])
+        nb = nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_markdown_cell(f"# {heading}"),
+                nbformat.v4.new_code_cell(
+                    'dataset = "acs"\nseed = 1\nquick = False', metadata={"tags": ["parameters"]}
+                ),
+                nbformat.v4.new_code_cell('print(f"ran on {dataset} with seed {seed}, quick={quick}")'),
+            ]
+        )
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, lessons / f"{stem}.ipynb")
     (lessons / "README.ipynb").write_text("not a lesson")  # only 0*.ipynb are lessons
     out = tmp_path / "course"
     run_course(out=out, dataset="ce", seed=5, notebooks=lessons, progress=False)
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(["index.html"] + [f"{s}.{e}" for s in ("01_first", "02_second") for e in ("ipynb", "html", "pdf")])
+    assert names == sorted(
+        ["index.html"] + [f"{s}.{e}" for s in ("01_first", "02_second") for e in ("ipynb", "html", "pdf")]
+    )
     index = (out / "index.html").read_text()
     assert index.index("01. First") < index.index("02. Second")
     assert 'href="02_second.pdf"' in index
@@ -321,9 +371,15 @@ def test_report_plots_draw_the_given_points():
     with pytest.raises(PrivlibError, match="same length"):
         plot_roc([0.0, 1.0], [0.0])
     attack = ThresholdAttack(
-        measure="threshold_attack_precision", value=0.6, baseline=0.5, max_precision=0.7,
-        best_threshold=0.1, n_attack=10, thresholds=np.array([0.0, 0.1]),
-        precision=np.array([0.7, 0.6]), recall=np.array([0.2, 0.5]),
+        measure="threshold_attack_precision",
+        value=0.6,
+        baseline=0.5,
+        max_precision=0.7,
+        best_threshold=0.1,
+        n_attack=10,
+        thresholds=np.array([0.0, 0.1]),
+        precision=np.array([0.7, 0.6]),
+        recall=np.array([0.2, 0.5]),
     )
     ax = plot_threshold_precision(attack)
     assert ax.lines[0].get_xydata().tolist() == [[0.0, 0.7], [0.1, 0.6]]

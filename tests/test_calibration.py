@@ -21,8 +21,7 @@ def calibration():
 
 def test_twenty_copies_are_flagged_in_both_families_and_the_null_in_neither(calibration):
     # 1,000 records per sample: "2% verbatim" is 20 training records published as they are
-    null, copied = calibration.run_draw("adult", "GaussianCopula", 0, 2026, leaks=("2% verbatim",),
-                                        size=1000)
+    null, copied = calibration.run_draw("adult", "GaussianCopula", 0, 2026, leaks=("2% verbatim",), size=1000)
     assert (null["release"], copied["release"]) == ("null", "2% verbatim")
     assert not null["identity_risk"] and not null["membership_risk"]
     assert copied["identity_risk"] and copied["membership_risk"]

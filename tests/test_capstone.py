@@ -25,8 +25,9 @@ def test_custodian_tables_are_the_documented_split(tables):
 
 def test_the_bundled_file_is_the_recipe_and_300_noisy_copies(tables):
     release, truth = capstone.make_release(None)
-    bundled = pl.datasets.read_table(pl.datasets.data_dir() / "capstone" / "release.csv",
-                                     like=pl.load_dataset("adult"))
+    bundled = pl.datasets.read_table(
+        pl.datasets.data_dir() / "capstone" / "release.csv", like=pl.load_dataset("adult")
+    )
     pd.testing.assert_frame_equal(bundled.astype(str), release.astype(str))
     assert (truth.leak, truth.n_leaked, len(release)) == ("noisy copies", 300, 2000)
     train = tables[0]

@@ -21,23 +21,44 @@ import pandas as pd
 import pytest
 
 import privlib as pl
-from privlib.cli import main
 from privlib.audit import comparable_metrics
+from privlib.cli import main
 from privlib.pipeline import AUDIT_FILES
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 # CE's Expenditure is a number: its k-NN attack is the squared-error form.
 EXPECTED_MEASURES = {
-    "copy_test", "nn_mia_tpr_at_0.1pct", "dcr_zero_share", "replicated_uniques", "singling_out_univariate",
-    "singling_out_multivariate", "linkability_risk", "cap[Expenditure]", "knn_risk_relative_error[Expenditure]",
-    "inference_risk[Expenditure]", "dcr_holdout_share", "threshold_attack_precision", "nn_mia_auc",
-    "adversarial_accuracy", "privacy_loss", "partition_f1", "discriminator_excess_realness",
+    "copy_test",
+    "nn_mia_tpr_at_0.1pct",
+    "dcr_zero_share",
+    "replicated_uniques",
+    "singling_out_univariate",
+    "singling_out_multivariate",
+    "linkability_risk",
+    "cap[Expenditure]",
+    "knn_risk_relative_error[Expenditure]",
+    "inference_risk[Expenditure]",
+    "dcr_holdout_share",
+    "threshold_attack_precision",
+    "nn_mia_auc",
+    "adversarial_accuracy",
+    "privacy_loss",
+    "partition_f1",
+    "discriminator_excess_realness",
 }
 SECTION_HEADINGS = [
-    "Decision", "Fidelity beside privacy", "Every measure against its threshold", "Verdicts",
-    "Identity disclosure", "Attribute disclosure", "Membership disclosure", "Synthetic files side by side",
-    "Appendix", "Provenance", "References",
+    "Decision",
+    "Fidelity beside privacy",
+    "Every measure against its threshold",
+    "Verdicts",
+    "Identity disclosure",
+    "Attribute disclosure",
+    "Membership disclosure",
+    "Synthetic files side by side",
+    "Appendix",
+    "Provenance",
+    "References",
 ]
 
 
@@ -56,7 +77,12 @@ def _make_inputs(folder: Path, n: int = 150, seed: int = 7) -> dict:
     shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
     synthetic = pd.concat([copies, shuffled.iloc[: n - n // 2]], ignore_index=True)
     paths = {}
-    for name, table in (("train", train), ("holdout", holdout), ("synthetic", synthetic), ("shuffled", shuffled)):
+    for name, table in (
+        ("train", train),
+        ("holdout", holdout),
+        ("synthetic", synthetic),
+        ("shuffled", shuffled),
+    ):
         paths[name] = folder / f"{name}.csv"
         table.to_csv(paths[name], index=False)
     return paths
@@ -64,10 +90,29 @@ def _make_inputs(folder: Path, n: int = 150, seed: int = 7) -> dict:
 
 def _audit_args(paths: dict, out: Path, seed: int = 11) -> list[str]:
     return [
-        "--quiet", "audit", "--train", str(paths["train"]), "--synthetic", str(paths["synthetic"]),
-        str(paths["shuffled"]), "--holdout", str(paths["holdout"]), "--keys", "Income", "UrbanRural", "Race",
-        "--sensitive", "Expenditure", "--population-size", "5000", "--seed", str(seed),
-        "--title", "Test audit of CE", "--out", str(out),
+        "--quiet",
+        "audit",
+        "--train",
+        str(paths["train"]),
+        "--synthetic",
+        str(paths["synthetic"]),
+        str(paths["shuffled"]),
+        "--holdout",
+        str(paths["holdout"]),
+        "--keys",
+        "Income",
+        "UrbanRural",
+        "Race",
+        "--sensitive",
+        "Expenditure",
+        "--population-size",
+        "5000",
+        "--seed",
+        str(seed),
+        "--title",
+        "Test audit of CE",
+        "--out",
+        str(out),
     ]
 
 
@@ -114,7 +159,9 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
     page = (out / "report.html").read_text()
     text = _text_of_html(page)
     headings = [_text_of_html(h) for h in re.findall(r"<h[12][^>]*>(.*?)</h[12]>", page, flags=re.S)]
-    positions = [next((i for i, h in enumerate(headings) if h.startswith(name)), -1) for name in SECTION_HEADINGS]
+    positions = [
+        next((i for i, h in enumerate(headings) if h.startswith(name)), -1) for name in SECTION_HEADINGS
+    ]
     assert -1 not in positions, dict(zip(SECTION_HEADINGS, positions))
     assert positions == sorted(positions)  # the conclusion comes first, the references last
     verdicts = page.split('class="privlib-verdict-lines"')[1].split("</table>")[0]
@@ -141,7 +188,9 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
     assert all(name in whole for name in SECTION_HEADINGS)
     # the headings become the PDF's bookmarks, in the order of the HTML
     bookmarks = [item.title for item in _flatten(pdf.outline)]
-    marks = [next((i for i, b in enumerate(bookmarks) if b.startswith(name)), -1) for name in SECTION_HEADINGS]
+    marks = [
+        next((i for i, b in enumerate(bookmarks) if b.startswith(name)), -1) for name in SECTION_HEADINGS
+    ]
     assert -1 not in marks and marks == sorted(marks), dict(zip(SECTION_HEADINGS, marks))
 
 
@@ -177,15 +226,22 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     copies = by_label["copy_test"]["details"]
     a, b = copies["train_copied"], copies["holdout_copied"]
     assert a >= 75 and by_label["copy_test"]["verdict"] == "risk"
-    assert copies["p_value"] == pytest.approx(fisher_exact([[a, 150 - a], [b, 150 - b]], alternative="greater")[1])
+    assert copies["p_value"] == pytest.approx(
+        fisher_exact([[a, 150 - a], [b, 150 - b]], alternative="greater")[1]
+    )
     # 150 holdout records cannot show a false-positive rate of 0.1%
     assert by_label["nn_mia_tpr_at_0.1pct"]["verdict"] == "not assessable"
     share = by_label["dcr_holdout_share"]
     # The registry's kit default: 5 points above the 50% of a generator that memorised nothing,
     # judged on the interval.
     assert share["threshold"] == pytest.approx(0.55)
-    low, high = share["ci_low"] if share["ci_low"] is not None else share["value"], share["ci_high"] if share["ci_high"] is not None else share["value"]
-    assert share["verdict"] == ("risk" if low > 0.55 else "no evidence of risk" if high <= 0.55 else "inconclusive")
+    low, high = (
+        share["ci_low"] if share["ci_low"] is not None else share["value"],
+        share["ci_high"] if share["ci_high"] is not None else share["value"],
+    )
+    assert share["verdict"] == (
+        "risk" if low > 0.55 else "no evidence of risk" if high <= 0.55 else "inconclusive"
+    )
     # With N = 5000 and n = 150 the attack set holds t = n / N of training records.
     assert by_label["partition_f1"]["details"]["t"] == pytest.approx(150 / 5000)
     # Two synthetic files: the comparison table has one row per file, named after it.
@@ -199,7 +255,12 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
 
     assert files["train"]["sha256"] == hashlib.sha256(paths["train"].read_bytes()).hexdigest()
     assert [f["rows"] for f in provenance["inputs"]] == [150, 150, 150, 150]
-    assert [f["file"] for f in provenance["inputs"]] == ["train.csv", "synthetic.csv", "shuffled.csv", "holdout.csv"]
+    assert [f["file"] for f in provenance["inputs"]] == [
+        "train.csv",
+        "synthetic.csv",
+        "shuffled.csv",
+        "holdout.csv",
+    ]
     assert str(paths["train"].parent) not in json.dumps(metrics)  # no folder names in the record
     assert provenance["spec"]["keys"] == ["Income", "UrbanRural", "Race"]
 
@@ -309,9 +370,21 @@ def test_bad_input_exits_with_one_line_and_writes_nothing(tmp_path, capsys):
 
 def test_module_entry_point_reports_bad_input(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "privlib.cli", "audit", "--train", str(tmp_path / "absent.csv"),
-         "--synthetic", str(tmp_path / "absent.csv"), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "privlib.cli",
+            "audit",
+            "--train",
+            str(tmp_path / "absent.csv"),
+            "--synthetic",
+            str(tmp_path / "absent.csv"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "absent.csv" in result.stderr
@@ -342,14 +415,35 @@ def test_a_release_of_other_people_passes_the_gate(tmp_path, capsys):
     data = pl.load_dataset("adult")
     rng = np.random.default_rng(3)
     order = rng.permutation(len(data))
-    tables = {"train": data.iloc[order[:600]], "holdout": data.iloc[order[600:1200]],
-              "synthetic": data.iloc[order[1200:1800]]}
+    tables = {
+        "train": data.iloc[order[:600]],
+        "holdout": data.iloc[order[600:1200]],
+        "synthetic": data.iloc[order[1200:1800]],
+    }
     for name, table in tables.items():
         table.to_csv(tmp_path / f"{name}.csv", index=False)
-    code = main(["--quiet", "audit", "--train", str(tmp_path / "train.csv"), "--synthetic",
-                 str(tmp_path / "synthetic.csv"), "--holdout", str(tmp_path / "holdout.csv"),
-                 "--keys", "age", "sex", "--sensitive", "income", "--fail-on", "risk", "--json",
-                 "--out", str(tmp_path / "out")])
+    code = main(
+        [
+            "--quiet",
+            "audit",
+            "--train",
+            str(tmp_path / "train.csv"),
+            "--synthetic",
+            str(tmp_path / "synthetic.csv"),
+            "--holdout",
+            str(tmp_path / "holdout.csv"),
+            "--keys",
+            "age",
+            "sex",
+            "--sensitive",
+            "income",
+            "--fail-on",
+            "risk",
+            "--json",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     summary = json.loads(capsys.readouterr().out)
     assert code == 0, summary
     assert all(f["verdict"] != "risk" for f in summary["families"].values())
@@ -362,23 +456,53 @@ def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path)
     synthetic["Race"] = synthetic["Race"] + 10
     recoded = tmp_path / "recoded.csv"
     synthetic.to_csv(recoded, index=False)
-    base = ["--quiet", "audit", "--train", str(paths["train"]), "--synthetic", str(recoded),
-            "--holdout", str(paths["holdout"]), "--keys", "Race", "--sensitive", "Expenditure"]
+    base = [
+        "--quiet",
+        "audit",
+        "--train",
+        str(paths["train"]),
+        "--synthetic",
+        str(recoded),
+        "--holdout",
+        str(paths["holdout"]),
+        "--keys",
+        "Race",
+        "--sensitive",
+        "Expenditure",
+    ]
     assert main([*base, "--out", str(tmp_path / "refused")]) == 2
     assert main([*base, "--allow-new-categories", "--out", str(tmp_path / "allowed")]) == 0
     metrics = json.loads((tmp_path / "allowed" / "metrics.json").read_text())
-    assert any("Race" in note for note in metrics["notes"]) and metrics["provenance"]["spec"]["allow_new_categories"]
+    assert (
+        any("Race" in note for note in metrics["notes"])
+        and metrics["provenance"]["spec"]["allow_new_categories"]
+    )
     # --schema: Income declared categorical changes the CAP, which bins numeric keys but matches
     # categorical ones exactly; the schema file is named in the provenance.
     schema = tmp_path / "schema.yaml"
     schema.write_text("columns:\n  Income: {kind: categorical}\n")
     runs = {}
     for name, extra in (("plain", []), ("schema", ["--schema", str(schema)])):
-        args = ["--quiet", "audit", "--train", str(paths["train"]), "--synthetic", str(paths["synthetic"]),
-                "--keys", "Income", "--sensitive", "Expenditure", *extra, "--out", str(tmp_path / name)]
+        args = [
+            "--quiet",
+            "audit",
+            "--train",
+            str(paths["train"]),
+            "--synthetic",
+            str(paths["synthetic"]),
+            "--keys",
+            "Income",
+            "--sensitive",
+            "Expenditure",
+            *extra,
+            "--out",
+            str(tmp_path / name),
+        ]
         assert main(args) == 0
         runs[name] = json.loads((tmp_path / name / "metrics.json").read_text())
-    cap = {name: next(m["value"] for m in run["measures"] if m["key"] == "cap[Expenditure]")
-           for name, run in runs.items()}
+    cap = {
+        name: next(m["value"] for m in run["measures"] if m["key"] == "cap[Expenditure]")
+        for name, run in runs.items()
+    }
     assert cap["plain"] != cap["schema"]
     assert runs["schema"]["provenance"]["spec"]["schema_file"] == "schema.yaml"

@@ -17,11 +17,13 @@ KIT_NOTEBOOKS = resource_path("notebooks")
 
 
 def _lesson(folder: Path, stem: str, code: str, parameters: str = 'dataset = "acs"\nseed = 1\nquick = False'):
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell(f"# {stem}"),
-        nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell(code),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(f"# {stem}"),
+            nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell(code),
+        ]
+    )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, folder / f"{stem}.ipynb")
 
@@ -30,8 +32,12 @@ def _lesson(folder: Path, stem: str, code: str, parameters: str = 'dataset = "ac
 def lessons(tmp_path):
     folder = tmp_path / "lessons"
     folder.mkdir()
-    _lesson(folder, "00_rows", 'print(f"show_records={show_records}")',
-            parameters='dataset = "acs"\nseed = 1\nquick = False\nshow_records = True')
+    _lesson(
+        folder,
+        "00_rows",
+        'print(f"show_records={show_records}")',
+        parameters='dataset = "acs"\nseed = 1\nquick = False\nshow_records = True',
+    )
     _lesson(folder, "01_broken", 'raise ValueError("a lesson that fails")')
     _lesson(folder, "02_plain", 'print("no show_records here:", "show_records" in globals())')
     _lesson(folder, "capstone", 'raise RuntimeError("the capstone is for students: never run")')
@@ -44,8 +50,10 @@ def test_keep_going_publishes_the_lessons_that_finished_and_fails(lessons, tmp_p
     with pytest.raises(ReportError, match="1 of 3 lessons failed"):
         run_course(out=out, dataset="ce", notebooks=lessons, keep_going=True, progress=False)
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(["index.html", "capstone.ipynb"]
-                           + [f"{s}.{e}" for s in ("00_rows", "02_plain") for e in ("ipynb", "html", "pdf")])
+    assert names == sorted(
+        ["index.html", "capstone.ipynb"]
+        + [f"{s}.{e}" for s in ("00_rows", "02_plain") for e in ("ipynb", "html", "pdf")]
+    )
     index = (out / "index.html").read_text()
     assert "00_rows" in index and "02_plain" in index and "01_broken" not in index
     assert 'Capstone: <a href="capstone.ipynb">capstone</a>' in index  # listed, copied, not run
@@ -124,8 +132,21 @@ def test_course_options_reach_run_course(monkeypatch, tmp_path):
 
     seen = {}
     monkeypatch.setattr(pipeline, "run_course", lambda **kwargs: seen.update(kwargs))
-    assert main(["--quiet", "course", "--dataset", "ce", "--keep-going", "--show-records",
-                 "--out", str(tmp_path / "c")]) == 0
+    assert (
+        main(
+            [
+                "--quiet",
+                "course",
+                "--dataset",
+                "ce",
+                "--keep-going",
+                "--show-records",
+                "--out",
+                str(tmp_path / "c"),
+            ]
+        )
+        == 0
+    )
     assert seen["keep_going"] is True and seen["show_records"] is True
     assert main(["--quiet", "course", "--dataset", "ce", "--out", str(tmp_path / "c")]) == 0
     assert seen["keep_going"] is False and seen["show_records"] is False  # both off by default

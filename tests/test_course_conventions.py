@@ -18,7 +18,9 @@ NOTEBOOKS = ROOT / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 TAGS = {"parameters", "remove-cell", "hide-input", "claims"}
 # a lesson that displays rows of a dataset table (head, or a few rows picked for a worked example)
-SHOWS_ROWS = re.compile(r"\b(?:data|train|original|partial|synthetic)\b[^\n]*\.head\(|\b(?:data|train)\.iloc\[:")
+SHOWS_ROWS = re.compile(
+    r"\b(?:data|train|original|partial|synthetic)\b[^\n]*\.head\(|\b(?:data|train)\.iloc\[:"
+)
 
 
 def _cells(path: Path):
@@ -41,8 +43,9 @@ def test_a_lesson_follows_the_skeleton(lesson):
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_a_lesson_that_shows_rows_can_hide_them(lesson):
     cells = _cells(lesson)
-    showing = [c for c in cells if c.cell_type == "code" and SHOWS_ROWS.search(c.source)
-               and "toy" not in c.source]
+    showing = [
+        c for c in cells if c.cell_type == "code" and SHOWS_ROWS.search(c.source) and "toy" not in c.source
+    ]
     if not showing:
         pytest.skip("this lesson shows no rows of the data")
     parameters = next(c for c in cells if "parameters" in c.metadata.get("tags", []))
@@ -58,8 +61,9 @@ def test_the_student_capstone_has_no_answers_and_no_outputs():
     code = [c for c in cells if c.cell_type == "code"]
     assert all(not c.get("outputs") for c in code), "the student notebook is handed out unexecuted"
     analysis = [c for c in code if not {"parameters", "hide-input"} & set(c.metadata.get("tags", []))]
-    assert len(analysis) >= 7 and all(c.source.startswith("# Your analysis") and len(c.source.splitlines()) == 1
-                                      for c in analysis)
+    assert len(analysis) >= 7 and all(
+        c.source.startswith("# Your analysis") and len(c.source.splitlines()) == 1 for c in analysis
+    )
     for task in ("singling_out", "density_attack", "copy_test", "low_fpr_points", "partition_risk"):
         assert task in text, f"the worksheet asks for {task}"
 

@@ -60,8 +60,21 @@ def _execute(notebook: Path, dataset: str, out_dir: Path) -> dict:
     target = out_dir / f"{notebook.stem}__{dataset}.ipynb"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     command = [
-        sys.executable, "-m", "papermill", str(notebook), str(target), "-k", "python3",
-        "--cwd", str(notebook.parent), "-p", "dataset", dataset, "-p", "quick", "True",
+        sys.executable,
+        "-m",
+        "papermill",
+        str(notebook),
+        str(target),
+        "-k",
+        "python3",
+        "--cwd",
+        str(notebook.parent),
+        "-p",
+        "dataset",
+        dataset,
+        "-p",
+        "quick",
+        "True",
     ]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env)
@@ -78,8 +91,10 @@ def executed(tmp_path_factory) -> dict:
     out_dir = tmp_path_factory.mktemp("course_runs")
     by_stem = {notebook.stem: notebook for notebook in NOTEBOOKS}
     # the slowest lessons first, so the two workers finish together
-    order = sorted((case for case in CASES if DEFAULTS[case[0]] != case[1]),
-                   key=lambda case: -by_stem[case[0]].stat().st_size)
+    order = sorted(
+        (case for case in CASES if DEFAULTS[case[0]] != case[1]),
+        key=lambda case: -by_stem[case[0]].stat().st_size,
+    )
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         futures = {case: pool.submit(_execute, by_stem[case[0]], case[1], out_dir) for case in order}
         runs = {case: future.result() for case, future in futures.items()}
@@ -112,7 +127,9 @@ def test_lesson_runs_and_its_claims_hold(executed, stem, dataset):
     assert run["returncode"] == 0, f"{stem} on {dataset} failed:\n{run['log']}"
     notebook = nbformat.read(run["path"], as_version=4)
     code = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
-    assert any(c.get("outputs") for c in code), f"{stem} on {dataset}: no outputs (commit the executed notebook)"
+    assert any(c.get("outputs") for c in code), (
+        f"{stem} on {dataset}: no outputs (commit the executed notebook)"
+    )
     errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{stem} on {dataset}: committed outputs hold an error: {errors[0].get('evalue')}"
     unexplained = _unexplained_nans(notebook)
@@ -145,11 +162,15 @@ def _lecture_file(name: str) -> pd.DataFrame:
 def test_cap_reproduces_the_lecture_on_its_own_files():
     original = _lecture_file("ACSdata_org.csv")
     # printed in the lecture: the confidential data's average CAP, exactly
-    assert pl.attribute.cap(original=original, synthetic=original, **LECTURE).value == pytest.approx(0.7224124, abs=5e-8)
+    assert pl.attribute.cap(original=original, synthetic=original, **LECTURE).value == pytest.approx(
+        0.7224124, abs=5e-8
+    )
     # the course's three published synthetic files (m = 3) come from another run than the lecture's
     # printed 0.7228838 (they synthesize LANX, WAOB, DIS and HICOV); lesson 02 quotes their CAPs
-    caps = [pl.attribute.cap(original=original, synthetic=_lecture_file(name)[original.columns], **LECTURE).value
-            for name in ["ACSdata_syn.csv", "ACSdata_syn2.csv", "ACSdata_syn3.csv"]]
+    caps = [
+        pl.attribute.cap(original=original, synthetic=_lecture_file(name)[original.columns], **LECTURE).value
+        for name in ["ACSdata_syn.csv", "ACSdata_syn2.csv", "ACSdata_syn3.csv"]
+    ]
     assert [round(c, 4) for c in caps] == [0.7221, 0.7218, 0.7260]
     assert round(sum(caps) / 3, 4) == 0.7233
     assert all(abs(c - 0.7228838) < 0.005 for c in caps)
@@ -157,7 +178,9 @@ def test_cap_reproduces_the_lecture_on_its_own_files():
 
 def test_bundled_acs_gives_the_lecture_confidential_cap():
     acs = pl.load_dataset("acs")
-    assert pl.attribute.cap(original=acs, synthetic=acs, **LECTURE).value == pytest.approx(0.7224124, abs=5e-8)
+    assert pl.attribute.cap(original=acs, synthetic=acs, **LECTURE).value == pytest.approx(
+        0.7224124, abs=5e-8
+    )
 
 
 def test_el_emam_table2_f1_equal_the_naive_baseline():

@@ -13,8 +13,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-NUMBERS = {word: value for value, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split())}
+NUMBERS = {
+    word: value
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+    )
+}
 
 
 def test_teaching_plan_states_the_number_of_lessons():
@@ -35,10 +39,14 @@ def test_readme_layout_names_the_range_of_lessons():
 
 def test_the_reference_covers_every_public_module():
     site = pytest.importorskip("privlib.site")
-    public = {f"privlib.{path.stem}" for path in (ROOT / "privlib").glob("*.py")
-              if not path.stem.startswith("_")}
-    public |= {f"privlib.{path.parent.name}" for path in (ROOT / "privlib").glob("*/__init__.py")
-               if not path.parent.name.startswith("_")}
+    public = {
+        f"privlib.{path.stem}" for path in (ROOT / "privlib").glob("*.py") if not path.stem.startswith("_")
+    }
+    public |= {
+        f"privlib.{path.parent.name}"
+        for path in (ROOT / "privlib").glob("*/__init__.py")
+        if not path.parent.name.startswith("_")
+    }
     assert public - set(site.REFERENCE_MODULES) == set()
     for needed in ("privlib.audit", "privlib.pipeline", "privlib.criteria", "privlib.targeted", "privlib.dp"):
         assert needed in site.REFERENCE_MODULES

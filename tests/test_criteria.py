@@ -51,8 +51,9 @@ def ages():
 
 def test_univariate_singling_out_by_hand(ages):
     synthetic, train, control = ages
-    result = pl.identity.singling_out(synthetic=synthetic, train=train, control=control,
-                                      n_attacks=10, random_state=0)
+    result = pl.identity.singling_out(
+        synthetic=synthetic, train=train, control=control, n_attacks=10, random_state=0
+    )
     assert (result.n_requested, result.n_attacks) == (10, 3)
     assert sorted(result.predicate_rows.tolist()) == [0, 0, 3]
     assert result.predicate_columns.tolist() == [[0]] * 3
@@ -75,18 +76,26 @@ def test_a_unique_missing_value_singles_out_and_missing_differs_from_values():
     synthetic = pd.DataFrame({"city": ["A", "A", np.nan, "B", "B"]})
     train = pd.DataFrame({"city": ["A", np.nan, "B", "B"]})
     control = pd.DataFrame({"city": [np.nan, np.nan, "A", "A"]})
-    result = pl.identity.singling_out(synthetic=synthetic, train=train, control=control,
-                                      random_state=1)
+    result = pl.identity.singling_out(synthetic=synthetic, train=train, control=control, random_state=1)
     # the only candidate is "city is missing": one training record, two control records
     assert result.n_attacks == 1
     assert (result.attack_successes, result.control_successes) == (1, 0)
 
     table = np.array([[np.nan], [1.0], [2.0]])
-    terms = [(criteria.NE, 1.0), (criteria.EQ, 1.0), (criteria.LE, 1.0), (criteria.ISNA, np.nan),
-             (criteria.NOTNA, np.nan), (criteria.GT, 1.0)]
+    terms = [
+        (criteria.NE, 1.0),
+        (criteria.EQ, 1.0),
+        (criteria.LE, 1.0),
+        (criteria.ISNA, np.nan),
+        (criteria.NOTNA, np.nan),
+        (criteria.GT, 1.0),
+    ]
     predicates = criteria._Predicates(
-        np.zeros((len(terms), 1), dtype=np.int64), np.array([[op] for op, _ in terms]),
-        np.array([[v] for _, v in terms]), np.zeros(len(terms), dtype=np.int64))
+        np.zeros((len(terms), 1), dtype=np.int64),
+        np.array([[op] for op, _ in terms]),
+        np.array([[v] for _, v in terms]),
+        np.zeros(len(terms), dtype=np.int64),
+    )
     # != 1 holds for the missing cell and 2 (two records); == 1, <= 1, missing and > 1 hold once
     assert criteria._singles_out(predicates, table).tolist() == [False, True, True, True, False, True]
 
@@ -95,8 +104,15 @@ def test_multivariate_predicates_are_unique_and_single_out_their_record():
     # three distinct records on two categorical columns: at most three distinct predicates
     synthetic = pd.DataFrame({"a": list("xxyy"), "b": list("uvuu")})
     train = pd.DataFrame({"a": list("xy"), "b": list("vu")})
-    result = pl.identity.singling_out(synthetic=synthetic, train=train, control=train,
-                                      mode="multivariate", n_cols=2, n_attacks=10, random_state=0)
+    result = pl.identity.singling_out(
+        synthetic=synthetic,
+        train=train,
+        control=train,
+        mode="multivariate",
+        n_cols=2,
+        n_attacks=10,
+        random_state=0,
+    )
     # (x, u) and (x, v) single out rows 0 and 1; (y, u) is held by rows 2 and 3
     assert result.n_attacks == 2
     assert sorted(result.predicate_rows.tolist()) == [0, 1]
@@ -107,8 +123,7 @@ def test_multivariate_predicates_are_unique_and_single_out_their_record():
 def test_no_predicate_is_not_assessable_and_says_why():
     # every value is held by two synthetic records: nothing singles one out on one column
     synthetic = pd.DataFrame({"sex": list("FFMM"), "town": list("abab")})
-    result = pl.identity.singling_out(synthetic=synthetic, train=synthetic, control=synthetic,
-                                      random_state=0)
+    result = pl.identity.singling_out(synthetic=synthetic, train=synthetic, control=synthetic, random_state=0)
     assert result.n_attacks == 0 and math.isnan(result.value)
     assert result.verdict == NOT_ASSESSABLE
     assert "no univariate predicate singles out one synthetic record" in result.reading()
@@ -126,20 +141,26 @@ def test_predicate_evaluation_matches_a_brute_force_loop():
 
     def holds(cell, op, value):
         missing = cell != cell
-        return [cell == value, missing or cell != value, not missing and cell < value,
-                not missing and cell > value, not missing and cell <= value,
-                not missing and cell >= value, missing, not missing][op]
+        return [
+            cell == value,
+            missing or cell != value,
+            not missing and cell < value,
+            not missing and cell > value,
+            not missing and cell <= value,
+            not missing and cell >= value,
+            missing,
+            not missing,
+        ][op]
 
     expected = [
-        sum(all(holds(row[columns[i, t]], ops[i, t], values[i, t]) for t in range(2))
-            for row in table) == 1
+        sum(all(holds(row[columns[i, t]], ops[i, t], values[i, t]) for t in range(2)) for row in table) == 1
         for i in range(q)
     ]
     assert criteria._singles_out(predicates, table).tolist() == expected
     subset = np.array([5, 7, 11, 40])
     expected_subset = [
-        sum(all(holds(table[r, columns[i, t]], ops[i, t], values[i, t]) for t in range(2))
-            for r in subset) == 1
+        sum(all(holds(table[r, columns[i, t]], ops[i, t], values[i, t]) for t in range(2)) for r in subset)
+        == 1
         for i in range(q)
     ]
     assert criteria._singles_out(predicates, table, subset).tolist() == expected_subset
@@ -155,19 +176,22 @@ def test_singling_out_probability_is_the_integral_of_cohen_and_nissim():
 def people():
     rng = np.random.default_rng(7)
     n = 200
-    table = pd.DataFrame({
-        "id": rng.permutation(10 * n)[: 2 * n].astype(float),  # unique: every value singles out
-        "age": rng.integers(18, 90, size=2 * n),
-        "sex": rng.choice(["F", "M"], size=2 * n),
-        "ill": rng.choice(["no", "yes"], size=2 * n, p=[0.8, 0.2]),
-    })
+    table = pd.DataFrame(
+        {
+            "id": rng.permutation(10 * n)[: 2 * n].astype(float),  # unique: every value singles out
+            "age": rng.integers(18, 90, size=2 * n),
+            "sex": rng.choice(["F", "M"], size=2 * n),
+            "ill": rng.choice(["no", "yes"], size=2 * n, p=[0.8, 0.2]),
+        }
+    )
     return table.iloc[:n].reset_index(drop=True), table.iloc[n:].reset_index(drop=True)
 
 
 def test_copying_unique_values_is_a_risk(people):
     train, control = people
-    result = pl.thresholds.judge(pl.identity.singling_out(synthetic=train, train=train, control=control,
-                                                          n_attacks=150, random_state=0))
+    result = pl.thresholds.judge(
+        pl.identity.singling_out(synthetic=train, train=train, control=control, n_attacks=150, random_state=0)
+    )
     assert result.attack_rate == 1.0  # every predicate of a copy singles out its own record
     assert result.verdict == RISK and result.ci_low > 0.05
     json.dumps(result.to_dict())  # serialisable
@@ -177,10 +201,19 @@ def test_same_seed_same_predicates_and_risk(people):
     train, control = people
     synthetic = pl.synth.IndependentMarginals().fit(train).sample(random_state=0)
     for mode in ("univariate", "multivariate"):
-        runs = [pl.identity.singling_out(synthetic=synthetic, train=train, control=control,
-                                         mode=mode, n_attacks=30, n_cols=2, max_attempts=3000,
-                                         random_state=seed)
-                for seed in (11, 11, 12)]
+        runs = [
+            pl.identity.singling_out(
+                synthetic=synthetic,
+                train=train,
+                control=control,
+                mode=mode,
+                n_attacks=30,
+                n_cols=2,
+                max_attempts=3000,
+                random_state=seed,
+            )
+            for seed in (11, 11, 12)
+        ]
         first, again, other = runs
         assert first.predicate_rows.tolist() == again.predicate_rows.tolist()
         assert first.predicate_columns.tolist() == again.predicate_columns.tolist()
@@ -191,10 +224,12 @@ def test_same_seed_same_predicates_and_risk(people):
 
 def test_control_of_another_size_is_corrected(people):
     train, control = people
-    same = pl.identity.singling_out(synthetic=train, train=train, control=control,
-                                    n_attacks=100, random_state=0)
-    smaller = pl.identity.singling_out(synthetic=train, train=train, control=control.iloc[:120],
-                                       n_attacks=100, random_state=0)
+    same = pl.identity.singling_out(
+        synthetic=train, train=train, control=control, n_attacks=100, random_state=0
+    )
+    smaller = pl.identity.singling_out(
+        synthetic=train, train=train, control=control.iloc[:120], n_attacks=100, random_state=0
+    )
     assert same.control_correction == 1.0
     assert smaller.control_correction != 1.0 and math.isfinite(smaller.control_correction)
 
@@ -206,15 +241,21 @@ def test_linkability_by_hand():
     train = pd.DataFrame({"age": [23, 35, 47, 59], "sex": list("FMFM"), "zip": list("abcd")})
     # each control record's (age, sex) is nearest to synthetic row i, its zip is row i + 1's
     control = pd.DataFrame({"age": [24, 36, 48, 58], "sex": list("FMFM"), "zip": list("bcda")})
-    result = pl.identity.linkability(synthetic=train, train=train, control=control,
-                                     aux_columns=(["age", "sex"], ["zip"]), random_state=0)
+    result = pl.identity.linkability(
+        synthetic=train, train=train, control=control, aux_columns=(["age", "sex"], ["zip"]), random_state=0
+    )
     assert (result.n_attacks, result.attack_successes, result.control_successes) == (4, 4, 0)
     assert result.value == 1.0
     assert sorted(result.targets.tolist()) == [0, 1, 2, 3]
     # with two neighbours, (24, F) finds rows 0 and 2 and zip "b" row 1 plus a random other row
-    two = pl.identity.linkability(synthetic=train, train=train, control=control,
-                                  aux_columns=(["age", "sex"], ["zip"]), n_neighbors=2,
-                                  random_state=0)
+    two = pl.identity.linkability(
+        synthetic=train,
+        train=train,
+        control=control,
+        aux_columns=(["age", "sex"], ["zip"]),
+        n_neighbors=2,
+        random_state=0,
+    )
     assert two.attack_successes == 4 and two.n_neighbors == 2
 
 
@@ -223,8 +264,14 @@ def test_linkability_ties_are_broken_at_random_per_half():
     # so about a fifth of the targets link; always taking the first would link every one
     synthetic = pd.DataFrame({"a": ["x"] * 5, "b": ["y"] * 5})
     train = pd.DataFrame({"a": ["x"] * 200, "b": ["y"] * 200})
-    result = pl.identity.linkability(synthetic=synthetic, train=train, control=train,
-                                     aux_columns=(["a"], ["b"]), n_attacks=200, random_state=0)
+    result = pl.identity.linkability(
+        synthetic=synthetic,
+        train=train,
+        control=train,
+        aux_columns=(["a"], ["b"]),
+        n_attacks=200,
+        random_state=0,
+    )
     assert 0.1 < result.attack_rate < 0.3
 
 
@@ -234,8 +281,9 @@ def test_linkability_ties_are_broken_at_random_per_half():
 def test_inference_of_a_category_by_hand():
     train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
     control = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
-    result = pl.attribute.inference(synthetic=train, train=train, control=control, secret="ill",
-                                    random_state=0)
+    result = pl.attribute.inference(
+        synthetic=train, train=train, control=control, secret="ill", random_state=0
+    )
     assert (result.attack_rate, result.control_rate, result.value) == (1.0, 0.0, 1.0)
     assert result.tolerance is None and result.aux_columns == ("age",)
     risk, low, high = risk_interval(4, 4, 0, 4)
@@ -247,12 +295,14 @@ def test_inference_of_a_number_within_the_tolerance():
     # |100 - 104| = 4 <= 5% of 104; |200 - 189| = 11 > 5% of 189 (9.45)
     train = pd.DataFrame({"x": ["a", "b"], "y": [104.0, 189.0]})
     control = pd.DataFrame({"x": ["a", "b"], "y": [50.0, 300.0]})
-    result = pl.attribute.inference(synthetic=synthetic, train=train, control=control, secret="y",
-                                    random_state=0)
+    result = pl.attribute.inference(
+        synthetic=synthetic, train=train, control=control, secret="y", random_state=0
+    )
     assert (result.attack_successes, result.control_successes, result.value) == (1, 0, 0.5)
     assert result.tolerance == 0.05
-    looser = pl.attribute.inference(synthetic=synthetic, train=train, control=control, secret="y",
-                                    tolerance=0.06, random_state=0)
+    looser = pl.attribute.inference(
+        synthetic=synthetic, train=train, control=control, secret="y", tolerance=0.06, random_state=0
+    )
     assert looser.attack_successes == 2
 
 
@@ -261,15 +311,23 @@ def test_a_missing_secret_is_guessed_only_by_a_missing_value():
     secrets = pd.Series([np.nan, np.nan, "a", "b"], dtype=object)
     assert criteria._guess_is_right(guesses, secrets, False, 0.05).tolist() == [True, False, False, True]
     numbers = pd.Series([np.nan, 1.0, np.nan, 0.0])
-    assert criteria._guess_is_right(numbers, pd.Series([np.nan, np.nan, 1.0, 0.0]), True,
-                                    0.05).tolist() == [True, False, False, True]
+    assert criteria._guess_is_right(numbers, pd.Series([np.nan, np.nan, 1.0, 0.0]), True, 0.05).tolist() == [
+        True,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_inference_ties_are_broken_at_random():
     synthetic = pd.DataFrame({"x": ["a", "a"], "s": ["p", "q"]})
     train = pd.DataFrame({"x": ["a"], "s": ["p"]})
-    hits = {pl.attribute.inference(synthetic=synthetic, train=train, control=train, secret="s",
-                                   random_state=seed).attack_successes for seed in range(8)}
+    hits = {
+        pl.attribute.inference(
+            synthetic=synthetic, train=train, control=train, secret="s", random_state=seed
+        ).attack_successes
+        for seed in range(8)
+    }
     assert hits == {0, 1}
 
 
@@ -277,8 +335,9 @@ def test_an_attack_that_does_not_beat_the_baseline_is_not_assessable():
     # the nearest synthetic record always carries the wrong secret: the attack never succeeds
     synthetic = pd.DataFrame({"x": [1.0, 2.0], "secret": ["first-label", "second-label"]})
     train = pd.DataFrame({"x": [1.0, 2.0], "secret": ["second-label", "first-label"]})
-    result = pl.attribute.inference(synthetic=synthetic, train=train, control=train,
-                                    secret="secret", random_state=0)
+    result = pl.attribute.inference(
+        synthetic=synthetic, train=train, control=train, secret="secret", random_state=0
+    )
     assert result.attack_rate == 0.0
     assert result.verdict == NOT_ASSESSABLE
     assert "baseline" in result.verdict_rule
@@ -296,12 +355,16 @@ def trio():
     return train, train.copy(), train.copy()
 
 
-@pytest.mark.parametrize("call", [
-    lambda s, t, c, **kw: pl.identity.singling_out(synthetic=s, train=t, control=c, **kw),
-    lambda s, t, c, **kw: pl.identity.linkability(synthetic=s, train=t, control=c,
-                                                  aux_columns=(["age"], ["ill"]), **kw),
-    lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, control=c, secret="ill", **kw),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, t, c, **kw: pl.identity.singling_out(synthetic=s, train=t, control=c, **kw),
+        lambda s, t, c, **kw: pl.identity.linkability(
+            synthetic=s, train=t, control=c, aux_columns=(["age"], ["ill"]), **kw
+        ),
+        lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, control=c, secret="ill", **kw),
+    ],
+)
 def test_bad_tables_and_counts(trio, call):
     synthetic, train, control = trio
     with pytest.raises(PrivlibError, match="control"):
@@ -345,7 +408,12 @@ def test_bad_arguments(trio):
 def test_registry_has_the_three_measures():
     from privlib.thresholds import REGISTRY, cutoff
 
-    for measure in ("singling_out_univariate", "singling_out_multivariate", "linkability_risk", "inference_risk"):
+    for measure in (
+        "singling_out_univariate",
+        "singling_out_multivariate",
+        "linkability_risk",
+        "inference_risk",
+    ):
         assert REGISTRY[measure].from_baseline and "kit default" in REGISTRY[measure].source
         assert cutoff(measure, 0.0) == pytest.approx(0.05)
 
@@ -363,15 +431,28 @@ def test_indexed_predicate_evaluation_matches_a_brute_force_count(n_terms):
     columns = np.sort(np.argsort(rng.random((q, 4)), axis=1)[:, :n_terms], axis=1)
     ops = rng.integers(0, 8, size=(q, n_terms))
     # values seen in the table (some held once), unseen ones, and a few NaN
-    values = np.where(rng.random((q, n_terms)) < 0.7, table[rng.integers(0, 400, size=(q, n_terms)), columns],
-                      rng.integers(-1, 13, size=(q, n_terms)).astype(float))
+    values = np.where(
+        rng.random((q, n_terms)) < 0.7,
+        table[rng.integers(0, 400, size=(q, n_terms)), columns],
+        rng.integers(-1, 13, size=(q, n_terms)).astype(float),
+    )
     predicates = criteria._Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
 
     def matches(rows):
         cells = table[rows][:, columns]  # (rows, q, terms)
         with np.errstate(invalid="ignore"):
-            holds = np.stack([cells == values, ~(cells == values), cells < values, cells > values,
-                              cells <= values, cells >= values, np.isnan(cells), ~np.isnan(cells)])
+            holds = np.stack(
+                [
+                    cells == values,
+                    ~(cells == values),
+                    cells < values,
+                    cells > values,
+                    cells <= values,
+                    cells >= values,
+                    np.isnan(cells),
+                    ~np.isnan(cells),
+                ]
+            )
         picked = np.take_along_axis(holds, ops[None, None, :, :], axis=0)[0]
         return picked.all(axis=2).sum(axis=0)  # per predicate, records matching every term
 

@@ -32,13 +32,17 @@ def start_cluster():
     """
     import dask
 
-    settings = {"distributed.comm.timeouts.connect": "60s", "distributed.comm.timeouts.tcp": "120s",
-                "distributed.scheduler.worker-ttl": None}
+    settings = {
+        "distributed.comm.timeouts.connect": "60s",
+        "distributed.comm.timeouts.tcp": "120s",
+        "distributed.scheduler.worker-ttl": None,
+    }
     for attempt in range(1, START_ATTEMPTS + 1):
         try:
             with dask.config.set(settings):
-                return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=PROCESSES,
-                                                dashboard_address=None)
+                return distributed.LocalCluster(
+                    n_workers=2, threads_per_worker=1, processes=PROCESSES, dashboard_address=None
+                )
         except (TimeoutError, OSError):
             if attempt == START_ATTEMPTS:
                 raise
@@ -71,7 +75,9 @@ def test_cluster_search_is_identical_to_the_local_engine_on_adult(client, adult)
 def test_cluster_leave_one_out_and_l2_are_identical(client, adult):
     query, _ = adult
     local = kneighbors(query, query, k=2, exclude_self=True, metric="hamming")
-    remote = kneighbors(query, query, k=2, exclude_self=True, metric="hamming", client=client, max_memory_mb=0.15)
+    remote = kneighbors(
+        query, query, k=2, exclude_self=True, metric="hamming", client=client, max_memory_mb=0.15
+    )
     assert np.array_equal(local.indices, remote.indices) and np.array_equal(local.distances, remote.distances)
     numbers = query[["age", "hours-per-week", "education-num"]].to_numpy(float)
     local = kneighbors(numbers, numbers[::2], metric="l2")
@@ -87,7 +93,9 @@ def test_measures_pass_the_client_through(client, adult):
     assert np.array_equal(local.dcr, remote.dcr)
     keys = ["age", "sex", "race"]
     local = pl.attribute.knn_risk(original=train, synthetic=synthetic, keys=keys, target="income")
-    remote = pl.attribute.knn_risk(original=train, synthetic=synthetic, keys=keys, target="income", client=client)
+    remote = pl.attribute.knn_risk(
+        original=train, synthetic=synthetic, keys=keys, target="income", client=client
+    )
     assert np.array_equal(local.per_record, remote.per_record)
     assert np.array_equal(local.per_record_original, remote.per_record_original)
 
@@ -103,16 +111,23 @@ def test_the_audit_passes_its_client_to_the_engine_measures(client, adult, tmp_p
 
     train, rest = adult
     paths = {}
-    for name, table in (("train", train.iloc[:400]), ("holdout", rest.iloc[:400]), ("synthetic", rest.iloc[400:800])):
+    for name, table in (
+        ("train", train.iloc[:400]),
+        ("holdout", rest.iloc[:400]),
+        ("synthetic", rest.iloc[400:800]),
+    ):
         paths[name] = tmp_path / f"{name}.csv"
         table.to_csv(paths[name], index=False)
     inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"])
     spec = AuditSpec(train=paths["train"], synthetic=[paths["synthetic"]], holdout=paths["holdout"])
-    chosen = tuple(entry for entry in CATALOGUE if entry.key in ("dcr_zero_share", "nn_mia_auc", "dcr_holdout_share"))
+    chosen = tuple(
+        entry for entry in CATALOGUE if entry.key in ("dcr_zero_share", "nn_mia_auc", "dcr_holdout_share")
+    )
     local = Audit(inputs, spec, catalogue=chosen).run()
     remote = Audit(inputs, spec, catalogue=chosen, client=client).run()
     assert [m.model_dump(exclude={"seconds"}) for m in remote.measures] == [
-        m.model_dump(exclude={"seconds"}) for m in local.measures]
+        m.model_dump(exclude={"seconds"}) for m in local.measures
+    ]
     assert len(remote.measures) == 3
     # an object that is not a client is refused before any measure runs
     with pytest.raises(PrivlibError, match="`client` must be a dask.distributed.Client"):
@@ -126,16 +141,29 @@ def test_the_whole_audit_on_a_cluster_gives_the_local_metrics(client, adult, tmp
 
     train, rest = adult
     paths = {}
-    for name, table in (("train", train.iloc[:300]), ("holdout", rest.iloc[:200]),
-                        ("synthetic", rest.iloc[200:500])):
+    for name, table in (
+        ("train", train.iloc[:300]),
+        ("holdout", rest.iloc[:200]),
+        ("synthetic", rest.iloc[200:500]),
+    ):
         paths[name] = tmp_path / f"{name}.csv"
         table.to_csv(paths[name], index=False)
     inputs = load_audit_inputs(
-        train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"],
-        population_size=3000, keys=["age", "sex", "race"], sensitive=["income"],
+        train=paths["train"],
+        synthetic=paths["synthetic"],
+        holdout=paths["holdout"],
+        population_size=3000,
+        keys=["age", "sex", "race"],
+        sensitive=["income"],
     )
-    spec = AuditSpec(train=paths["train"], synthetic=[paths["synthetic"]], holdout=paths["holdout"],
-                     population_size=3000, keys=["age", "sex", "race"], sensitive=["income"])
+    spec = AuditSpec(
+        train=paths["train"],
+        synthetic=[paths["synthetic"]],
+        holdout=paths["holdout"],
+        population_size=3000,
+        keys=["age", "sex", "race"],
+        sensitive=["income"],
+    )
     local = Audit(inputs, spec).run()
     remote = Audit(inputs, spec, client=client).run()
 
@@ -143,6 +171,13 @@ def test_the_whole_audit_on_a_cluster_gives_the_local_metrics(client, adult, tmp
         return json.dumps(comparable_metrics(json.loads(report.to_json())), sort_keys=True, default=str)
 
     assert metrics(remote) == metrics(local)
-    engine_measures = {"dcr_zero_share", "knn_risk_accuracy[income]", "dcr_holdout_share",
-                       "threshold_attack_precision", "nn_mia_auc", "adversarial_accuracy", "privacy_loss"}
+    engine_measures = {
+        "dcr_zero_share",
+        "knn_risk_accuracy[income]",
+        "dcr_holdout_share",
+        "threshold_attack_precision",
+        "nn_mia_auc",
+        "adversarial_accuracy",
+        "privacy_loss",
+    }
     assert engine_measures <= {m.key for m in remote.measures}

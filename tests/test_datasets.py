@@ -29,8 +29,16 @@ def test_adult_types_and_cleaning():
     df = pl.load_dataset("adult")
     for column in ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]:
         assert df[column].dtype == "int64", column
-    for column in ["workclass", "marital-status", "occupation", "relationship", "race", "sex",
-                   "native-country", "income"]:
+    for column in [
+        "workclass",
+        "marital-status",
+        "occupation",
+        "relationship",
+        "race",
+        "sex",
+        "native-country",
+        "income",
+    ]:
         assert isinstance(df[column].dtype, pd.CategoricalDtype), column
     assert df["education"].dtype.ordered
     assert list(df["education"].cat.categories[[0, -1]]) == ["Preschool", "Doctorate"]
@@ -57,9 +65,17 @@ def test_acs_and_ce_shapes_and_types():
 
 def test_ontario_drops_identifier_and_health_unit_columns():
     df = pl.load_dataset("ontario_covid19")
-    assert len(df) == len(_data_lines(DATA / "ontario_covid19" / "conposcovidloc_2020-04-28.csv")) - 1 == 15381
-    assert list(df.columns) == ["Accurate_Episode_Date", "Age_Group", "Client_Gender",
-                                "Case_AcquisitionInfo", "Outcome1", "Reporting_PHU"]
+    assert (
+        len(df) == len(_data_lines(DATA / "ontario_covid19" / "conposcovidloc_2020-04-28.csv")) - 1 == 15381
+    )
+    assert list(df.columns) == [
+        "Accurate_Episode_Date",
+        "Age_Group",
+        "Client_Gender",
+        "Case_AcquisitionInfo",
+        "Outcome1",
+        "Reporting_PHU",
+    ]
     assert pd.api.types.is_datetime64_any_dtype(df["Accurate_Episode_Date"])
     assert df["Accurate_Episode_Date"].nunique() == 80
     assert df["Age_Group"].dtype.ordered
@@ -130,14 +146,18 @@ def test_sample_split_is_disjoint_and_seeded():
 # Parquet
 # --------------------------------------------------------------------------------------------
 def _typed_table():
-    return pd.DataFrame({
-        "sex": pd.Categorical(["F", "M", None, "F"]),
-        "grade": pd.Categorical(["low", "high", "low", "mid"], categories=["low", "mid", "high"], ordered=True),
-        "code": [1, 2, 1, 2],  # few integer codes: categorical from CSV, kept as integers from Parquet
-        "day": pd.to_datetime(["2020-04-01", "2020-04-03", None, "2021-01-31"]),
-        "income": [100.5, None, 300.0, 12.0],
-        "label": ["a", "b", "a", None],
-    })
+    return pd.DataFrame(
+        {
+            "sex": pd.Categorical(["F", "M", None, "F"]),
+            "grade": pd.Categorical(
+                ["low", "high", "low", "mid"], categories=["low", "mid", "high"], ordered=True
+            ),
+            "code": [1, 2, 1, 2],  # few integer codes: categorical from CSV, kept as integers from Parquet
+            "day": pd.to_datetime(["2020-04-01", "2020-04-03", None, "2021-01-31"]),
+            "income": [100.5, None, 300.0, 12.0],
+            "label": ["a", "b", "a", None],
+        }
+    )
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".pq"])
@@ -182,8 +202,11 @@ def test_audit_inputs_read_parquet_files(tmp_path):
     adult.iloc[150:250].to_parquet(tmp_path / "synthetic.parquet")
     adult.iloc[250:].to_csv(tmp_path / "holdout.csv", index=False)
     inputs = pl.audit.load_audit_inputs(
-        train=str(tmp_path / "train.parquet"), synthetic=[str(tmp_path / "synthetic.parquet")],
-        holdout=str(tmp_path / "holdout.csv"), keys=["age", "sex"], sensitive=["income"],
+        train=str(tmp_path / "train.parquet"),
+        synthetic=[str(tmp_path / "synthetic.parquet")],
+        holdout=str(tmp_path / "holdout.csv"),
+        keys=["age", "sex"],
+        sensitive=["income"],
     )
     assert inputs.train.dtypes.equals(adult.dtypes)
     pd.testing.assert_frame_equal(inputs.train, adult.iloc[:150])

@@ -32,7 +32,9 @@ def adult_samples():
 def test_copy_of_the_training_data_is_a_risk(adult_samples):
     train, holdout, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    res = judge(mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0, **ONE_THREAD))
+    res = judge(
+        mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0, **ONE_THREAD)
+    )
     # unseen copies of training records look as real as the training records the model saw
     assert res.value > 0.1 and res.real_synthetic > res.real_holdout
     assert res.ci_low > REGISTRY["discriminator_excess_realness"].cutoff and res.verdict == RISK
@@ -42,8 +44,9 @@ def test_copy_of_the_training_data_is_a_risk(adult_samples):
 def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: the difference about 0.015, the AUC about 0.02.
     train, holdout, other = adult_samples
-    res = judge(mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0,
-                                      **ONE_THREAD))
+    res = judge(
+        mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=0, **ONE_THREAD)
+    )
     assert res.value == pytest.approx(0.0, abs=0.05)
     assert res.auc == pytest.approx(0.5, abs=0.08)
     assert res.ci_low < res.value < res.ci_high and res.ci_method == "bootstrap"
@@ -65,23 +68,34 @@ def test_hanley_mcneil_interval_by_its_formula():
 def test_repetitions_are_seeded_and_the_interval_covers_the_value(adult_samples):
     train, holdout, other = adult_samples
     train, holdout, other = train.iloc[:200], holdout.iloc[:200], other.iloc[:201]
-    runs = [mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=4,
-                                  n_repeats=3, **ONE_THREAD) for _ in range(2)]
+    runs = [
+        mb.discriminator_test(
+            train=train, holdout=holdout, synthetic=other, random_state=4, n_repeats=3, **ONE_THREAD
+        )
+        for _ in range(2)
+    ]
     assert runs[0].value == runs[1].value and runs[0].ci_low == runs[1].ci_low
     res = runs[0]
     assert res.n_repeats == 3 and len(res.repeats) == 3
     assert res.value == pytest.approx(np.mean(res.repeats))
     assert res.ci_low <= res.value <= res.ci_high
-    other_seed = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=5,
-                                       n_repeats=3, **ONE_THREAD)
+    other_seed = mb.discriminator_test(
+        train=train, holdout=holdout, synthetic=other, random_state=5, n_repeats=3, **ONE_THREAD
+    )
     assert other_seed.value != res.value
 
 
 def test_any_classifier_can_replace_the_default(adult_samples):
     train, holdout, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    res = mb.discriminator_test(train=train, holdout=holdout, synthetic=copy, random_state=0,
-                                estimator=RandomForestClassifier(n_estimators=25), **ONE_THREAD)
+    res = mb.discriminator_test(
+        train=train,
+        holdout=holdout,
+        synthetic=copy,
+        random_state=0,
+        estimator=RandomForestClassifier(n_estimators=25),
+        **ONE_THREAD,
+    )
     assert res.model == "RandomForestClassifier" and res.value > 0.1
 
 
@@ -101,7 +115,9 @@ def test_a_variable_with_more_categories_than_the_model_splits_is_kept_as_a_numb
     assert pd.Series(codes).groupby(joint.to_numpy()).nunique().max() == 1
     counts = joint.value_counts()
     assert codes[joint.to_numpy() == counts.index[0]][0] == 0  # the most frequent label is 0
-    res = mb.discriminator_test(train=tables[0], holdout=tables[1], synthetic=tables[2], random_state=0, **ONE_THREAD)
+    res = mb.discriminator_test(
+        train=tables[0], holdout=tables[1], synthetic=tables[2], random_state=0, **ONE_THREAD
+    )
     assert np.isfinite(res.value)
 
 

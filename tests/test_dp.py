@@ -23,13 +23,15 @@ def mixed():
     n = 400
     amount = rng.normal(100.0, 20.0, n)
     amount[rng.random(n) < 0.1] = np.nan
-    return pd.DataFrame({
-        "age": rng.integers(18, 90, n),
-        "amount": amount,
-        "day": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 365, n), unit="D"),
-        "sex": pd.Categorical(rng.choice(["F", "M"], n), categories=["F", "M", "X"]),
-        "colour": rng.choice(np.array(["red", "green", "blue"], dtype=object), n),
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "amount": amount,
+            "day": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 365, n), unit="D"),
+            "sex": pd.Categorical(rng.choice(["F", "M"], n), categories=["F", "M", "X"]),
+            "colour": rng.choice(np.array(["red", "green", "blue"], dtype=object), n),
+        }
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -38,8 +40,7 @@ def mixed():
 def _delta_on_grid(rho, epsilon):
     """CKS 2020 Prop. 1.3, minimised over a fine grid of alpha instead of by an optimiser."""
     alpha = np.concatenate([1 + np.geomspace(1e-6, 1, 20000), np.linspace(2, 5000, 200000)])
-    log_delta = ((alpha - 1) * (alpha * rho - epsilon) - np.log(alpha - 1)
-                 + alpha * np.log1p(-1 / alpha))
+    log_delta = (alpha - 1) * (alpha * rho - epsilon) - np.log(alpha - 1) + alpha * np.log1p(-1 / alpha)
     return float(np.exp(log_delta.min()))
 
 
@@ -77,8 +78,10 @@ def test_exponential_mechanism_draws_with_the_stated_probabilities():
     rng = np.random.default_rng(0)
     scores = np.array([0.0, 1.0, 3.0])
     epsilon = 2.0
-    draws = np.bincount([dp.exponential_mechanism(scores, epsilon, rng) for _ in range(20000)],
-                        minlength=3) / 20000
+    draws = (
+        np.bincount([dp.exponential_mechanism(scores, epsilon, rng) for _ in range(20000)], minlength=3)
+        / 20000
+    )
     weights = np.exp(epsilon * scores / 2)  # sensitivity 1
     np.testing.assert_allclose(draws, weights / weights.sum(), atol=0.015)
 
@@ -146,14 +149,24 @@ def test_bounds_of_takes_numeric_ranges():
     assert dp.bounds_of(table) == {"age": (17.0, 90.0)}
 
 
-@pytest.mark.parametrize("params, name", [
-    ({"epsilon": 0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"), ({"epsilon": float("nan")}, "epsilon"),
-    ({"epsilon": float("inf")}, "epsilon"), ({"epsilon": "1"}, "epsilon"),
-    ({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"), ({"n_bins": 1}, "n_bins"),
-    ({"bounds": {"age": (5, 1)}}, "bounds"), ({"bounds": {"nope": (0, 1)}}, "bounds"),
-    ({"bounds": {"sex": (0, 1)}}, "bounds"), ({"bounds": [1, 2]}, "bounds"),
-    ({"random_state": "seed"}, "random_state"),
-])
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"epsilon": 0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"epsilon": float("inf")}, "epsilon"),
+        ({"epsilon": "1"}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"n_bins": 1}, "n_bins"),
+        ({"bounds": {"age": (5, 1)}}, "bounds"),
+        ({"bounds": {"nope": (0, 1)}}, "bounds"),
+        ({"bounds": {"sex": (0, 1)}}, "bounds"),
+        ({"bounds": [1, 2]}, "bounds"),
+        ({"random_state": "seed"}, "random_state"),
+    ],
+)
 def test_bad_parameters_name_themselves(mixed, params, name):
     with pytest.raises(PrivlibError, match=f"`{name}"):
         dp.MST(**params).fit(mixed)
@@ -179,15 +192,19 @@ def test_max_attack_auc_is_the_area_under_the_dp_roc_bound():
 def test_the_domain_does_not_depend_on_the_records_given_public_bounds_and_dtypes():
     # two neighbouring tables: the second has one record with values nobody else holds
     rng = np.random.default_rng(2)
-    first = pd.DataFrame({
-        "count": rng.integers(0, 3, 200),  # few distinct integers: still binned, not labelled
-        "kind": pd.Categorical(rng.choice(["a", "b"], 200), categories=["a", "b", "rare"]),
-    })
+    first = pd.DataFrame(
+        {
+            "count": rng.integers(0, 3, 200),  # few distinct integers: still binned, not labelled
+            "kind": pd.Categorical(rng.choice(["a", "b"], 200), categories=["a", "b", "rare"]),
+        }
+    )
     second = first.copy()
     second.loc[0, ["count", "kind"]] = [40, "rare"]
     bounds = {"count": (0.0, 50.0)}
-    domains = [[(d.size, d.low, d.high) for d in dp.MST(bounds=bounds, random_state=0).fit(t).discrete_]
-               for t in (first, second)]
+    domains = [
+        [(d.size, d.low, d.high) for d in dp.MST(bounds=bounds, random_state=0).fit(t).discrete_]
+        for t in (first, second)
+    ]
     assert domains[0] == domains[1]
 
 
@@ -196,9 +213,11 @@ def test_max_attack_auc_of_a_replaced_record_is_the_bound_at_the_group_budget():
     # the definition twice, so with delta = 0 the bound is e^(2 eps) / (1 + e^(2 eps))
     for epsilon in (0.1, 1.0):
         assert dp.max_attack_auc(epsilon, records=2) == pytest.approx(
-            math.exp(2 * epsilon) / (1 + math.exp(2 * epsilon)))
+            math.exp(2 * epsilon) / (1 + math.exp(2 * epsilon))
+        )
     assert dp.max_attack_auc(1.0, 1e-3, records=2) == pytest.approx(
-        dp.max_attack_auc(2.0, (1 + math.e) * 1e-3))
+        dp.max_attack_auc(2.0, (1 + math.e) * 1e-3)
+    )
     assert dp.max_attack_auc(0.1, records=2) > dp.max_attack_auc(0.1)
     with pytest.raises(PrivlibError, match="`records`"):
         dp.max_attack_auc(1.0, records=0)
@@ -209,11 +228,22 @@ def test_mst_inside_the_shadow_attack_gives_the_same_answer_with_one_or_two_work
     from privlib import targeted
 
     rng = np.random.default_rng(4)
-    population = pd.DataFrame({"x": rng.integers(0, 7, 120).astype(float),
-                               "group": pd.Categorical(rng.choice(["a", "b", "c"], 120))})
+    population = pd.DataFrame(
+        {
+            "x": rng.integers(0, 7, 120).astype(float),
+            "group": pd.Categorical(rng.choice(["a", "b", "c"], 120)),
+        }
+    )
     train = population.iloc[:30].reset_index(drop=True)
-    run = dict(synthesizer=dp.MST(epsilon=1.0, bounds={"x": (0.0, 6.0)}), train=train,
-               population=population, n_targets=1, n_shadows=3, n_test=3, random_state=9)
+    run = dict(
+        synthesizer=dp.MST(epsilon=1.0, bounds={"x": (0.0, 6.0)}),
+        train=train,
+        population=population,
+        n_targets=1,
+        n_shadows=3,
+        n_test=3,
+        random_state=9,
+    )
     one, two = (targeted.shadow_model_attack(n_jobs=n_jobs, **run) for n_jobs in (1, 2))
     assert (one.value, one.ci_low, one.ci_high) == (two.value, two.ci_low, two.ci_high)
     np.testing.assert_array_equal(one.target_auc, two.target_auc)

@@ -21,8 +21,9 @@ def _linked(n, seed, flip=False):
 
 def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
     train, holdout = _linked(300, 0), _linked(200, 1)
-    summary = fidelity_summary(train=train, synthetic=train.copy(), holdout=holdout, target="y",
-                               random_state=0, n_bootstrap=50)
+    summary = fidelity_summary(
+        train=train, synthetic=train.copy(), holdout=holdout, target="y", random_state=0, n_bootstrap=50
+    )
     ratio, tvd, propensity = (summary.get(k) for k in ("tstr_ratio", "mean_tvd", "pmse_ratio"))
     # the same data fit the same deterministic model: TSTR = TRTR in every resample
     assert (ratio.value, ratio.ci_low, ratio.ci_high) == (1.0, 1.0, 1.0)
@@ -34,8 +35,14 @@ def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
 def test_a_reversed_target_scores_nothing_of_the_real_datas_auc():
     # Trained where y is the opposite of x, the model ranks every holdout record the wrong way:
     # AUC 0 against 1 for the model trained on the real data, in every resample.
-    summary = fidelity_summary(train=_linked(300, 0), synthetic=_linked(300, 2, flip=True),
-                               holdout=_linked(200, 1), target="y", random_state=0, n_bootstrap=50)
+    summary = fidelity_summary(
+        train=_linked(300, 0),
+        synthetic=_linked(300, 2, flip=True),
+        holdout=_linked(200, 1),
+        target="y",
+        random_state=0,
+        n_bootstrap=50,
+    )
     ratio = summary.get("tstr_ratio")
     assert (ratio.value, ratio.ci_low, ratio.ci_high) == (0.0, 0.0, 0.0)
     assert (ratio.details["tstr"], ratio.details["trtr"]) == (0.0, 1.0)
@@ -61,12 +68,15 @@ def test_pmse_ratio_and_tvd_of_one_binary_variable_by_hand():
 def test_tstr_ratio_is_the_one_tstr_reports():
     rng = np.random.default_rng(5)
     train, holdout, synthetic = (
-        pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(list("abc"), n),
-                      "y": rng.choice(["p", "q"], n)}) for n in (200, 150, 180)
+        pd.DataFrame(
+            {"x": rng.normal(size=n), "g": rng.choice(list("abc"), n), "y": rng.choice(["p", "q"], n)}
+        )
+        for n in (200, 150, 180)
     )
     train["y"] = np.where(train["x"] > 0, "p", train["y"])
-    summary = fidelity_summary(train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=0,
-                               n_bootstrap=50)
+    summary = fidelity_summary(
+        train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=0, n_bootstrap=50
+    )
     expected = tstr(train=train, synthetic=synthetic, holdout=holdout, target="y")
     ratio = summary.get("tstr_ratio")
     assert ratio.value == pytest.approx(expected.ratio)
@@ -76,11 +86,13 @@ def test_tstr_ratio_is_the_one_tstr_reports():
 
 def test_without_holdout_or_target_tstr_is_skipped_and_the_rest_unchanged():
     train, holdout, synthetic = _linked(200, 0), _linked(150, 1), _linked(180, 3)
-    full = fidelity_summary(train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=7,
-                            n_bootstrap=40)
+    full = fidelity_summary(
+        train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=7, n_bootstrap=40
+    )
     for missing in (dict(holdout=holdout), dict(target="y"), {}):
-        partial = fidelity_summary(train=train, synthetic=synthetic, random_state=7, n_bootstrap=40,
-                                   **missing)
+        partial = fidelity_summary(
+            train=train, synthetic=synthetic, random_state=7, n_bootstrap=40, **missing
+        )
         assert [m.key for m in partial.measures] == ["pmse_ratio", "mean_tvd"]
         assert [key for key, _ in partial.skipped] == ["tstr_ratio"]
         # one random stream per figure: skipping TSTR leaves the other intervals as they were
@@ -100,9 +112,10 @@ def test_same_seed_same_summary_and_json_friendly():
 def test_a_target_the_data_do_not_allow_is_skipped_with_the_reason():
     train, holdout = _linked(100, 0), _linked(100, 1)
     synthetic = train.assign(y="yes")  # one class: no classifier can be fitted
-    summary = fidelity_summary(train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=0,
-                               n_bootstrap=20)
-    (key, reason), = summary.skipped
+    summary = fidelity_summary(
+        train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=0, n_bootstrap=20
+    )
+    ((key, reason),) = summary.skipped
     assert key == "tstr_ratio" and "single value in `synthetic`" in reason
 
 

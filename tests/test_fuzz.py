@@ -21,8 +21,8 @@ import privlib as pl
 from privlib.audit import load_audit_inputs
 from privlib.cli import EXIT_BAD_INPUT, main
 from privlib.errors import PrivlibError
-from privlib.results import VERDICTS
 from privlib.resources import resource_path
+from privlib.results import VERDICTS
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,9 @@ def _lower_sex(t):
 
 
 def _income_codes(t):
-    return t["synthetic"].assign(income=(t["synthetic"]["income"].astype(str) == ">50K").astype(int).astype(str) + "x")
+    return t["synthetic"].assign(
+        income=(t["synthetic"]["income"].astype(str) == ">50K").astype(int).astype(str) + "x"
+    )
 
 
 def _spaced_race(t):
@@ -57,7 +59,9 @@ def _spaced_race(t):
 
 
 def _infinite_age(t):
-    return t["synthetic"].assign(age=t["synthetic"]["age"].astype(float).where(lambda a: a.index != 3, np.inf))
+    return t["synthetic"].assign(
+        age=t["synthetic"]["age"].astype(float).where(lambda a: a.index != 3, np.inf)
+    )
 
 
 def _huge_age(t):
@@ -93,27 +97,67 @@ ROUND_TWO = {
     "train is a FIFO": (dict(prepare=_fifo, train="pipe.csv"), [], EXIT_BAD_INPUT, "is a named pipe (FIFO)"),
     "train is /dev/zero": (dict(train="/dev/zero"), [], EXIT_BAD_INPUT, "is a device, not a regular file"),
     "train is /dev/null": (dict(train="/dev/null"), [], EXIT_BAD_INPUT, "is a device, not a regular file"),
-    "repeated header inside a .gz file": (dict(prepare=_gzip_with_a_repeated_header, train="repeated.csv.gz"), [],
-                                          EXIT_BAD_INPUT, "more than once (e.g. 'age')"),
-    "impossible dates": (dict(train_table=_impossible_date, synthetic_table=lambda t: _impossible_date(
-        {"train": t["synthetic"]})), [], EXIT_BAD_INPUT,
-        "column 'seen' of `train` holds 2 value(s) written as dates that do not exist"),
-    "true/false against 0/1": (dict(train_table=lambda t: t["train"].assign(flag=t["train"].index % 3 == 0),
-                                    synthetic_table=_with_flag(lambda f: f.astype(int))), [], EXIT_BAD_INPUT,
-                               "column 'flag' of `synthetic (synthetic.csv)` holds 120 value(s) of type number "
-                               "where the reference data holds true/false"),
-    "thresholds nested 50,000 deep": ({}, ["--thresholds", "[" * 50_000 + "]" * 50_000], EXIT_BAD_INPUT,
-                                      "--thresholds must be a JSON object"),
-    "thresholds with a 5,000-digit integer": ({}, ["--thresholds", '{"nn_mia_auc": ' + "9" * 5000 + "}"],
-                                              EXIT_BAD_INPUT, "(5,016 characters)"),
-    "out with a forged error line": (dict(out="o\nprivlib: error: all is well"), [], EXIT_BAD_INPUT,
-                                     "`--out` holds a line break"),
-    "out is the kit's reports folder": (dict(out=str(resource_path("reports"))), [], EXIT_BAD_INPUT,
-                                        "is inside the kit's own folder"),
-    "out inside the kit's notebooks": (dict(out=str(resource_path("notebooks") / "mine")), [], EXIT_BAD_INPUT,
-                                       "is inside the kit's own folder"),
-    "out inside the installed package": (dict(out=str(Path(pl.__file__).parent / "x")), [], EXIT_BAD_INPUT,
-                                         "is inside the kit's own folder"),
+    "repeated header inside a .gz file": (
+        dict(prepare=_gzip_with_a_repeated_header, train="repeated.csv.gz"),
+        [],
+        EXIT_BAD_INPUT,
+        "more than once (e.g. 'age')",
+    ),
+    "impossible dates": (
+        dict(
+            train_table=_impossible_date,
+            synthetic_table=lambda t: _impossible_date({"train": t["synthetic"]}),
+        ),
+        [],
+        EXIT_BAD_INPUT,
+        "column 'seen' of `train` holds 2 value(s) written as dates that do not exist",
+    ),
+    "true/false against 0/1": (
+        dict(
+            train_table=lambda t: t["train"].assign(flag=t["train"].index % 3 == 0),
+            synthetic_table=_with_flag(lambda f: f.astype(int)),
+        ),
+        [],
+        EXIT_BAD_INPUT,
+        "column 'flag' of `synthetic (synthetic.csv)` holds 120 value(s) of type number "
+        "where the reference data holds true/false",
+    ),
+    "thresholds nested 50,000 deep": (
+        {},
+        ["--thresholds", "[" * 50_000 + "]" * 50_000],
+        EXIT_BAD_INPUT,
+        "--thresholds must be a JSON object",
+    ),
+    "thresholds with a 5,000-digit integer": (
+        {},
+        ["--thresholds", '{"nn_mia_auc": ' + "9" * 5000 + "}"],
+        EXIT_BAD_INPUT,
+        "(5,016 characters)",
+    ),
+    "out with a forged error line": (
+        dict(out="o\nprivlib: error: all is well"),
+        [],
+        EXIT_BAD_INPUT,
+        "`--out` holds a line break",
+    ),
+    "out is the kit's reports folder": (
+        dict(out=str(resource_path("reports"))),
+        [],
+        EXIT_BAD_INPUT,
+        "is inside the kit's own folder",
+    ),
+    "out inside the kit's notebooks": (
+        dict(out=str(resource_path("notebooks") / "mine")),
+        [],
+        EXIT_BAD_INPUT,
+        "is inside the kit's own folder",
+    ),
+    "out inside the installed package": (
+        dict(out=str(Path(pl.__file__).parent / "x")),
+        [],
+        EXIT_BAD_INPUT,
+        "is inside the kit's own folder",
+    ),
 }
 
 
@@ -126,26 +170,79 @@ CASES = {
     "key twice": ({}, ["--keys", "sex", "sex"], EXIT_BAD_INPUT, "more than once"),
     "key twice with a comma": ({}, ["--keys", "sex,sex"], EXIT_BAD_INPUT, "more than once"),
     "key is sensitive": ({}, ["--keys", "sex", "--sensitive", "sex"], EXIT_BAD_INPUT, "both as `keys`"),
-    "N smaller than n": ({}, ["--population-size", "100"], EXIT_BAD_INPUT, "not larger than the training data"),
+    "N smaller than n": (
+        {},
+        ["--population-size", "100"],
+        EXIT_BAD_INPUT,
+        "not larger than the training data",
+    ),
     "N equal to n": ({}, ["--population-size", "120"], EXIT_BAD_INPUT, "not larger than the training data"),
-    "negative seed": ({}, ["--seed", "-1"], EXIT_BAD_INPUT, "`seed` input should be greater than or equal to 0"),
-    "thresholds not JSON": ({}, ["--thresholds", "abc"], EXIT_BAD_INPUT, "--thresholds must be a JSON object"),
+    "negative seed": (
+        {},
+        ["--seed", "-1"],
+        EXIT_BAD_INPUT,
+        "`seed` input should be greater than or equal to 0",
+    ),
+    "thresholds not JSON": (
+        {},
+        ["--thresholds", "abc"],
+        EXIT_BAD_INPUT,
+        "--thresholds must be a JSON object",
+    ),
     "threshold key unknown": ({}, ["--thresholds", '{"nn_mia": 0.6}'], EXIT_BAD_INPUT, "the valid keys are"),
     "threshold NaN": ({}, ["--thresholds", '{"nn_mia_auc": NaN}'], EXIT_BAD_INPUT, "must be a finite number"),
-    "threshold text": ({}, ["--thresholds", '{"nn_mia_auc": "abc"}'], EXIT_BAD_INPUT, "must be a finite number"),
+    "threshold text": (
+        {},
+        ["--thresholds", '{"nn_mia_auc": "abc"}'],
+        EXIT_BAD_INPUT,
+        "must be a finite number",
+    ),
     "holdout is train": (dict(holdout="train"), [], EXIT_BAD_INPUT, "same file as `train`"),
-    "holdout copies train": (dict(holdout_table=lambda t: t["train"]), [], EXIT_BAD_INPUT, "same file as `train`"),
-    "holdout overlaps train": (dict(holdout_table=_half_train), [], EXIT_BAD_INPUT, "seems to contain training records"),
+    "holdout copies train": (
+        dict(holdout_table=lambda t: t["train"]),
+        [],
+        EXIT_BAD_INPUT,
+        "same file as `train`",
+    ),
+    "holdout overlaps train": (
+        dict(holdout_table=_half_train),
+        [],
+        EXIT_BAD_INPUT,
+        "seems to contain training records",
+    ),
     "synthetic sex lowercased": (dict(synthetic_table=_lower_sex), [], EXIT_BAD_INPUT, "looks recoded"),
-    "synthetic income as codes": (dict(synthetic_table=_income_codes), [], EXIT_BAD_INPUT, "shares no category"),
-    "synthetic race with a leading space": (dict(synthetic_table=_spaced_race), [], EXIT_BAD_INPUT, "looks recoded"),
+    "synthetic income as codes": (
+        dict(synthetic_table=_income_codes),
+        [],
+        EXIT_BAD_INPUT,
+        "shares no category",
+    ),
+    "synthetic race with a leading space": (
+        dict(synthetic_table=_spaced_race),
+        [],
+        EXIT_BAD_INPUT,
+        "looks recoded",
+    ),
     "infinite number": (dict(synthetic_table=_infinite_age), [], EXIT_BAD_INPUT, "infinite value"),
     "absurd number": (dict(synthetic_table=_huge_age), [], EXIT_BAD_INPUT, "absurdly large"),
-    "duplicate header": (dict(synthetic_text=lambda text: text.replace("sex,", "age,", 1)), [], EXIT_BAD_INPUT,
-                         "more than once (e.g. 'age')"),
-    "garbage file": (dict(synthetic_text=lambda text: "\x00\x01\x02garbage\n,,,\n"), [], EXIT_BAD_INPUT, "synthetic"),
-    "synthetic with other columns": (dict(synthetic_table=lambda t: t["synthetic"].drop(columns="age")), [],
-                                     EXIT_BAD_INPUT, "'age'"),
+    "duplicate header": (
+        dict(synthetic_text=lambda text: text.replace("sex,", "age,", 1)),
+        [],
+        EXIT_BAD_INPUT,
+        "more than once (e.g. 'age')",
+    ),
+    "garbage file": (
+        dict(synthetic_text=lambda text: "\x00\x01\x02garbage\n,,,\n"),
+        [],
+        EXIT_BAD_INPUT,
+        "synthetic",
+    ),
+    "synthetic with other columns": (
+        dict(synthetic_table=lambda t: t["synthetic"].drop(columns="age")),
+        [],
+        EXIT_BAD_INPUT,
+        "'age'",
+    ),
     "out empty": (dict(out=""), [], EXIT_BAD_INPUT, "`--out` is empty"),
     "out under a file": (dict(out="afile/report"), [], EXIT_BAD_INPUT, "is a file, not a folder"),
     "out is a file": (dict(out="afile"), [], EXIT_BAD_INPUT, "exists and is not a folder"),
@@ -175,10 +272,21 @@ def _run(tmp_path, tables, change: dict, extra: list, capsys):
     train_arg = change.get("train", train)
     train_arg = roles.get(train_arg, train_arg if os.path.isabs(train_arg) else str(folder / train_arg))
     holdout_arg = roles.get(change.get("holdout", "holdout"))
-    argv = ["--quiet", "audit", "--train", train_arg, "--synthetic", synthetic, "--holdout", holdout_arg,
-            *extra, "--out", out]
+    argv = [
+        "--quiet",
+        "audit",
+        "--train",
+        train_arg,
+        "--synthetic",
+        synthetic,
+        "--holdout",
+        holdout_arg,
+        *extra,
+        "--out",
+        out,
+    ]
     if "--keys" not in extra:
-        argv[argv.index("--out"):argv.index("--out")] = ["--keys", "age", "sex"]
+        argv[argv.index("--out") : argv.index("--out")] = ["--keys", "age", "sex"]
     status = main(argv)
     err = capsys.readouterr().err.strip().splitlines()
     return status, err, earlier
@@ -200,7 +308,11 @@ def test_bad_input_exits_with_one_line_and_touches_nothing(case, tmp_path, table
 def test_no_training_value_in_any_refusal(tmp_path, tables, capsys):
     """A refusal names columns and counts, never a value of the data."""
     values = {str(v) for column in ("sex", "race", "income") for v in tables["train"][column].unique()}
-    for case in ("synthetic sex lowercased", "synthetic income as codes", "synthetic race with a leading space"):
+    for case in (
+        "synthetic sex lowercased",
+        "synthetic income as codes",
+        "synthetic race with a leading space",
+    ):
         change, extra, _, _ = CASES[case]
         folder = tmp_path / case.replace(" ", "_")
         folder.mkdir()
@@ -216,14 +328,18 @@ def test_new_categories_are_reported_with_counts_and_recoded_ones_pass_when_allo
     synthetic = _csv(tmp_path, "synthetic.csv", unknown)
     inputs = load_audit_inputs(train=train, synthetic=synthetic)
     income = [note for note in inputs.notes if note.startswith("column 'income'")]
-    assert income == ["column 'income' of synthetic (synthetic.csv): 1 category the training data "
-                      "lacks, in 5 row(s) (4.2%)."]  # 5 of 120 rows
+    assert income == [
+        "column 'income' of synthetic (synthetic.csv): 1 category the training data "
+        "lacks, in 5 row(s) (4.2%)."
+    ]  # 5 of 120 rows
     lowered = _csv(tmp_path, "lowered.csv", _lower_sex(tables))
     with pytest.raises(PrivlibError, match="looks recoded"):
         load_audit_inputs(train=train, synthetic=lowered)
     allowed = load_audit_inputs(train=train, synthetic=lowered, allow_new_categories=True)
-    assert "column 'sex' of synthetic (lowered.csv): 2 categories the training data lacks, in 120 row(s) " \
+    assert (
+        "column 'sex' of synthetic (lowered.csv): 2 categories the training data lacks, in 120 row(s) "
         "(100.0%)." in allowed.notes
+    )
 
 
 def test_unparsable_dates_and_other_delimiters(tmp_path, tables):
@@ -263,8 +379,12 @@ def test_a_missing_report_extra_is_named(monkeypatch, tmp_path):
     from privlib import pipeline
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "weasyprint" else real(name, *a))
-    with pytest.raises(PrivlibError, match=r"needs weasyprint: install the report extra, pip install 'privlib\[report\]'"):
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "weasyprint" else real(name, *a)
+    )
+    with pytest.raises(
+        PrivlibError, match=r"needs weasyprint: install the report extra, pip install 'privlib\[report\]'"
+    ):
         pipeline.run_audit(out=tmp_path / "out", train="t.csv", synthetic="s.csv")
 
 
@@ -282,12 +402,18 @@ def test_library_inputs_are_checked_too():
 def test_a_schema_file_fixes_kinds_and_refuses_values_outside_it(tmp_path, tables):
     train = _csv(tmp_path, "train.csv", tables["train"])
     schema = tmp_path / "schema.yaml"
-    schema.write_text("columns:\n  age: {kind: numeric, range: [17, 90]}\n"
-                      "  education-num: {kind: categorical}\n  sex: {kind: categorical, categories: [Female, Male]}\n")
-    inputs = load_audit_inputs(train=train, synthetic=_csv(tmp_path, "s.csv", tables["synthetic"]), schema=schema)
+    schema.write_text(
+        "columns:\n  age: {kind: numeric, range: [17, 90]}\n"
+        "  education-num: {kind: categorical}\n  sex: {kind: categorical, categories: [Female, Male]}\n"
+    )
+    inputs = load_audit_inputs(
+        train=train, synthetic=_csv(tmp_path, "s.csv", tables["synthetic"]), schema=schema
+    )
     assert isinstance(inputs.train["education-num"].dtype, pd.CategoricalDtype)  # codes, as stated
     old = tables["synthetic"].assign(age=tables["synthetic"]["age"].where(lambda a: a.index > 1, 130))
-    with pytest.raises(PrivlibError, match=r"column 'age' of `synthetic \(old.csv\)` holds 2 value\(s\) outside"):
+    with pytest.raises(
+        PrivlibError, match=r"column 'age' of `synthetic \(old.csv\)` holds 2 value\(s\) outside"
+    ):
         load_audit_inputs(train=train, synthetic=_csv(tmp_path, "old.csv", old), schema=schema)
     other = tables["synthetic"].astype({"sex": str})
     other.loc[:2, "sex"] = "X"
@@ -319,14 +445,20 @@ def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_pat
     off = Audit(inputs, spec, catalogue=(entry,)).run()
     assert not off.measures and off.skipped[0].key == "shadow_model_auc"
     assert off.skipped[0].reason.startswith("no generator was given for the targeted attack")
-    fast = (dataclasses.replace(entry, arguments=lambda c: dict(entry.arguments(c), n_targets=1, n_shadows=4,
-                                                                n_test=2, shadow_size=40, n_jobs=1)),)
+    fast = (
+        dataclasses.replace(
+            entry,
+            arguments=lambda c: dict(
+                entry.arguments(c), n_targets=1, n_shadows=4, n_test=2, shadow_size=40, n_jobs=1
+            ),
+        ),
+    )
     on = Audit(inputs, spec.model_copy(update={"targeted_attack": "Copy"}), catalogue=fast).run()
     result = on.result("shadow_model_auc")
     assert result is not None and result.verdict in VERDICTS  # judged by the runner
     (record,) = on.measures
     assert (record.key, record.family, record.verdict) == ("shadow_model_auc", "membership", result.verdict)
-    (shown, table), = measure_tables(on, "membership")
+    ((shown, table),) = measure_tables(on, "membership")
     assert shown.key == "shadow_model_auc"
     assert list(table.columns) == ["training row", "distance to nearest record", "AUC", "ci low", "ci high"]
     assert table["training row"].between(0, 59).all()  # a row number, not the record
@@ -347,21 +479,36 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
         frame["race"] = frame["race"].astype(str) + f"-ZQX{tag}MARKER"
     synthetic = train.copy()  # a copy: every identity measure fires
     synthetic["race"] = "other-label"  # the key shares no value with the training data
-    paths = {name: _csv(tmp_path, f"{name}.csv", t) for name, t in
-             (("train", train), ("holdout", holdout), ("synthetic", synthetic))}
+    paths = {
+        name: _csv(tmp_path, f"{name}.csv", t)
+        for name, t in (("train", train), ("holdout", holdout), ("synthetic", synthetic))
+    }
     settings = dict(keys=["race", "sex"], sensitive=["income"], allow_new_categories=True)
-    inputs = load_audit_inputs(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"],
-                               **settings)
-    spec = AuditSpec(train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"], repeats=1,
-                     **settings)
+    inputs = load_audit_inputs(
+        train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"], **settings
+    )
+    spec = AuditSpec(
+        train=paths["train"], synthetic=paths["synthetic"], holdout=paths["holdout"], repeats=1, **settings
+    )
     audit = Audit(inputs, spec)
     with caplog.at_level(logging.DEBUG, logger="privlib"):
         report = audit.run()
     assert caplog.records  # the run logged its progress ...
-    outputs = report.to_json() + caplog.text + "".join(
-        page(report) for page in (render.provenance_html, render.summary_html)) + "".join(
-        page(report) for page in (pages.decision_html, pages.verdict_lines_html, pages.readings_html,
-                                  pages.appendix_html, pages.audit_page_html))
+    outputs = (
+        report.to_json()
+        + caplog.text
+        + "".join(page(report) for page in (render.provenance_html, render.summary_html))
+        + "".join(
+            page(report)
+            for page in (
+                pages.decision_html,
+                pages.verdict_lines_html,
+                pages.readings_html,
+                pages.appendix_html,
+                pages.audit_page_html,
+            )
+        )
+    )
     assert "MARKER" not in outputs  # ... and no label of the confidential data
     assert any(m.verdict == "risk" for m in report.measures)  # the copy is judged a risk
     # the guard itself: a message quoting a label of the data loses the label
@@ -383,30 +530,55 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
 _ENTRY = "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy}]\n"
 # 513 bytes of nested aliases: nine levels of nine references, 9**9 strings once expanded
 _LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
-    f"{b}: &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+    f"{b}: &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi")
+)
 
 PARAMS_CASES = {
-    "a 5,000-digit integer": (_ENTRY + "seed: " + "9" * 5000 + "\n", "an integer of 5000 digits is longer than the 30"),
+    "a 5,000-digit integer": (
+        _ENTRY + "seed: " + "9" * 5000 + "\n",
+        "an integer of 5000 digits is longer than the 30",
+    ),
     "Latin-1 text": ((_ENTRY + "title: Caf\xe9\n").encode("latin-1"), "is not UTF-8 text (byte"),
     "aliases": (_LAUGHS, "anchors and aliases (& and *) are not accepted"),
-    "a !!binary tag": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!binary aGk=}}]\n",
-                       "tags such as 'binary' are not accepted"),
-    "a python tag": ("dataset: ce\nn_train: 100\ntitle: !!python/object/apply:os.system [echo hi]\n"
-                     "synthesizers: [{method: Copy}]\n", "tags such as 'os.system' are not accepted"),
-    "a set value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!set {a}}}]\n",
-                                "tags such as 'set' are not accepted"),
-    "a date value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: 2020-01-01}}]\n",
-                                 "synthesizer 1: parameter 'x' holds date; give a number, a text"),
-    "a mapping value in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: [1, {a: 2}]}}]\n",
-                                    "parameter 'x' holds dict"),
-    "an extra field in an entry": ("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, code: 1}]\n",
-                                   "synthesizer 1 has unknown field(s) ['code']; an entry has only ['method', 'params', 'n']"),
-    "n of 0": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: 0}"), "`n` must be a whole number from 1 to 10,000,000"),
+    "a !!binary tag": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!binary aGk=}}]\n",
+        "tags such as 'binary' are not accepted",
+    ),
+    "a python tag": (
+        "dataset: ce\nn_train: 100\ntitle: !!python/object/apply:os.system [echo hi]\n"
+        "synthesizers: [{method: Copy}]\n",
+        "tags such as 'os.system' are not accepted",
+    ),
+    "a set value in an entry": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: !!set {a}}}]\n",
+        "tags such as 'set' are not accepted",
+    ),
+    "a date value in an entry": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: 2020-01-01}}]\n",
+        "synthesizer 1: parameter 'x' holds date; give a number, a text",
+    ),
+    "a mapping value in an entry": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, params: {x: [1, {a: 2}]}}]\n",
+        "parameter 'x' holds dict",
+    ),
+    "an extra field in an entry": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy, code: 1}]\n",
+        "synthesizer 1 has unknown field(s) ['code']; an entry has only ['method', 'params', 'n']",
+    ),
+    "n of 0": (
+        _ENTRY.replace("{method: Copy}", "{method: Copy, n: 0}"),
+        "`n` must be a whole number from 1 to 10,000,000",
+    ),
     "n of true": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: true}"), "`n` must be a whole number"),
-    "n of 1e12": (_ENTRY.replace("{method: Copy}", "{method: Copy, n: 1000000000000}"), "`n` must be a whole number"),
+    "n of 1e12": (
+        _ENTRY.replace("{method: Copy}", "{method: Copy, n: 1000000000000}"),
+        "`n` must be a whole number",
+    ),
     "an unknown synthesizer": (_ENTRY.replace("Copy", "NoSuch"), "unknown synthesizer 'NoSuch'"),
-    "eleven synthesizers": ("dataset: ce\nn_train: 100\nsynthesizers: [" + ", ".join(["{method: Copy}"] * 11) + "]\n",
-                            "lists 11 synthesizers, more than the 10 a report compares"),
+    "eleven synthesizers": (
+        "dataset: ce\nn_train: 100\nsynthesizers: [" + ", ".join(["{method: Copy}"] * 11) + "]\n",
+        "lists 11 synthesizers, more than the 10 a report compares",
+    ),
     "a file over 1 MB": (_ENTRY + "# " + "x" * (1 << 20) + "\n", "more than the 1,048,576 accepted"),
     "nested 100,000 deep": ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
 }
@@ -429,8 +601,10 @@ def test_hostile_params_files_are_refused_in_one_line_before_any_work(case, tmp_
 
 def test_a_params_file_that_is_a_fifo_or_a_folder_is_named_so(tmp_path, capsys):
     os.mkfifo(tmp_path / "p.yaml")
-    for path, words in ((tmp_path / "p.yaml", "is a named pipe (FIFO)"),
-                        (tmp_path, "is a folder; give the path of a YAML file")):
+    for path, words in (
+        (tmp_path / "p.yaml", "is a named pipe (FIFO)"),
+        (tmp_path, "is a folder; give the path of a YAML file"),
+    ):
         status = main(["--quiet", "audit", "--params", str(path), "--out", str(tmp_path / "out")])
         err = capsys.readouterr().err.strip().splitlines()
         assert status == EXIT_BAD_INPUT and len(err) == 1 and words in err[0], err
@@ -444,12 +618,15 @@ def test_a_schema_file_is_read_as_strictly(tmp_path, tables):
         load_audit_inputs(train=train, synthetic=train, schema=schema)
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--seed", "-5"], "`seed` must be a whole number >= 0, got -5"),
-    (["--dataset", "/dev/zero"], "'/dev/zero' (`dataset`) is a device, not a regular file"),
-    (["--lessons", ""], "`lessons` holds an empty name"),
-    (["--lessons", "00", " "], "`lessons` holds an empty name"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--seed", "-5"], "`seed` must be a whole number >= 0, got -5"),
+        (["--dataset", "/dev/zero"], "'/dev/zero' (`dataset`) is a device, not a regular file"),
+        (["--lessons", ""], "`lessons` holds an empty name"),
+        (["--lessons", "00", " "], "`lessons` holds an empty name"),
+    ],
+)
 def test_course_arguments_are_checked_before_any_lesson_runs(argv, words, tmp_path, capsys):
     status = main(["--quiet", "course", "--dataset", "ce", *argv, "--out", str(tmp_path / "course")])
     err = capsys.readouterr().err.strip().splitlines()
@@ -475,8 +652,11 @@ def test_an_unreachable_dask_scheduler_is_refused_before_any_work(tmp_path, tabl
 # --------------------------------------------------------------------------------------------
 def test_compressed_files_are_sniffed_after_decompression(tmp_path, tables):
     plain = _csv(tmp_path, "train.csv", tables["train"])
-    for name, opener in (("semi.csv.gz", gzip.open), ("semi.csv.bz2", __import__("bz2").open),
-                         ("semi.csv.xz", __import__("lzma").open)):
+    for name, opener in (
+        ("semi.csv.gz", gzip.open),
+        ("semi.csv.bz2", __import__("bz2").open),
+        ("semi.csv.xz", __import__("lzma").open),
+    ):
         with opener(tmp_path / name, "wt") as fh:
             tables["synthetic"].to_csv(fh, index=False, sep=";")
         inputs = load_audit_inputs(train=plain, synthetic=tmp_path / name)
@@ -501,8 +681,10 @@ def test_a_one_row_synthetic_table_is_too_small_not_recoded(tmp_path, tables):
     one = tables["synthetic"].iloc[:1].assign(sex="unknown-label")
     inputs = load_audit_inputs(train=train, synthetic=_csv(tmp_path, "one.csv", one))
     assert inputs.problem == "the synthetic data 'one' has 1 row(s) (at least 20 are needed)"
-    assert "column 'sex' of synthetic (one.csv): 1 category the training data lacks, in 1 row(s) (100.0%)." \
+    assert (
+        "column 'sex' of synthetic (one.csv): 1 category the training data lacks, in 1 row(s) (100.0%)."
         in inputs.notes
+    )
 
 
 def test_parquet_decimals_are_numbers_and_match_a_csv(tmp_path, tables):
@@ -512,22 +694,29 @@ def test_parquet_decimals_are_numbers_and_match_a_csv(tmp_path, tables):
     import pyarrow.parquet as pq
 
     frame = tables["train"][["age", "sex", "hours-per-week"]].assign(
-        price=[decimal.Decimal(f"{i * 1.25:.2f}") for i in range(len(tables["train"]))])
+        price=[decimal.Decimal(f"{i * 1.25:.2f}") for i in range(len(tables["train"]))]
+    )
     pq.write_table(pa.Table.from_pandas(frame), tmp_path / "train.parquet")
     frame.assign(price=frame["price"].astype(float)).to_csv(tmp_path / "synthetic.csv", index=False)
     holdout = tables["holdout"][["age", "sex", "hours-per-week"]].assign(price=decimal.Decimal("2.50"))
     pq.write_table(pa.Table.from_pandas(holdout), tmp_path / "holdout.parquet")
-    inputs = load_audit_inputs(train=tmp_path / "train.parquet", synthetic=tmp_path / "synthetic.csv",
-                               holdout=tmp_path / "holdout.parquet")
+    inputs = load_audit_inputs(
+        train=tmp_path / "train.parquet",
+        synthetic=tmp_path / "synthetic.csv",
+        holdout=tmp_path / "holdout.parquet",
+    )
     assert inputs.train["price"].dtype == "float64" and inputs.train["price"].iloc[3] == 3.75
     assert inputs.primary["price"].dtype == "float64"
 
 
-@pytest.mark.parametrize("argv", [
-    ["course", "--dataset", "ce", "--out", str(resource_path("notebooks"))],
-    ["reports", "--datasets", "ce", "--out", str(resource_path("reports") / "params")],
-    ["reports", "--datasets", "ce", "--out", str(resource_path("data") / "ce")],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["course", "--dataset", "ce", "--out", str(resource_path("notebooks"))],
+        ["reports", "--datasets", "ce", "--out", str(resource_path("reports") / "params")],
+        ["reports", "--datasets", "ce", "--out", str(resource_path("data") / "ce")],
+    ],
+)
 def test_course_and_reports_refuse_the_kits_own_folders_too(argv, capsys):
     shipped = sorted(p.name for p in Path(argv[-1]).iterdir())
     status = main(["--quiet", *argv])

@@ -91,7 +91,9 @@ def test_dcr_missing_values():
     # missing equals missing; "b" differs from "a" and from missing
     np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 1.0])
     # a one-record reference whose value is missing is still a valid table to search
-    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference.iloc[[1]]), [0.0, 1.0])
+    np.testing.assert_array_equal(
+        identity.dcr(synthetic=synthetic, reference=reference.iloc[[1]]), [0.0, 1.0]
+    )
 
 
 def test_dcr_summary_uses_one_scale_for_both_distances():
@@ -166,24 +168,30 @@ def test_replicated_uniques_holdout_baseline_by_hand():
     # other real people: (M, 40) once, (M, 50) twice -> of the real uniques (M, 40) and (M, 50),
     # only (M, 40) is unique among them: baseline 1/2, cut-off 1/2 + 0.01
     holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
-    result = judge(identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"],
-                                               holdout=holdout))
+    result = judge(
+        identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
+    )
     assert result.value == 0.5 and result.baseline == 0.5
     assert result.threshold == pytest.approx(0.51)
     with pytest.raises(PrivlibError, match="keys"):
-        identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]])
+        identity.replicated_uniques(
+            original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]]
+        )
 
 
 def test_replicated_uniques_all_unique_copy():
     real = pd.DataFrame({"x": ["a", "b", "c"], "y": [1, 1, 2]})
-    result = identity.replicated_uniques(original=real, synthetic=real.copy(), keys=None)  # keys=None: every column
+    result = identity.replicated_uniques(
+        original=real, synthetic=real.copy(), keys=None
+    )  # keys=None: every column
     assert result.n_replicated == 3 and result.value == 1.0
 
 
 def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
-    result = judge(identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}),
-                                               keys=["x"]))
+    result = judge(
+        identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
+    )
     assert result.n_unique_original == 0 and math.isnan(result.value)
     assert result.verdict == "not assessable"
 
@@ -217,8 +225,9 @@ def partially_synthetic():
 
 def test_match_risk_by_hand(partially_synthetic):
     original, synthetic = partially_synthetic
-    result = judge(identity.match_risk(original=original, synthetic=synthetic, known=["sex"],
-                                       synthesized=["dis"]))
+    result = judge(
+        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+    )
     # target 0 (F, y): no synthetic (F, y)                          c=0, T=0
     # target 1 (F, n): synthetic rows 0, 1; row 1 is its own         c=2, T=1 -> 1/2
     # target 2 (M, n): synthetic rows 2, 4; row 2 is its own         c=2, T=1 -> 1/2
@@ -267,19 +276,28 @@ def test_match_risk_all_unique_copy():
 def test_match_risk_relative_and_absolute_tolerance():
     original = pd.DataFrame({"sex": ["F"] * 4, "income": [100.0, 200.0, 1000.0, 0.3]})
     synthetic = pd.DataFrame({"sex": ["F"] * 4, "income": [108.0, 205.0, 1200.0, 0.33]})
-    relative = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["income"])
+    relative = identity.match_risk(
+        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"]
+    )
     # 10% radius: [90, 110] holds 108; [180, 220] holds 205; [900, 1100] holds nothing;
     # [0.27, 0.33] holds 0.33 (on the boundary)
     assert relative.match_counts.tolist() == [1, 1, 0, 1]
     assert relative.true_match.tolist() == [True, True, False, True]
     absolute = identity.match_risk(
-        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=100, relative=False
+        original=original,
+        synthetic=synthetic,
+        known=["sex"],
+        synthesized=["income"],
+        numeric_tolerance=100,
+        relative=False,
     )
     # +-100: [0, 200] holds 108 and 0.33; [100, 300] holds 108, 205; [900, 1100] none;
     # [-99.7, 100.3] holds 0.33
     assert absolute.match_counts.tolist() == [2, 2, 0, 1]
     assert absolute.expected_match_risk == pytest.approx(0.5 + 0.5 + 1)
-    exact = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=0)
+    exact = identity.match_risk(
+        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=0
+    )
     assert exact.match_counts.tolist() == [0, 0, 0, 0]
 
 
@@ -289,7 +307,12 @@ def test_match_risk_several_numeric_variables(monkeypatch, chunk):
     original = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [10.0, 20.0, 30.0], "g": ["a", "a", "a"]})
     synthetic = pd.DataFrame({"x": [1.0, 2.0, 2.0], "y": [10.0, 21.0, 20.0], "g": ["a", "a", "a"]})
     result = identity.match_risk(
-        original=original, synthetic=synthetic, known=["g", "x"], synthesized=["y"], numeric_tolerance={"x": 0, "y": 1}, relative=False
+        original=original,
+        synthetic=synthetic,
+        known=["g", "x"],
+        synthesized=["y"],
+        numeric_tolerance={"x": 0, "y": 1},
+        relative=False,
     )
     # (1, 10): row 0 -> c=1 own; (2, 20): rows 1 (y 21) and 2 -> c=2, own row 1; (3, 30): none
     assert result.match_counts.tolist() == [1, 2, 0]
@@ -305,7 +328,9 @@ def test_match_risk_missing_and_dates():
     # v: missing matches missing only; d: default tolerance 0.1 day -> the same day only
     # (1, day): none; (missing, day): rows 0, 1 -> c=2 own; (5, day): row 2 is a day later -> 0
     assert result.match_counts.tolist() == [0, 2, 0]
-    one_day = identity.match_risk(original=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1)
+    one_day = identity.match_risk(
+        original=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1
+    )
     # dates are matched within 1 day even with relative=True; v=5 within 5 +- 5
     assert one_day.match_counts.tolist() == [0, 2, 1]
 
@@ -314,30 +339,51 @@ def test_match_risk_uses_category_values_not_codes():
     original = pd.DataFrame({"k": pd.Categorical(["a", "b"]), "s": pd.Categorical(["x", "y"])})
     # the same labels in another category order: codes differ, values agree
     synthetic = pd.DataFrame(
-        {"k": pd.Categorical(["a", "b"], categories=["b", "a"]), "s": pd.Categorical(["x", "y"], categories=["y", "x"])}
+        {
+            "k": pd.Categorical(["a", "b"], categories=["b", "a"]),
+            "s": pd.Categorical(["x", "y"], categories=["y", "x"]),
+        }
     )
-    assert identity.match_risk(original=original, synthetic=synthetic, known=["k"], synthesized=["s"]).match_counts.tolist() == [1, 1]
+    assert identity.match_risk(
+        original=original, synthetic=synthetic, known=["k"], synthesized=["s"]
+    ).match_counts.tolist() == [1, 1]
 
 
 def test_match_risk_errors(partially_synthetic):
     original, synthetic = partially_synthetic
     with pytest.raises(PrivlibError, match="row i is the synthetic version"):
-        identity.match_risk(original=original, synthetic=synthetic.iloc[:-1], known=["sex"], synthesized=["dis"])
+        identity.match_risk(
+            original=original, synthetic=synthetic.iloc[:-1], known=["sex"], synthesized=["dis"]
+        )
     with pytest.raises(PrivlibError, match="both `known` and `synthesized`"):
         identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["sex", "dis"])
     with pytest.raises(PrivlibError, match="`synthesized` names \\['age'\\]"):
         identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["age"])
-    with pytest.raises(PrivlibError, match="`known` must be a column name or a list of column names, got \\[\\]"):
+    with pytest.raises(
+        PrivlibError, match="`known` must be a column name or a list of column names, got \\[\\]"
+    ):
         identity.match_risk(original=original, synthetic=synthetic, known=[], synthesized=["dis"])
     numbers = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
     with pytest.raises(PrivlibError, match="`numeric_tolerance` must be a non-negative number"):
-        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1)
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1
+        )
     with pytest.raises(PrivlibError, match="gives no tolerance for the numeric variables \\['v'\\]"):
-        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={})
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={}
+        )
     with pytest.raises(PrivlibError, match="names \\['k'\\], which are not numeric"):
-        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={"k": 1, "v": 1})
+        identity.match_risk(
+            original=numbers,
+            synthetic=numbers,
+            known=["k"],
+            synthesized=["v"],
+            numeric_tolerance={"k": 1, "v": 1},
+        )
     with pytest.raises(PrivlibError, match="`relative` must be True or False"):
-        identity.match_risk(original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], relative="yes")
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], relative="yes"
+        )
 
 
 def test_results_serialise_without_per_record_arrays(partially_synthetic):

@@ -30,15 +30,22 @@ def test_a_finished_notebook_is_shut_down_without_an_interrupt(tmp_path, monkeyp
             await super().interrupt_kernel()
 
     monkeypatch.setattr(pipeline, "_ipc_kernel_manager", lambda: Watched)
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("value = 1", metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("print('value', value * 2)"),
-    ])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("value = 1", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("print('value', value * 2)"),
+        ]
+    )
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, tmp_path / "small.ipynb")
     for run in range(3):
-        pipeline._execute(tmp_path / "small.ipynb", tmp_path / f"run{run}.ipynb", {"value": 21},
-                          cwd=tmp_path, progress=False)
+        pipeline._execute(
+            tmp_path / "small.ipynb",
+            tmp_path / f"run{run}.ipynb",
+            {"value": 21},
+            cwd=tmp_path,
+            progress=False,
+        )
         executed = nbformat.read(tmp_path / f"run{run}.ipynb", as_version=4)
         assert executed.cells[-1].outputs[0]["text"] == "value 42\n"
     assert interrupts == []

@@ -29,8 +29,9 @@ from privlib.thresholds import REGISTRY, judge
 @pytest.fixture
 def line():
     # One numeric key x; ranges are scaled together, so the nearest neighbour is the closest x.
-    original = pd.DataFrame({"x": [0.0, 1.0, 4.0, 9.0], "c": ["a", "a", "b", "b"],
-                             "y": [10.0, 20.0, 0.0, 40.0]})
+    original = pd.DataFrame(
+        {"x": [0.0, 1.0, 4.0, 9.0], "c": ["a", "a", "b", "b"], "y": [10.0, 20.0, 0.0, 40.0]}
+    )
     synthetic = pd.DataFrame({"x": [0.2, 4.5, 9.0], "c": ["a", "b", "a"], "y": [12.0, 5.0, 30.0]})
     return original, synthetic
 
@@ -95,16 +96,38 @@ def test_knn_risk_default_k_is_3_on_categorical_keys():
 def test_knn_risk_accepts_any_estimator(line):
     original, synthetic = line
     # Always predicting S's most common class ("a", 2 of 3) is right for R's two a records.
-    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="c",
-                   estimator=DummyClassifier(strategy="most_frequent"), cv=2, random_state=0)
+    res = knn_risk(
+        original=original,
+        synthetic=synthetic,
+        keys="x",
+        target="c",
+        estimator=DummyClassifier(strategy="most_frequent"),
+        cv=2,
+        random_state=0,
+    )
     assert res.value == pytest.approx(0.5)
     assert "DummyClassifier" in res.model
     # A k-NN passed in is treated like the default (leave-one-out on R).
-    own = knn_risk(original=original, synthetic=synthetic, keys="x", target="c",
-                   estimator=KNeighborsClassifier(n_neighbors=1, metric="manhattan"))
+    own = knn_risk(
+        original=original,
+        synthetic=synthetic,
+        keys="x",
+        target="c",
+        estimator=KNeighborsClassifier(n_neighbors=1, metric="manhattan"),
+    )
     assert own.original_value == pytest.approx(0.75)
-    fitted = [knn_risk(original=original, synthetic=synthetic, keys="x", target="y", estimator=LinearRegression(),
-                       cv=4, random_state=1).original_value for _ in range(2)]
+    fitted = [
+        knn_risk(
+            original=original,
+            synthetic=synthetic,
+            keys="x",
+            target="y",
+            estimator=LinearRegression(),
+            cv=4,
+            random_state=1,
+        ).original_value
+        for _ in range(2)
+    ]
     assert fitted[0] == fitted[1]
 
 
@@ -112,8 +135,17 @@ def test_knn_risk_same_seed_same_result():
     rng = np.random.default_rng(0)
     original = pd.DataFrame({"x": rng.normal(size=40), "t": rng.choice(["u", "v"], 40)})
     synthetic = pd.DataFrame({"x": rng.normal(size=30), "t": rng.choice(["u", "v"], 30)})
-    runs = [knn_risk(original=original, synthetic=synthetic, keys="x", target="t", estimator=DecisionTreeClassifier(),
-                     random_state=7) for _ in range(2)]
+    runs = [
+        knn_risk(
+            original=original,
+            synthetic=synthetic,
+            keys="x",
+            target="t",
+            estimator=DecisionTreeClassifier(),
+            random_state=7,
+        )
+        for _ in range(2)
+    ]
     np.testing.assert_array_equal(runs[0].per_record_original, runs[1].per_record_original)
 
 
@@ -140,7 +172,9 @@ def test_knn_risk_rejects_bad_arguments(line, change, message):
 def test_knn_risk_rejects_missing_targets_and_too_few_records(line):
     original, synthetic = line
     with pytest.raises(PrivlibError, match="missing values"):
-        knn_risk(original=original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="y")
+        knn_risk(
+            original=original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="y"
+        )
     with pytest.raises(PrivlibError, match="leave-one-out"):
         knn_risk(original=original.iloc[:2], synthetic=synthetic, keys="x", target="c", k=2)
     with pytest.raises(PrivlibError, match="`original` has 0 row"):
@@ -164,7 +198,6 @@ def test_knn_risk_reading_mentions_all_three_figures(line):
     original, synthetic = line
     text = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1).reading()
     assert "75.0%" in text and "50.0%" in text and "25%" in text
-
 
 
 def test_knn_risk_missing_keys_need_gower(line):
@@ -196,7 +229,9 @@ def test_knn_risk_metrics_l1_ranks_as_gower_and_l2_by_hand():
     synthetic = pd.DataFrame({"v": [0.9, 0.0], "g": ["p", "q"], "t": ["y", "x"]})
     predicted = {}
     for metric in ("gower", "l1", "l2"):
-        res = knn_risk(original=original, synthetic=synthetic, keys=["v", "g"], target="t", k=1, metric=metric)
+        res = knn_risk(
+            original=original, synthetic=synthetic, keys=["v", "g"], target="t", k=1, metric=metric
+        )
         predicted[metric] = res.per_record.tolist()
     assert predicted["gower"] == predicted["l1"] == [0.0, 1.0]  # record 0 -> y (wrong)
     assert predicted["l2"] == [1.0, 1.0]  # record 0 -> x (right); record 1 -> 0.9 (y, right)
@@ -225,7 +260,10 @@ def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
     x = rng.uniform(size=300)
     original = pd.DataFrame({"x": x, "y": 10 * x + rng.normal(size=300)})
     synthetic = pd.DataFrame({"x": x[::-1], "y": 10 * x[::-1] + rng.normal(size=300)})
-    runs = [knn_risk(original=original, synthetic=synthetic, keys="x", target="y", random_state=5) for _ in range(2)]
+    runs = [
+        knn_risk(original=original, synthetic=synthetic, keys="x", target="y", random_state=5)
+        for _ in range(2)
+    ]
     assert (runs[0].ci_low, runs[0].ci_high) == (runs[1].ci_low, runs[1].ci_high)
     res = judge(runs[0])
     assert res.ci_method == "bootstrap" and res.ci_low < res.value < res.ci_high
@@ -241,16 +279,23 @@ def test_knn_risk_of_a_numeric_target_does_not_reveal_an_outlier():
     """Issue 21: one outlying income among 400 could be read back from the MSE and its baseline.
     Now every number of the result is the same whether the outlier is 9.9e8 or 1e6."""
     rng = np.random.default_rng(21)
-    table = pd.DataFrame({"age": rng.integers(18, 90, 400), "sex": rng.choice(["F", "M"], 400),
-                          "income": rng.lognormal(10, 0.5, 400).round(2)})
+    table = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, 400),
+            "sex": rng.choice(["F", "M"], 400),
+            "income": rng.lognormal(10, 0.5, 400).round(2),
+        }
+    )
     outcomes = []
     for outlier in (987_654_321.123, 9.9e8, 1e6):
         original = table.assign(income=table["income"].where(table.index != 7, outlier))
         # the synthetic data a copy: the outlier is among the neighbours the model averages
-        res = knn_risk(original=original, synthetic=original.copy(), keys=["age", "sex"], target="income",
-                       random_state=3)
-        fields = {name: getattr(res, name) for name in res.__dataclass_fields__
-                  if not name.startswith("per_record")}
+        res = knn_risk(
+            original=original, synthetic=original.copy(), keys=["age", "sex"], target="income", random_state=3
+        )
+        fields = {
+            name: getattr(res, name) for name in res.__dataclass_fields__ if not name.startswith("per_record")
+        }
         outcomes.append((fields, res.reading(), res.per_record.tolist(), res.per_record_original.tolist()))
     assert outcomes[0] == outcomes[1] == outcomes[2]
     assert "987" not in outcomes[0][1] and "654" not in outcomes[0][1]
@@ -272,20 +317,26 @@ def test_knn_risk_unrelated_target_is_not_a_risk():
 def _halves(dataset, size, seed=0):
     frame = pl.load_dataset(dataset)
     info = pl.datasets.dataset_info(dataset)
-    original, synthetic = pl.datasets.sample_split(frame, min(size, len(frame) // 2), min(size, len(frame) // 2), random_state=seed)
+    original, synthetic = pl.datasets.sample_split(
+        frame, min(size, len(frame) // 2), min(size, len(frame) // 2), random_state=seed
+    )
     return original, synthetic, info.keys, info.sensitive[0]
 
 
 def _untied(x_query, x_reference, k, exclude_self):
     """Records whose k-th and (k+1)-th nearest neighbours are at clearly different distances."""
     extra = 2 if exclude_self else 1
-    distances, _ = NearestNeighbors(n_neighbors=k + extra, metric="manhattan").fit(x_reference).kneighbors(x_query)
+    distances, _ = (
+        NearestNeighbors(n_neighbors=k + extra, metric="manhattan").fit(x_reference).kneighbors(x_query)
+    )
     if exclude_self:  # the record itself is among its own neighbours at distance 0
         distances = distances[:, 1:]
     return distances[:, k] - distances[:, k - 1] > 1e-9
 
 
-@pytest.mark.parametrize("dataset, size", [("acs", 1500), ("ce", 497), ("adult", 1500), ("ontario_covid19", 1500)])
+@pytest.mark.parametrize(
+    "dataset, size", [("acs", 1500), ("ce", 497), ("adult", 1500), ("ontario_covid19", 1500)]
+)
 def test_knn_risk_matches_scikit_learn_knn_away_from_distance_ties(dataset, size):
     original, synthetic, keys, target = _halves(dataset, size)
     k = 3
@@ -296,8 +347,10 @@ def test_knn_risk_matches_scikit_learn_knn_away_from_distance_ties(dataset, size
         y_r, y_s = original[target].to_numpy(float), synthetic[target].to_numpy(float)
         model = KNeighborsRegressor(n_neighbors=k, metric="manhattan", algorithm="brute")
     else:
-        codes, _ = pd.factorize(pd.concat([original[target], synthetic[target]], ignore_index=True), use_na_sentinel=False)
-        y_r, y_s = codes[: len(original)], codes[len(original):]
+        codes, _ = pd.factorize(
+            pd.concat([original[target], synthetic[target]], ignore_index=True), use_na_sentinel=False
+        )
+        y_r, y_s = codes[: len(original)], codes[len(original) :]
         model = KNeighborsClassifier(n_neighbors=k, metric="manhattan", algorithm="brute")
     theirs = model.fit(x_s, y_s).predict(x_r)
     theirs_loo = model.fit(x_r, y_r).predict(None)

@@ -44,7 +44,9 @@ def test_an_unparseable_formula_falls_back_to_its_source_in_code():
     assert out.startswith('so <code class="privlib-math-source privlib-math-inline">x = ')
     assert "&#92;begin&#123;cases&#125;" in out and "<img" not in out
     assert math_svg(r"\nosuchcommand{x}") is None
-    assert math_html(r"\nosuchcommand", display=True).startswith('<code class="privlib-math-source privlib-math-display">')
+    assert math_html(r"\nosuchcommand", display=True).startswith(
+        '<code class="privlib-math-source privlib-math-display">'
+    )
 
 
 def test_unsupported_commands_get_mathtext_equivalents():
@@ -66,7 +68,7 @@ def test_course_pages_show_formulas_without_mathjax_or_the_network(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Lesson\n\n" + MARKDOWN)])
     nbformat.write(nb, tmp_path / "lesson.ipynb")
     page = render_html(tmp_path / "lesson.ipynb", tmp_path / "lesson.html", math=True).read_text()
-    body = page[page.index("<body"):]
+    body = page[page.index("<body") :]
     assert len(_images(body)) == 3
     assert "<em>members</em>" in body  # markdown around the formulas still rendered
     # the TeX in the alt text survived the markdown parser unchanged (no <em>, no lost backslash)
@@ -75,4 +77,4 @@ def test_course_pages_show_formulas_without_mathjax_or_the_network(tmp_path):
     assert "mathjax" not in page.lower()
     assert not re.search(r"<script[^>]*\bsrc=|<link[^>]*\bhref=\"?https?:", page)
     plain = render_html(tmp_path / "lesson.ipynb", tmp_path / "plain.html").read_text()
-    assert "privlib-math\"" not in plain and r"\frac{n_*}{N}" in plain  # the audit path is unchanged
+    assert 'privlib-math"' not in plain and r"\frac{n_*}{N}" in plain  # the audit path is unchanged

@@ -121,8 +121,11 @@ def test_ground_truth_constructed_attack():
     # attack set = the whole population, so the draw does not matter.
     # h = 1: called {0, 1, 4}; members {0, 1, 2, 3}: TP = 2, precision 2/3, recall 1/2,
     # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
-    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1,
-                                   random_state=0))
+    r = judge(
+        mb.ground_truth_risk(
+            population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0
+        )
+    )
     assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
     assert r.f1 == pytest.approx(4 / 7)
     assert r.m == pytest.approx(-2 / 7)
@@ -142,7 +145,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     # Nearest distances: rows 0, 1 -> 0; row 4 -> 1; the rest -> 3, so the called shares are
     # 2/8, 3/8, 3/8, 8/8 at h = 0..3: the largest h <= 3 that is not blind is 2, and the share
     # closest to t = 1/2 is 3/8, first reached at h = 1. Both call {0, 1, 4}: F1 = 4/7.
-    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3))
+    r = judge(
+        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
+    )
     assert r.blind and r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
     np.testing.assert_allclose(r.called_by_h, [2 / 8, 3 / 8, 3 / 8, 1.0])
@@ -152,7 +157,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     assert r.h_verdict in (1, 2) and r.value == pytest.approx(4 / 7)
     assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE)
     # at h = 1 the attack is not blind: it is judged there and reports h_not_blind = h
-    informative = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+    informative = mb.ground_truth_risk(
+        population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+    )
     assert informative.called_share == pytest.approx(3 / 8)
     assert not informative.blind and informative.h_not_blind == 1 and informative.h_verdict == 1
 
@@ -168,8 +175,11 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
     # the synthetic data copies the 4 members: distance 0 for members, 3 for the others. At h = 3
     # everyone is called (blind); at h = 0 exactly the members are: F1 = 1, whose bootstrap
     # interval is [1, 1], above the cut-off 2/3 + 0.2/3.
-    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4],
-                                   attack_size=8, h=3))
+    r = judge(
+        mb.ground_truth_risk(
+            population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3
+        )
+    )
     assert r.blind and r.h_rule == 0 and r.f1_rule == 1.0
     assert (r.value, r.ci_low, r.ci_high) == (1.0, 1.0, 1.0)
     assert r.verdict == RISK
@@ -191,13 +201,17 @@ def test_ground_truth_members_as_mask_equals_positions():
 
 def test_precision_is_zero_when_nobody_is_called():
     # "abc" lies 2 variables from "aaa", "bbb", "ccc" and 3 from the rest: nobody within h = 0
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0)
+    r = mb.ground_truth_risk(
+        population=POPULATION, members=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0
+    )
     assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
 
 
 def test_ground_truth_bad_members():
     with pytest.raises(PrivlibError, match="length 3"):
-        mb.ground_truth_risk(population=POPULATION, members=np.array([True, False, True]), synthetic=SYNTHETIC)
+        mb.ground_truth_risk(
+            population=POPULATION, members=np.array([True, False, True]), synthetic=SYNTHETIC
+        )
     with pytest.raises(PrivlibError, match="positions outside"):
         mb.ground_truth_risk(population=POPULATION, members=[0, 8], synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="every row"):
@@ -209,8 +223,17 @@ def test_ground_truth_bad_members():
 def test_partition_constructed_attack():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     # t = 1/2 and 8 records: every training and holdout record, so the same numbers as above
-    r = judge(mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1,
-                                population_size=8 * 2))
+    r = judge(
+        mb.partition_risk(
+            train=train,
+            holdout=holdout,
+            synthetic=SYNTHETIC,
+            t=0.5,
+            attack_size=8,
+            h=1,
+            population_size=8 * 2,
+        )
+    )
     assert (r.precision, r.recall, r.f1) == pytest.approx((2 / 3, 0.5, 4 / 7))
     # with N = 16, n/N = 1/4: F_max = 0.4, M = (4/7 - 0.4) / 0.6 = 2/7
     assert r.m == pytest.approx(2 / 7)
@@ -222,7 +245,9 @@ def test_partition_constructed_attack():
 
 def test_partition_t_defaults_to_n_over_N():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    r = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, population_size=16, random_state=1)
+    r = mb.partition_risk(
+        train=train, holdout=holdout, synthetic=SYNTHETIC, population_size=16, random_state=1
+    )
     # t = 4 / 16; the largest attack set: at most 4 / 0.75 = 5.33 records, so 5 (1 training, 4 holdout)
     assert r.t == 0.25
     assert r.attack_size == 5
@@ -246,8 +271,26 @@ def test_partition_errors():
 
 def test_partition_is_reproducible():
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    a = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
-    b = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=5, n_repeats=10)
+    a = mb.partition_risk(
+        train=train,
+        holdout=holdout,
+        synthetic=SYNTHETIC,
+        t=0.5,
+        attack_size=4,
+        h=1,
+        random_state=5,
+        n_repeats=10,
+    )
+    b = mb.partition_risk(
+        train=train,
+        holdout=holdout,
+        synthetic=SYNTHETIC,
+        t=0.5,
+        attack_size=4,
+        h=1,
+        random_state=5,
+        n_repeats=10,
+    )
     np.testing.assert_array_equal(a.repeats, b.repeats)
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
     assert a.n_repeats == 10 and len(a.repeats) == 10
@@ -255,7 +298,16 @@ def test_partition_is_reproducible():
     assert (a.repeat_low, a.repeat_high) == pytest.approx(tuple(np.quantile(a.repeats, [0.025, 0.975])))
     assert a.f1 == pytest.approx(np.mean(a.repeats))
     # and the seed matters: another seed draws other attack sets
-    c = mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=4, h=1, random_state=6, n_repeats=10)
+    c = mb.partition_risk(
+        train=train,
+        holdout=holdout,
+        synthetic=SYNTHETIC,
+        t=0.5,
+        attack_size=4,
+        h=1,
+        random_state=6,
+        n_repeats=10,
+    )
     assert not np.array_equal(a.repeats, c.repeats)
 
 
@@ -276,13 +328,25 @@ def test_partition_at_n_over_N_matches_ground_truth():
     train, holdout = population.iloc[:300], population.iloc[300:1300]
     synthetic = pl.synth.AdditiveNoise(noise_scale=0.05, flip_prob=0.1).fit(train).sample(random_state=4)
     common = dict(attack_size=500, h=1, n_repeats=20)
-    truth = mb.ground_truth_risk(population=population, members=members, synthetic=synthetic, random_state=5, **common)
+    truth = mb.ground_truth_risk(
+        population=population, members=members, synthetic=synthetic, random_state=5, **common
+    )
     assert truth.f1 > truth.baseline + 0.1  # the attack beats calling everyone a member
-    estimate = mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, random_state=6, population_size=3000, **common)
+    estimate = mb.partition_risk(
+        train=train, holdout=holdout, synthetic=synthetic, random_state=6, population_size=3000, **common
+    )
     assert estimate.t == pytest.approx(0.1)
     assert abs(estimate.f1 - truth.f1) < 0.04
     assert abs(estimate.m - truth.m) < 0.05
-    naive = mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, random_state=6, population_size=3000, **common)
+    naive = mb.partition_risk(
+        train=train,
+        holdout=holdout,
+        synthetic=synthetic,
+        t=0.5,
+        random_state=6,
+        population_size=3000,
+        **common,
+    )
     assert naive.f1 > truth.f1 + 0.3
 
 
@@ -298,20 +362,26 @@ def test_dcr_holdout_share_ties_count_half():
 
 
 def test_dcr_holdout_share_equalises_sizes():
-    r = mb.dcr_holdout_share(synthetic=numbers(1, 6, 12), train=numbers(0, 8, 9), holdout=numbers(4, 16), random_state=0)
+    r = mb.dcr_holdout_share(
+        synthetic=numbers(1, 6, 12), train=numbers(0, 8, 9), holdout=numbers(4, 16), random_state=0
+    )
     assert r.n_reference == 2
 
 
 def test_threshold_attack_by_hand():
     # copy of train [0, 2]; holdout DCRs 6/16 and 14/16.
-    r = mb.threshold_attack(train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(0, 2), thresholds=[0, 0.5, 1])
+    r = mb.threshold_attack(
+        train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(0, 2), thresholds=[0, 0.5, 1]
+    )
     np.testing.assert_allclose(r.precision, [1.0, 2 / 3, 0.5])
     np.testing.assert_allclose(r.recall, [1.0, 1.0, 1.0])
     assert r.value == 1.0  # the closer half are the two training records
 
 
 def test_threshold_attack_nobody_called_is_nan():
-    r = mb.threshold_attack(train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(5, 6), thresholds=[0.0])
+    r = mb.threshold_attack(
+        train=numbers(0, 2), holdout=numbers(8, 16), synthetic=numbers(5, 6), thresholds=[0.0]
+    )
     assert np.isnan(r.precision[0])
 
 
@@ -343,13 +413,16 @@ def test_adversarial_accuracy_needs_two_rows():
 def test_copy_synthesizer_is_fully_exposed(adult_samples):
     train, holdout, _, _ = adult_samples
     copy = pl.synth.Copy().fit(train).sample(random_state=0)
-    results = [judge(r) for r in (
-        mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
-        mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
-        mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
-        mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
-        mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
-    )]
+    results = [
+        judge(r)
+        for r in (
+            mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
+            mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
+            mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
+            mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
+            mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
+        )
+    ]
     assert [r.value for r in results[:3]] == [1.0, 0.0, 1.0]
     # AA on unseen records is about 0.5, so the loss is about 0.5 (Yale et al.)
     assert results[3].value == pytest.approx(0.5, abs=0.1)
@@ -362,13 +435,16 @@ def test_independent_sample_gives_null_values(adult_samples):
     # Standard errors at 600 records per table: AUC about 0.017, the shares about 0.02, the loss
     # about 0.03; tolerances are about 3 standard errors.
     train, holdout, test, other = adult_samples
-    results = [judge(r) for r in (
-        mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
-        mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
-        mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
-        mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
-        mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
-    )]
+    results = [
+        judge(r)
+        for r in (
+            mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
+            mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
+            mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
+            mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
+            mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
+        )
+    ]
     assert [r.value for r in results] == pytest.approx([0.5, 0.5, 0.0, 0.5, 0.5], abs=0.09)
     for r in results:
         assert r.verdict in VERDICTS and r.verdict != RISK, r.measure
@@ -385,13 +461,17 @@ def test_discriminator_rejects_non_classifier(adult_samples):
 
 
 def test_readings_follow_the_numbers():
-    r = judge(mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1))
+    r = judge(
+        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+    )
     assert "M = -0.286" in r.reading()
     row = r.to_frame()
     assert row.loc["ground_truth_f1", "f1"] == pytest.approx(4 / 7)
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
     # without N, M is taken against the attack set's own share t = 1/2: F_max = 2/3, as above
-    no_n = judge(mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1))
+    no_n = judge(
+        mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=0.5, attack_size=8, h=1)
+    )
     assert no_n.m_from == "t" and no_n.m == pytest.approx(-2 / 7)
     assert no_n.threshold == pytest.approx(2 / 3 + 0.2 / 3)
 
@@ -404,8 +484,12 @@ def test_plot_f1_vs_t_draws_the_results():
 
     matplotlib.use("Agg")
     train, holdout = POPULATION.iloc[:4], POPULATION.iloc[4:]
-    sweep = [mb.partition_risk(train=train, holdout=holdout, synthetic=SYNTHETIC, t=t, attack_size=4, h=1, population_size=16)
-             for t in (0.5, 0.25)]
+    sweep = [
+        mb.partition_risk(
+            train=train, holdout=holdout, synthetic=SYNTHETIC, t=t, attack_size=4, h=1, population_size=16
+        )
+        for t in (0.5, 0.25)
+    ]
     ax = pl.plots.plot_f1_vs_t(sweep)
     line = ax.get_lines()[0]
     np.testing.assert_allclose(line.get_xdata(), [0.25, 0.5])  # sorted by t
@@ -453,9 +537,10 @@ def plain_aa_repeats(target, synthetic, rng, n_repeats):
     n_repeats = 1 if len(target) == len(synthetic) else n_repeats
     values = []
     for _ in range(n_repeats):
-        t, s = (table if len(table) == size
-                else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
-                for table in (target, synthetic))
+        t, s = (
+            table if len(table) == size else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+            for table in (target, synthetic)
+        )
         tt, ss = brute_gower(t, t), brute_gower(s, s)
         np.fill_diagonal(tt, np.inf)
         np.fill_diagonal(ss, np.inf)

@@ -148,8 +148,9 @@ def test_many_exact_duplicates_keep_the_lower_index_rule(exclude_self):
     rng = np.random.default_rng(8)
 
     def table(n, a=("u", "v")):
-        return pd.DataFrame({"a": rng.choice(a, n), "b": rng.choice(["p", "q", "r"], n),
-                             "c": rng.choice([0.0, 1.0], n)})
+        return pd.DataFrame(
+            {"a": rng.choice(a, n), "b": rng.choice(["p", "q", "r"], n), "c": rng.choice([0.0, 1.0], n)}
+        )
 
     reference = table(2000)
     # queries with a = "w", absent from the reference, tie with several groups of records at
@@ -238,9 +239,7 @@ def test_ranges_from_a_stated_table():
 def test_hamming_matches_brute_force(n_bins):
     rng = np.random.default_rng(4)
     query, reference = mixed_table(rng, 30, grid=False), mixed_table(rng, 600, grid=False)
-    want_d, want_i = brute_knn(
-        brute_hamming(query, reference, [query, reference], n_bins), 3
-    )
+    want_d, want_i = brute_knn(brute_hamming(query, reference, [query, reference], n_bins), 3)
     encoder = TableEncoder(metric="hamming", n_bins=n_bins).fit(query, reference)
     nn = kneighbors(query, reference, k=3, metric="hamming", encoder=encoder)
     np.testing.assert_array_equal(nn.distances, want_d)  # counts are exact

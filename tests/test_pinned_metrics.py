@@ -25,8 +25,15 @@ PINNED = json.loads((Path(__file__).with_name("pinned_audit_metrics.json")).read
 def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
     spec, recipe = audit_spec(params=params_file(name))
     made = materialise(recipe | {"seed": spec.seed}, tmp_path)
-    report = run(spec.model_copy(update={"train": Path(made["train"]), "holdout": Path(made["holdout"]),
-                                         "synthetic": [Path(p) for p in made["synthetic"]]}))
+    report = run(
+        spec.model_copy(
+            update={
+                "train": Path(made["train"]),
+                "holdout": Path(made["holdout"]),
+                "synthetic": [Path(p) for p in made["synthetic"]],
+            }
+        )
+    )
     got = {m.key: m for m in report.measures}
     assert set(got) == set(PINNED[name])
     for key, pinned in PINNED[name].items():

@@ -30,6 +30,7 @@ from privlib.thresholds import judge
 
 matplotlib.use("Agg")
 
+
 def _judged(result):
     """The verdict the registry's rule gives (privlib.audit.measures declares it)."""
     return judge(result).verdict
@@ -43,7 +44,8 @@ def _judged(result):
 def test_clopper_pearson_is_scipys_exact_interval(k, n, confidence):
     expected = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
     assert clopper_pearson(k, n, confidence=confidence) == pytest.approx(
-        (expected.low, expected.high), abs=1e-12)
+        (expected.low, expected.high), abs=1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -84,8 +86,16 @@ def test_the_exact_test_at_2000_records_matches_the_closed_form():
     allowed = 2
 
     def tail(x):  # one minus the exact probabilities below x (they sum to one)
-        return float(1 - sum(Fraction(math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
-                                      math.comb(m + n, n)) for j in range(x)))
+        return float(
+            1
+            - sum(
+                Fraction(
+                    math.comb(j + allowed, allowed) * math.comb(m - j + n - allowed - 1, n - allowed - 1),
+                    math.comb(m + n, n),
+                )
+                for j in range(x)
+            )
+        )
 
     holdout = np.linspace(0, 1, n)
     for called in (0, 3, 8, 9, 20):
@@ -102,8 +112,9 @@ def test_the_binomial_test_against_the_achieved_rate_would_cry_wolf():
     # Why the kit does not test X against K/n: under the null, P(X >= 6) is about 1 in 7 at
     # 0.1% of 2,000 holdout records, and X = 6 already puts the rate's 95% interval above K/n.
     m = n = 2000
-    p_null = 1 - sum(Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n))
-                     for j in range(6))
+    p_null = 1 - sum(
+        Fraction(math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3), math.comb(m + n, n)) for j in range(6)
+    )
     assert 0.13 < float(p_null) < 0.16
     assert binomtest(6, m).proportion_ci(method="exact").low > 2 / n
 
@@ -160,8 +171,9 @@ def test_the_registered_rule_is_exactly_the_test(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1000, 3000))
     members = np.r_[np.full(int(rng.integers(0, 25)), 10.0), rng.normal(size=2000)]
-    point = tpr_at_low_fpr(member_scores=members, nonmember_scores=rng.normal(size=n), fpr=0.001,
-                           attack="density_attack")
+    point = tpr_at_low_fpr(
+        member_scores=members, nonmember_scores=rng.normal(size=n), fpr=0.001, attack="density_attack"
+    )
     assert point.ci_low is None and point.verdict is None  # unjudged; judged by its test
     assert (_judged(point) == RISK) == (point.p_value <= 0.05)
     assert (point.members_called >= point.critical_count) == (point.p_value <= 0.05)
@@ -189,9 +201,13 @@ def test_keys():
 # --------------------------------------------------------------------------------------------
 def _tables(n, seed):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(float),
-                         "weight": rng.normal(70, 12, n),  # continuous: no copy by chance
-                         "sex": pd.Categorical(rng.choice(["F", "M"], n))})
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(float),
+            "weight": rng.normal(70, 12, n),  # continuous: no copy by chance
+            "sex": pd.Categorical(rng.choice(["F", "M"], n)),
+        }
+    )
 
 
 def test_the_distance_attack_is_read_from_nn_mias_own_distances():
@@ -209,15 +225,25 @@ def test_the_distance_attack_is_read_from_nn_mias_own_distances():
 
 def test_density_and_shadow_attacks_are_read_from_their_scores():
     train, holdout, reference = _tables(1000, 0), _tables(1000, 1), _tables(1000, 3)
-    density = pl.targeted.density_attack(train=train, holdout=holdout, synthetic=_tables(1000, 2),
-                                         reference=reference, random_state=0)
+    density = pl.targeted.density_attack(
+        train=train, holdout=holdout, synthetic=_tables(1000, 2), reference=reference, random_state=0
+    )
     strict, _ = low_fpr_points(density)
     assert strict.measure == "density_attack_tpr_at_0.1pct"
     expected = np.count_nonzero(density.score[:1000] > np.sort(density.score[1000:])[-2])
     assert strict.members_called == expected
     shadow = pl.targeted.shadow_model_attack(
-        synthesizer="IndependentMarginals", train=train.iloc[:40], population=reference, n_targets=2,
-        n_shadows=4, n_test=3, shadow_size=30, features="naive", n_jobs=1, random_state=0)
+        synthesizer="IndependentMarginals",
+        train=train.iloc[:40],
+        population=reference,
+        n_targets=2,
+        n_shadows=4,
+        n_test=3,
+        shadow_size=30,
+        features="naive",
+        n_jobs=1,
+        random_state=0,
+    )
     assert shadow.scores_in.size == shadow.scores_out.size == 6  # 3 fresh pairs, 2 targets
     points = low_fpr_points(shadow)
     assert [p.verdict for p in points] == [NOT_ASSESSABLE, NOT_ASSESSABLE]  # 6 pairs < 100
@@ -225,8 +251,9 @@ def test_density_and_shadow_attacks_are_read_from_their_scores():
 
 def test_roc_on_log_axes():
     rng = np.random.default_rng(0)
-    ax = pl.plots.plot_roc_loglog({"copies": (np.r_[np.full(20, 9.0), rng.normal(size=1980)],
-                                              rng.normal(size=2000))}, title="ROC")
+    ax = pl.plots.plot_roc_loglog(
+        {"copies": (np.r_[np.full(20, 9.0), rng.normal(size=1980)], rng.normal(size=2000))}, title="ROC"
+    )
     assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
     assert ax.get_xlim()[0] == pytest.approx(1 / 4000)
     line = ax.get_lines()[0]
@@ -241,8 +268,7 @@ def test_copies_are_counted_within_the_tolerance_by_hand():
     train = pd.DataFrame({"age": [30.0, 40.0, 50.0, 60.0], "g": ["a", "b", "a", "b"]})
     holdout = pd.DataFrame({"age": [35.0, 45.0, 55.0, 130.0], "g": ["a", "b", "a", "b"]})
     # the range over the three tables is 130 - 30 = 100: a tolerance of 1% is 1 year
-    synthetic = pd.DataFrame({"age": [30.0, 41.0, 52.0, 60.0, 35.0],
-                              "g": ["a", "b", "a", "a", "b"]})
+    synthetic = pd.DataFrame({"age": [30.0, 41.0, 52.0, 60.0, 35.0], "g": ["a", "b", "a", "a", "b"]})
     test = copy_test(train=train, holdout=holdout, synthetic=synthetic)
     # 30/a exact, 40/b within 1, 50/a is 2 off, 60/b has no b at 60; 35/a has only 35/b
     assert (test.train_copied, test.holdout_copied) == (2, 0)
@@ -258,8 +284,10 @@ def test_missing_values_copy_only_missing_values():
     assert (test.train_copied, test.holdout_copied) == (2, 0)
 
 
-@pytest.mark.parametrize("a, b, n1, n2", [(20, 0, 2000, 2000), (21, 2, 2000, 2000), (5, 3, 300, 500),
-                                          (0, 0, 100, 100), (1757, 1749, 2000, 2000)])
+@pytest.mark.parametrize(
+    "a, b, n1, n2",
+    [(20, 0, 2000, 2000), (21, 2, 2000, 2000), (5, 3, 300, 500), (0, 0, 100, 100), (1757, 1749, 2000, 2000)],
+)
 def test_the_copy_test_is_fishers(a, b, n1, n2):
     from scipy.stats import hypergeom
 
@@ -270,12 +298,20 @@ def test_the_copy_test_is_fishers(a, b, n1, n2):
     assert tail[a] == pytest.approx(p, rel=1e-9)
     critical = _critical(tail, 0.05)
     if critical <= a + b:
-        assert fisher_exact([[critical, n1 - critical], [a + b - critical, n2 - a - b + critical]],
-                            alternative="greater")[1] <= 0.05
+        assert (
+            fisher_exact(
+                [[critical, n1 - critical], [a + b - critical, n2 - a - b + critical]], alternative="greater"
+            )[1]
+            <= 0.05
+        )
     if critical >= 1:
         previous = critical - 1
-        assert fisher_exact([[previous, n1 - previous], [a + b - previous, n2 - a - b + previous]],
-                            alternative="greater")[1] > 0.05
+        assert (
+            fisher_exact(
+                [[previous, n1 - previous], [a + b - previous, n2 - a - b + previous]], alternative="greater"
+            )[1]
+            > 0.05
+        )
     assert _newcombe(a, n1, b, n2, 0.95)[0] <= a / n1 - b / n2
 
 
@@ -283,10 +319,16 @@ def test_the_interval_is_newcombes_published_method_10():
     from privlib.records import _newcombe
 
     # Newcombe (1998), Statistics in Medicine 17, Table II, method 10 (hybrid score)
-    published = {(56, 70, 48, 80): (0.0524, 0.3339), (9, 10, 3, 10): (0.1705, 0.8090),
-                 (6, 7, 2, 7): (0.0582, 0.8062), (5, 56, 0, 29): (-0.0381, 0.1926),
-                 (0, 10, 0, 20): (-0.1611, 0.2775), (0, 10, 0, 10): (-0.2775, 0.2775),
-                 (10, 10, 0, 20): (0.6791, 1.0), (10, 10, 0, 10): (0.6075, 1.0)}
+    published = {
+        (56, 70, 48, 80): (0.0524, 0.3339),
+        (9, 10, 3, 10): (0.1705, 0.8090),
+        (6, 7, 2, 7): (0.0582, 0.8062),
+        (5, 56, 0, 29): (-0.0381, 0.1926),
+        (0, 10, 0, 20): (-0.1611, 0.2775),
+        (0, 10, 0, 10): (-0.2775, 0.2775),
+        (10, 10, 0, 20): (0.6791, 1.0),
+        (10, 10, 0, 10): (0.6075, 1.0),
+    }
     for counts, interval in published.items():
         assert _newcombe(*counts, 0.95) == pytest.approx(interval, abs=5e-5)
 
@@ -295,8 +337,10 @@ def test_twenty_copies_in_two_thousand_are_records_at_risk():
     train, holdout, other = _tables(2000, 0), _tables(2000, 1), _tables(2000, 2)
     synthetic = pd.concat([train.iloc[:20], other.iloc[20:]], ignore_index=True)
     test = copy_test(train=train, holdout=holdout, synthetic=synthetic, numeric_tolerance=0)
-    _, p = fisher_exact([[test.train_copied, 2000 - test.train_copied],
-                         [test.holdout_copied, 2000 - test.holdout_copied]], alternative="greater")
+    _, p = fisher_exact(
+        [[test.train_copied, 2000 - test.train_copied], [test.holdout_copied, 2000 - test.holdout_copied]],
+        alternative="greater",
+    )
     assert test.p_value == pytest.approx(p) and p < 1e-4
     assert (test.train_copied, test.holdout_copied) == (20, 0) and _judged(test) == RISK
     assert test.value == test.train_copied - test.holdout_copied
@@ -329,8 +373,11 @@ def test_holm_by_hand():
 
 
 def test_holm_reads_results_and_keeps_the_smallest_alone_when_one():
-    point = tpr_at_low_fpr(member_scores=np.r_[np.full(30, 5.0), np.zeros(1970)],
-                           nonmember_scores=np.linspace(-1, 1, 2000), attack="nn_mia")
+    point = tpr_at_low_fpr(
+        member_scores=np.r_[np.full(30, 5.0), np.zeros(1970)],
+        nonmember_scores=np.linspace(-1, 1, 2000),
+        attack="nn_mia",
+    )
     family = family_tests([point], confidence=0.95)
     assert family.adjusted == {"nn_mia_tpr_at_0.1pct": point.p_value}
     with pytest.raises(PrivlibError, match="more than once"):
@@ -342,13 +389,19 @@ def test_the_audits_distance_point_reuses_nn_mias_distances(monkeypatch):
     synthetic = pd.concat([train.iloc[:12], _tables(1000, 2).iloc[12:]], ignore_index=True)
     attack = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
     searches = []
-    monkeypatch.setattr(pl.membership, "nearest_distances",
-                        lambda *a, **k: searches.append(1) or pytest.fail("searched again"))
+    monkeypatch.setattr(
+        pl.membership,
+        "nearest_distances",
+        lambda *a, **k: searches.append(1) or pytest.fail("searched again"),
+    )
     point = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=synthetic)
     assert searches == []
     by_result = low_fpr_points(attack, fprs=(0.001,))[0]
     assert (point.measure, point.members_called, point.p_value) == (
-        by_result.measure, by_result.members_called, by_result.p_value)
+        by_result.measure,
+        by_result.members_called,
+        by_result.p_value,
+    )
     # other tables: searched afresh
     monkeypatch.undo()
     other = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=_tables(1000, 2))
@@ -362,7 +415,11 @@ def test_the_operating_points_table_reads_each_rate_from_the_kept_scores():
     table = pl.records.operating_points(point, fprs=(0.001, 0.01, 0.0001))
     for row, rate in zip(table.itertuples(index=False), (0.001, 0.01)):
         alone = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate)
-        assert (row[1], row[2], row[3], row[7]) == (alone.allowed_false, alone.nonmembers_called,
-                                                    alone.members_called, alone.p_value)
+        assert (row[1], row[2], row[3], row[7]) == (
+            alone.allowed_false,
+            alone.nonmembers_called,
+            alone.members_called,
+            alone.p_value,
+        )
     assert table.iloc[2]["holdout records allowed"] == 0 and pd.isna(table.iloc[2]["members called"])
     assert "member_scores" not in point.to_dict() and "score_threshold" not in point.to_dict()

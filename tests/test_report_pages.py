@@ -19,7 +19,12 @@ from audit_report_fixture import leaky_report, measure
 from privlib.plots import VERDICT_STYLE, forest_position, plot_verdict_forest
 from privlib.render import render_html, render_pdf
 from privlib.render.audit_pages import (
-    appendix_html, audit_page_html, decision_html, figure_html, fidelity_html, forest_alt_text,
+    appendix_html,
+    audit_page_html,
+    decision_html,
+    fidelity_html,
+    figure_html,
+    forest_alt_text,
     verdict_lines_html,
 )
 from privlib.render.notebook import add_toc
@@ -46,8 +51,17 @@ def test_forest_position_puts_baseline_at_0_and_threshold_at_1_whatever_the_dire
 
 def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour():
     rows = leaky_report()["measures"] + [
-        measure("relative_risk_m", "Relative membership risk M", "membership", None, None, None, None, None,
-                "not assessable"),
+        measure(
+            "relative_risk_m",
+            "Relative membership risk M",
+            "membership",
+            None,
+            None,
+            None,
+            None,
+            None,
+            "not assessable",
+        ),
     ]
     ax = plot_verdict_forest(rows, family_titles={"identity": "Identity disclosure"})
     points = [(c.get_offsets()[0], c.get_facecolor()[0]) for c in ax.collections]
@@ -56,14 +70,23 @@ def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour()
     # cap: (0.62 - 0.5) / (0.63 - 0.5); adversarial accuracy: 1 - (0.51 - 0.45) / 0.05 below;
     # dcr_zero_share: (0.004 - 0.003) / 0.01; identical_match_share beyond the range, at 3
     expected = {
-        0.12 / 0.13: "inconclusive", 1 - 0.06 / 0.05: "no evidence of risk", 0.1: "no evidence of risk",
+        0.12 / 0.13: "inconclusive",
+        1 - 0.06 / 0.05: "no evidence of risk",
+        0.1: "no evidence of risk",
         3.0: "risk",
     }
     drawn = sorted((round(float(x), 6), matplotlib.colors.to_hex(colour)) for (x, _), colour in points)
     assert drawn == sorted((round(x, 6), VERDICT_STYLE[v][0].lower()) for x, v in expected.items())
     texts = {t.get_text() for t in ax.texts}
-    assert {"Identity disclosure", "Attribute", "Membership", "Exact copies of training records",
-            "identical_match_share", "cap[income]", "not assessable"} <= texts
+    assert {
+        "Identity disclosure",
+        "Attribute",
+        "Membership",
+        "Exact copies of training records",
+        "identical_match_share",
+        "cap[income]",
+        "not assessable",
+    } <= texts
     assert "0.62 [0.58, 0.66]; threshold 0.63" in texts
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["risk", "inconclusive", "no evidence of risk"]
@@ -83,12 +106,16 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     text = _text(page)
     assert "Decision do not release" in text
     # what is at risk, in counts, then the deciding measure by its human name
-    assert ("Identity disclosure : risk 200 training records copied. Deciding: Exact copies of training "
-            "records 0.2 (95% interval 0.17 to 0.23); risk above 0.011.") in text
+    assert (
+        "Identity disclosure : risk 200 training records copied. Deciding: Exact copies of training "
+        "records 0.2 (95% interval 0.17 to 0.23); risk above 0.011."
+    ) in text
     assert "Attribute disclosure : inconclusive" in text
     # a family that was not assessed is listed, with the reason and what to give
-    assert ("Membership disclosure : not assessed Why: no holdout was given. To assess it: a holdout: real "
-            "records from the same population the generator never saw.") in text
+    assert (
+        "Membership disclosure : not assessed Why: no holdout was given. To assess it: a holdout: real "
+        "records from the same population the generator never saw."
+    ) in text
     # a family that ran only in part says what did not run and why
     report = leaky_report()
     unkeyed = dict(report["skipped"][0], family="attribute", reason="no keys were given")
@@ -105,8 +132,9 @@ def test_verdict_lines_are_one_row_per_measure_grouped_by_family():
     page = verdict_lines_html(leaky_report())
     rows = re.findall(r"<tr>(.*?)</tr>", page, re.S)
     assert len(rows) == 1 + 4  # the header and four measures
-    assert _text(rows[1]) == ("Exact copies of training records identical_match_share 0.2 0.17 to 0.23 "
-                              "0.011 risk")
+    assert _text(rows[1]) == (
+        "Exact copies of training records identical_match_share 0.2 0.17 to 0.23 0.011 risk"
+    )
     assert _text(rows[4]).endswith("0.51 0.49 to 0.53 0.45 no evidence of risk")
     families = re.findall(r'<tr class="privlib-family"><th colspan="5">(.*?)</th>', page)
     assert families == ["Identity disclosure", "Attribute disclosure"]
@@ -125,8 +153,10 @@ def test_appendix_has_the_decision_rule_each_rule_and_what_did_not_run():
     text = _text(page)
     assert "How the decision is made. Do not release when any family's verdict is risk" in text
     rows = [_text(r) for r in re.findall(r"<tr>(.*?)</tr>", page, re.S)]
-    assert ("Nearest-neighbour adversarial accuracy adversarial_accuracy risk when the whole interval lies "
-            "below the threshold (kit default) (95% wilson interval)") in rows
+    assert (
+        "Nearest-neighbour adversarial accuracy adversarial_accuracy risk when the whole interval lies "
+        "below the threshold (kit default) (95% wilson interval)"
+    ) in rows
     assert any(row.endswith("n_copies 200") for row in rows)
     assert "Nearest-neighbour attack AUC nn_mia_auc Membership disclosure needs a holdout" in rows
     assert "Reading of" not in text  # the readings are in the family sections
@@ -135,9 +165,11 @@ def test_appendix_has_the_decision_rule_each_rule_and_what_did_not_run():
 def test_every_figure_has_alt_text_that_says_what_it_shows():
     report = leaky_report()
     alt = forest_alt_text(report["measures"])
-    assert alt == ("Forest plot of 4 measures, each drawn between its baseline (0) and its threshold (1), "
-                   "further right being riskier: 1 risk (Exact copies of training records), 1 inconclusive "
-                   "(Correct attribution probability (income)), 2 no evidence of risk.")
+    assert alt == (
+        "Forest plot of 4 measures, each drawn between its baseline (0) and its threshold (1), "
+        "further right being riskier: 1 risk (Exact copies of training records), 1 inconclusive "
+        "(Correct attribution probability (income)), 2 no evidence of risk."
+    )
     page = audit_page_html(report)
     images = re.findall(r"<img [^>]*>", page)
     assert len(images) == 1 and f'alt="{alt.replace(chr(39), "&#39;")}"' in images[0]
@@ -158,8 +190,13 @@ def test_the_page_has_a_table_of_contents_and_prints_to_a_short_pdf(tmp_path):
     pdf = PdfReader(tmp_path / "report.pdf")
     assert len(pdf.pages) <= 3
     first = re.sub(r"\s+", " ", pdf.pages[0].extract_text())
-    for words in ("do not release", "Identity disclosure", "Attribute disclosure", "Membership disclosure",
-                  "not assessed"):
+    for words in (
+        "do not release",
+        "Identity disclosure",
+        "Attribute disclosure",
+        "Membership disclosure",
+        "not assessed",
+    ):
         assert words in first
 
 
@@ -173,9 +210,16 @@ def test_notebook_figures_keep_their_alt_text_and_sections_get_a_contents_bar(tm
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_markdown_cell("## First section"),
-        nbformat.v4.new_code_cell("", outputs=[nbformat.v4.new_output(
-            "display_data", data={"image/png": png, "text/plain": "<Figure>"},
-            metadata={"image/png": {"alt": "A rising line <from 0 to 1>"}})]),
+        nbformat.v4.new_code_cell(
+            "",
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data",
+                    data={"image/png": png, "text/plain": "<Figure>"},
+                    metadata={"image/png": {"alt": "A rising line <from 0 to 1>"}},
+                )
+            ],
+        ),
         nbformat.v4.new_markdown_cell("## Second & last"),
     ]
     nbformat.write(nb, tmp_path / "in.ipynb")
@@ -200,15 +244,26 @@ def test_a_measures_figure_says_what_it_shows():
     from privlib.plots import plot_roc
     from privlib.render.audit_pages import measure_figure_html
 
-    record = measure("nn_mia_auc", "Nearest-neighbour attack AUC", "membership", 0.5, 0.45, 0.55, 0.5, 0.55,
-                     "no evidence of risk")
+    record = measure(
+        "nn_mia_auc",
+        "Nearest-neighbour attack AUC",
+        "membership",
+        0.5,
+        0.45,
+        0.55,
+        0.5,
+        0.55,
+        "no evidence of risk",
+    )
+
     def draw(result, ax):
         plot_roc([0, 1], [0, 1], ax=ax, title="Membership attack ROC")
 
     page = measure_figure_html(record, None, draw)
     alt = html.unescape(re.search(r'alt="([^"]*)"', page).group(1))
-    assert alt == ("Membership attack ROC, for Nearest-neighbour attack AUC. Reading of Nearest-neighbour "
-                   "attack AUC.")
+    assert alt == (
+        "Membership attack ROC, for Nearest-neighbour attack AUC. Reading of Nearest-neighbour attack AUC."
+    )
     assert "privlib-figure-half" in page and "(nn_mia_auc)</figcaption>" in page
     assert plt.get_fignums() == []  # the figure is closed
 
@@ -226,11 +281,20 @@ def test_each_reading_is_written_once_in_its_familys_section():
     for m in report["measures"][1:]:
         assert page.count(m["reading"]) == 1
     text = _text(readings_html(report))
-    assert "Membership disclosure In the training data? Nearest-neighbour attack AUC not run nn_mia_auc : " \
-           "needs a holdout." in text
+    assert (
+        "Membership disclosure In the training data? Nearest-neighbour attack AUC not run nn_mia_auc : "
+        "needs a holdout." in text
+    )
     assert re.findall(r'<a href="#([a-z-]+)">', page) == [
-        "decision", "fidelity", "forest", "verdicts", "family-identity", "family-attribute",
-        "family-membership", "appendix"]
+        "decision",
+        "fidelity",
+        "forest",
+        "verdicts",
+        "family-identity",
+        "family-attribute",
+        "family-membership",
+        "appendix",
+    ]
 
 
 def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
@@ -246,5 +310,6 @@ def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
     assert rows[0] == "measure leaky.csv other.csv"
     assert rows[1] == "decision do not release release only with the listed caveats"
     assert "Exact copies of training records identical_match_share 0.2 risk 0.001 no evidence of risk" in rows
-    assert ("Nearest-neighbour adversarial accuracy adversarial_accuracy 0.51 no evidence of risk not run"
-            in rows)
+    assert (
+        "Nearest-neighbour adversarial accuracy adversarial_accuracy 0.51 no evidence of risk not run" in rows
+    )

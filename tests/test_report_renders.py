@@ -35,7 +35,7 @@ def _adult_tables(folder: Path, n: int = 800, seed: int = 3) -> dict:
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(adult))
     train = adult.iloc[order[:n]].reset_index(drop=True)
-    holdout = adult.iloc[order[n: 2 * n]].reset_index(drop=True)
+    holdout = adult.iloc[order[n : 2 * n]].reset_index(drop=True)
     shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
     copies = train.iloc[rng.choice(n, n // 2, replace=False)]
     leaky = pd.concat([copies, shuffled.iloc[: n - n // 2]], ignore_index=True)
@@ -56,13 +56,38 @@ def _audit(out: Path, *arguments: str) -> Path:
 def renders(tmp_path_factory):
     folder = tmp_path_factory.mktemp("renders")
     paths = _adult_tables(folder)
-    leaky = ["--train", str(paths["train"]), "--synthetic", str(paths["leaky"]), str(paths["shuffled"]),
-             "--holdout", str(paths["holdout"]), "--keys", "age", "sex", "race", "--sensitive", "income",
-             "--population-size", str(paths["population_size"]), "--seed", "5",
-             "--title", "Leaky Adult release"]
+    leaky = [
+        "--train",
+        str(paths["train"]),
+        "--synthetic",
+        str(paths["leaky"]),
+        str(paths["shuffled"]),
+        "--holdout",
+        str(paths["holdout"]),
+        "--keys",
+        "age",
+        "sex",
+        "race",
+        "--sensitive",
+        "income",
+        "--population-size",
+        str(paths["population_size"]),
+        "--seed",
+        "5",
+        "--title",
+        "Leaky Adult release",
+    ]
     # few inputs: no holdout, no keys or sensitive variables
-    few = ["--train", str(paths["train"]), "--synthetic", str(paths["shuffled"]), "--seed", "5",
-           "--title", "Adult release without a holdout"]
+    few = [
+        "--train",
+        str(paths["train"]),
+        "--synthetic",
+        str(paths["shuffled"]),
+        "--seed",
+        "5",
+        "--title",
+        "Adult release without a holdout",
+    ]
     return {
         "acs": _audit(folder / "acs", "--params", str(params_file("acs"))),
         "leaky": _audit(folder / "leaky", *leaky),
@@ -132,7 +157,8 @@ def test_the_comparison_shows_the_verdict_lines_own_values(renders):
     verdict_rows = {
         re.search(r'privlib-key">([^<]+)<', row).group(1): re.findall(r"<td>([^<]*)</td>", row)[0:1]
         + re.findall(r'privlib-verdict-[a-z-]+">([^<]+)<', row)
-        for row in re.findall(r"<tr>(.*?)</tr>", lines, re.S) if "privlib-key" in row
+        for row in re.findall(r"<tr>(.*?)</tr>", lines, re.S)
+        if "privlib-key" in row
     }
     compared = 0
     for row in re.findall(r"<tr>(.*?)</tr>", comparison, re.S):

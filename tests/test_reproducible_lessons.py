@@ -27,8 +27,23 @@ pytestmark = pytest.mark.notebook
 
 def _run(notebook: Path, target: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    command = [sys.executable, "-m", "papermill", str(notebook), str(target), "-k", "python3",
-               "--cwd", str(notebook.parent), "-p", "dataset", DATASET, "-p", "quick", "True"]
+    command = [
+        sys.executable,
+        "-m",
+        "papermill",
+        str(notebook),
+        str(target),
+        "-k",
+        "python3",
+        "--cwd",
+        str(notebook.parent),
+        "-p",
+        "dataset",
+        DATASET,
+        "-p",
+        "quick",
+        "True",
+    ]
     return subprocess.run(command, check=False, capture_output=True, text=True, env=env)
 
 
@@ -36,9 +51,13 @@ def _outputs(path: Path) -> list:
     """Each code cell's outputs without the stderr stream and without metadata."""
     cells = nbformat.read(path, as_version=4).cells
     return [
-        [{key: value for key, value in output.items() if key not in ("metadata", "execution_count")}
-         for output in cell.get("outputs", []) if output.get("name") != "stderr"]
-        for cell in cells if cell.cell_type == "code"
+        [
+            {key: value for key, value in output.items() if key not in ("metadata", "execution_count")}
+            for output in cell.get("outputs", [])
+            if output.get("name") != "stderr"
+        ]
+        for cell in cells
+        if cell.cell_type == "code"
     ]
 
 
@@ -54,10 +73,14 @@ def test_two_runs_of_a_lesson_give_the_same_outputs(stem, tmp_path):
     assert any(first), "the lesson printed nothing"
     for index, (one, two) in enumerate(zip(first, second)):
         if one != two:
-            lines = [list(difflib.unified_diff(str(a).splitlines(), str(b).splitlines(), lineterm="", n=0))
-                     for a, b in zip(map(_text, one), map(_text, two))]
-            pytest.fail(f"{stem} on {DATASET}: code cell {index} differs between two runs:\n"
-                        + "\n".join(line for diff in lines for line in diff[2:12]))
+            lines = [
+                list(difflib.unified_diff(str(a).splitlines(), str(b).splitlines(), lineterm="", n=0))
+                for a, b in zip(map(_text, one), map(_text, two))
+            ]
+            pytest.fail(
+                f"{stem} on {DATASET}: code cell {index} differs between two runs:\n"
+                + "\n".join(line for diff in lines for line in diff[2:12])
+            )
 
 
 def _text(output: dict) -> str:

@@ -21,8 +21,9 @@ def test_the_four_verdicts():
 
 
 def test_frame_and_json_leave_per_record_values_out():
-    r = Example(measure="m", value=np.float64(0.25), threshold=0.2, verdict=RISK, extra=3,
-                scores=np.array([1.0, 2.0]))
+    r = Example(
+        measure="m", value=np.float64(0.25), threshold=0.2, verdict=RISK, extra=3, scores=np.array([1.0, 2.0])
+    )
     frame = r.to_frame()
     assert list(frame.index) == ["m"]
     assert frame.loc["m", "value"] == 0.25 and frame.loc["m", "extra"] == 3
@@ -45,7 +46,12 @@ def test_nan_becomes_null_and_tables_stack():
 def test_interval_fields_travel_to_tables_json_and_reading():
     r = Example(measure="m", value=0.5, ci_low=0.4, ci_high=0.6, ci_method="wilson", confidence=0.9)
     data = json.loads(json.dumps(r.to_dict()))
-    assert (data["ci_low"], data["ci_high"], data["ci_method"], data["confidence"]) == (0.4, 0.6, "wilson", 0.9)
+    assert (data["ci_low"], data["ci_high"], data["ci_method"], data["confidence"]) == (
+        0.4,
+        0.6,
+        "wilson",
+        0.9,
+    )
     assert "90% CI 0.4 to 0.6" in data["reading"]
     assert r.to_frame().loc["m", "ci_high"] == 0.6
     # no interval: nothing about one in the reading

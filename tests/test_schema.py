@@ -6,24 +6,35 @@ import pytest
 
 from privlib.errors import PrivlibError
 from privlib.schema import (
-    MISSING, TableEncoder, check_columns, check_comparable, check_frame, harmonize, infer_kinds,
+    MISSING,
+    TableEncoder,
+    check_columns,
+    check_comparable,
+    check_frame,
+    harmonize,
+    infer_kinds,
 )
 
 
 @pytest.fixture
 def table():
-    return pd.DataFrame({
-        "age": [20.0, 30.0, 40.0],
-        "sex": pd.Categorical(["F", "M", "F"]),
-        "grade": pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"], ordered=True),
-        "code": [1, 2, 1],
-        "when": pd.to_datetime(["2020-01-01", "2020-01-11", "2020-01-21"]),
-    })
+    return pd.DataFrame(
+        {
+            "age": [20.0, 30.0, 40.0],
+            "sex": pd.Categorical(["F", "M", "F"]),
+            "grade": pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"], ordered=True),
+            "code": [1, 2, 1],
+            "when": pd.to_datetime(["2020-01-01", "2020-01-11", "2020-01-21"]),
+        }
+    )
 
 
 def test_infer_kinds(table):
     assert infer_kinds(table) == {
-        "age": "numeric", "sex": "categorical", "grade": "ordinal", "code": "numeric",
+        "age": "numeric",
+        "sex": "categorical",
+        "grade": "ordinal",
+        "code": "numeric",
         "when": "numeric",
     }
     # survey codes: few distinct integers read as categories only when asked (reading a CSV)
@@ -74,8 +85,11 @@ def test_check_comparable(table):
     with pytest.raises(PrivlibError, match="column 'age' is numeric in `train` but categorical"):
         check_comparable(table, other)
     unseen = table.assign(sex=pd.Categorical(["F", "X", "F"]))
-    with pytest.raises(PrivlibError, match=r"column 'sex' of `synthetic` holds 1 category never seen in `train` "
-                       r"\(1 row\(s\)\)") as refusal:
+    with pytest.raises(
+        PrivlibError,
+        match=r"column 'sex' of `synthetic` holds 1 category never seen in `train` "
+        r"\(1 row\(s\)\)",
+    ) as refusal:
         check_comparable(table, unseen)
     assert "'X'" not in str(refusal.value)  # a category of the data is never quoted
     check_comparable(table, unseen, unseen="ignore")

@@ -34,7 +34,9 @@ PAYLOADS = (SCRIPT, IMAGE, ATTACHMENT)
 def hostile(tmp_path_factory):
     """An audit of ACS samples whose column names and title are HTML and JavaScript payloads."""
     folder = tmp_path_factory.mktemp("hostile")
-    data = pl.load_dataset("acs").rename(columns={"SEX": SCRIPT, "RACE": IMAGE, "MAR": ATTACHMENT, "DIS": DOLLARS})
+    data = pl.load_dataset("acs").rename(
+        columns={"SEX": SCRIPT, "RACE": IMAGE, "MAR": ATTACHMENT, "DIS": DOLLARS}
+    )
     rng = np.random.default_rng(5)
     order = rng.permutation(len(data))
     train = data.iloc[order[:150]].reset_index(drop=True)
@@ -45,11 +47,28 @@ def hostile(tmp_path_factory):
         paths[name] = folder / f"{name}.csv"
         table.to_csv(paths[name], index=False)
     out = folder / "report"
-    status = main([
-        "--quiet", "audit", "--train", str(paths["train"]), "--synthetic", str(paths["synthetic"]),
-        "--holdout", str(paths["holdout"]), "--keys", SCRIPT, IMAGE, ATTACHMENT,
-        "--sensitive", DOLLARS, "--title", TITLE, "--out", str(out),
-    ])
+    status = main(
+        [
+            "--quiet",
+            "audit",
+            "--train",
+            str(paths["train"]),
+            "--synthetic",
+            str(paths["synthetic"]),
+            "--holdout",
+            str(paths["holdout"]),
+            "--keys",
+            SCRIPT,
+            IMAGE,
+            ATTACHMENT,
+            "--sensitive",
+            DOLLARS,
+            "--title",
+            TITLE,
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     return out
 
@@ -85,14 +104,25 @@ def test_the_pdf_embeds_no_file(hostile):
     assert "attached" in text  # the anchor's text, shown as a name, not followed
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
-                    reason="no headless Chromium on this machine (apt-get install chromium)")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
+    reason="no headless Chromium on this machine (apt-get install chromium)",
+)
 def test_no_script_runs_in_a_real_browser(hostile):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     dom = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-         "--dump-dom", (hostile / "report.html").as_uri()],
-        capture_output=True, text=True, timeout=120,
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            (hostile / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     ).stdout
     assert "<body" in dom
     assert not re.search(r"<body[^>]*data-pwned", dom)  # no payload ran
@@ -105,7 +135,9 @@ def test_an_interrupted_audit_leaves_the_earlier_report_and_no_temporary_files(t
     params = Path(pl.pipeline.params_file("adult"))
     process = subprocess.Popen(
         [sys.executable, "-m", "privlib", "--quiet", "audit", "--params", str(params), "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not list(tmp_path.glob(".out.audit-*")) and time.monotonic() < deadline:
@@ -126,7 +158,7 @@ def test_an_interrupted_audit_leaves_the_earlier_report_and_no_temporary_files(t
 OWN = ("report.html", "metrics.json", "report.pdf")
 
 #: A process that publishes a three-file report into argv[1] argv[3] times, as the pipelines do.
-PUBLISHER = """
+PUBLISHER = f"""
 import sys
 from privlib.publish import checked_out, publish, staging
 out, me, rounds = checked_out(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -134,15 +166,19 @@ for i in range(rounds):
     with staging(out, "audit") as stage:
         report = stage / "report"
         report.mkdir()
-        for name in {own!r}:
+        for name in {OWN!r}:
             (report / name).write_text(f"{{me}}:{{i}}\\n" * 20000)
-        publish(report, out, set({own!r}))
-""".format(own=OWN)
+        publish(report, out, set({OWN!r}))
+"""
 
 
 def _publisher(out, me, rounds):
-    return subprocess.Popen([sys.executable, "-c", PUBLISHER, str(out), str(me), str(rounds)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", PUBLISHER, str(out), str(me), str(rounds)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _users_folder(tmp_path):
@@ -271,8 +307,11 @@ def test_a_killed_audit_leaves_the_earlier_report_and_the_next_run_removes_its_t
 
     out = _earlier_report(tmp_path)
     params = Path(pl.pipeline.params_file("ce"))
-    process = subprocess.Popen([sys.executable, "-m", "privlib", "--quiet", "audit", "--params", str(params),
-                                "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "privlib", "--quiet", "audit", "--params", str(params), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     _staged(tmp_path, "work/train.csv")
     process.kill()
     process.communicate(timeout=60)
@@ -288,9 +327,13 @@ def test_a_killed_audit_leaves_the_earlier_report_and_the_next_run_removes_its_t
 def test_an_interrupt_ends_quietly_with_130(tmp_path, signum, to_group):
     out = _earlier_report(tmp_path)
     params = Path(pl.pipeline.params_file("ce"))
-    process = subprocess.Popen([sys.executable, "-m", "privlib", "audit", "--params", str(params),
-                                "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "privlib", "audit", "--params", str(params), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     progress = []
     for line in process.stderr:  # the progress lines: wait until the kernel runs the measures' cells
         progress.append(line)
@@ -316,8 +359,13 @@ def mounted(tmp_path):
     """A small tmpfs mounted at tmp_path/m (skips where this machine cannot mount)."""
     point = tmp_path / "m"
     point.mkdir()
-    if shutil.which("mount") is None or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "none",
-                                                        str(point)], capture_output=True).returncode != 0:
+    if (
+        shutil.which("mount") is None
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=400k", "none", str(point)], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)")
     yield point
     subprocess.run(["umount", str(point)], check=True)
@@ -334,9 +382,22 @@ def test_a_full_disk_is_one_line_and_leaves_the_earlier_report(mounted):
     out = mounted / "out"
     out.mkdir()
     (out / "report.html").write_text("an earlier report")
-    run = subprocess.run([sys.executable, "-m", "privlib", "--quiet", "audit", "--params",
-                          str(pl.pipeline.params_file("ce")), "--out", str(out)],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privlib",
+            "--quiet",
+            "audit",
+            "--params",
+            str(pl.pipeline.params_file("ce")),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     err = run.stderr.strip().splitlines()
     assert run.returncode == 2 and len(err) == 1 and "No space left on device" in err[0], err
     assert sorted(p.name for p in mounted.iterdir()) == ["out"]
@@ -378,9 +439,11 @@ def test_type_refusals_of_a_table_name_types_and_counts_only():
     from privlib.errors import PrivlibError
     from privlib.schema import check_frame
 
-    for values, words in (([b"MARKER", b"x"], "holds values of type bytes"),
-                          ([1, "MARKER", 2.5, "x"], "mixes 2 number(s) with 2 other value(s)"),
-                          ([("MARKER", 1), "x"], "holds values of type tuple")):
+    for values, words in (
+        ([b"MARKER", b"x"], "holds values of type bytes"),
+        ([1, "MARKER", 2.5, "x"], "mixes 2 number(s) with 2 other value(s)"),
+        ([("MARKER", 1), "x"], "holds values of type tuple"),
+    ):
         with pytest.raises(PrivlibError) as refusal:
             check_frame(pd.DataFrame({"c": values}), "train")
         assert words in str(refusal.value) and "MARKER" not in str(refusal.value)

@@ -44,7 +44,7 @@ def test_site_has_lessons_glossary_teaching_plan_and_reference(built):
 def test_lessons_hide_parameters_and_claims_and_serve_mathjax_locally(built):
     page = (built / "lessons" / "02_attribute_disclosure_cap.html").read_text()
     assert "# claims:" not in page and "NBVAL_CHECK_OUTPUT" not in page
-    assert 'quick_records = 5000' not in page  # the parameters cell
+    assert "quick_records = 5000" not in page  # the parameters cell
     scripts = re.findall(r'<script[^>]+src="([^"]+)"', page)
     assert not [s for s in scripts if s.startswith(("http:", "https:", "//"))], scripts
     assert any("mathjax/MathJax.js" in s for s in scripts)
@@ -63,12 +63,15 @@ def test_stage_refuses_a_root_without_lessons(tmp_path):
 
 
 def test_intro_lists_the_capstone_and_titles_the_slide_links(tmp_path):
-    if not (ROOT / "build" / "slides-assets" / "reveal.js" / "dist" / "reveal.js").exists() \
-            and shutil.which("npm") is None:
+    if (
+        not (ROOT / "build" / "slides-assets" / "reveal.js" / "dist" / "reveal.js").exists()
+        and shutil.which("npm") is None
+    ):
         pytest.skip("npm is needed once to fetch the slides' reveal.js")
     pytest.importorskip("jupyter_server_mathjax")
-    staging = site.stage_site(ROOT, tmp_path / "src", slides=True,
-                              lessons=["00_introduction.ipynb", "capstone.ipynb"])
+    staging = site.stage_site(
+        ROOT, tmp_path / "src", slides=True, lessons=["00_introduction.ipynb", "capstone.ipynb"]
+    )
     intro = (staging / "intro.md").read_text()
     import nbformat
 

@@ -21,7 +21,9 @@ def _lesson():
         code('dataset = "acs"'),
         code("# NBVAL_CHECK_OUTPUT\nprint('kept output')"),
         md("## A section"),
-        code("secret_setup = 1", ),
+        code(
+            "secret_setup = 1",
+        ),
         code("# Solution 1\nprint('solution')"),
         md("### A sub-section"),
         code("assert True  # a claim"),

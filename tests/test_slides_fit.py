@@ -80,9 +80,20 @@ def test_no_slide_of_a_lesson_overflows(tmp_path):
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", MEASURE % {"reveal": reveal} + "</body>", 1))
     dom = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800",
-         "--virtual-time-budget=60000", "--dump-dom", probe.as_uri()],
-        check=False, capture_output=True, text=True, timeout=300,
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1280,800",
+            "--virtual-time-budget=60000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
     ).stdout
     counted = re.search(r'data-slides="(\d+)"', dom)
     assert counted, "the measuring script did not run"

@@ -13,8 +13,15 @@ import privlib as pl
 from privlib import synth
 from privlib.errors import PrivlibError
 
-NAMES = ["Copy", "AdditiveNoise", "IndependentMarginals", "GaussianCopula", "ParzenWindows",
-         "SequentialTrees", "OutlierCopies"]
+NAMES = [
+    "Copy",
+    "AdditiveNoise",
+    "IndependentMarginals",
+    "GaussianCopula",
+    "ParzenWindows",
+    "SequentialTrees",
+    "OutlierCopies",
+]
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +42,28 @@ def mixed():
     x = rng.normal(50.0, 10.0, n)
     x[rng.random(n) < 0.2] = np.nan
     label = rng.choice(np.array(["red", "green", None], dtype=object), n, p=[0.5, 0.4, 0.1])
-    return pd.DataFrame({
-        "float": x,
-        "count": rng.integers(0, 1000, n),
-        "code": rng.integers(1, 4, n),  # few distinct integers: read as categorical codes
-        "level": pd.Categorical(rng.choice(["low", "high"], n),
-                                categories=["low", "mid", "high"], ordered=True),
-        "label": label,
-        "flag": rng.random(n) < 0.3,
-        "day": pd.Timestamp("2020-03-01") + pd.to_timedelta(rng.integers(0, 60, n), unit="D"),
-    })
+    return pd.DataFrame(
+        {
+            "float": x,
+            "count": rng.integers(0, 1000, n),
+            "code": rng.integers(1, 4, n),  # few distinct integers: read as categorical codes
+            "level": pd.Categorical(
+                rng.choice(["low", "high"], n), categories=["low", "mid", "high"], ordered=True
+            ),
+            "label": label,
+            "flag": rng.random(n) < 0.3,
+            "day": pd.Timestamp("2020-03-01") + pd.to_timedelta(rng.integers(0, 60, n), unit="D"),
+        }
+    )
 
 
 def rows_in(frame: pd.DataFrame, reference: pd.DataFrame) -> np.ndarray:
     """Whether each row of ``frame`` equals some row of ``reference`` (missing equals missing)."""
-    return pd.util.hash_pandas_object(frame, index=False).isin(
-        pd.util.hash_pandas_object(reference, index=False)).to_numpy()
+    return (
+        pd.util.hash_pandas_object(frame, index=False)
+        .isin(pd.util.hash_pandas_object(reference, index=False))
+        .to_numpy()
+    )
 
 
 def tvd(real: pd.Series, fake: pd.Series) -> float:
@@ -164,14 +177,13 @@ def test_additive_noise_without_noise_is_a_copy(adult_small):
 def test_additive_noise_scale_and_flip_rate():
     rng = np.random.default_rng(0)
     n = 20000
-    real = pd.DataFrame({"x": rng.normal(0.0, 2.0, n),
-                         "c": pd.Categorical(rng.choice(["a", "b"], n))})
+    real = pd.DataFrame({"x": rng.normal(0.0, 2.0, n), "c": pd.Categorical(rng.choice(["a", "b"], n))})
     out = synth.AdditiveNoise(noise_scale=0.5, flip_prob=0.4).fit(real).sample(random_state=1)
     # noise sd = 0.5 x (sd of x, about 2) = about 1
     assert np.std(out["x"] - real["x"]) == pytest.approx(0.5 * real["x"].std(), rel=0.03)
     # a re-drawn value differs with probability 1 - sum p_c^2 = 1/2, so 0.4 x 0.5 = 0.2 change
     p = real["c"].value_counts(normalize=True)
-    assert (out["c"] != real["c"]).mean() == pytest.approx(0.4 * (1 - (p ** 2).sum()), abs=0.01)
+    assert (out["c"] != real["c"]).mean() == pytest.approx(0.4 * (1 - (p**2).sum()), abs=0.01)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,8 +208,9 @@ def test_gaussian_copula_keeps_rank_correlation_and_shares():
     x[rng.random(n) < 0.25] = np.nan  # missing completely at random
     y = z[:, 1] ** 3
     c = np.select([z[:, 1] < -0.5, z[:, 1] < 0.8], ["low", "mid"], "top")
-    real = pd.DataFrame({"x": x, "y": y,
-                         "c": pd.Categorical(c, categories=["low", "mid", "top"], ordered=True)})
+    real = pd.DataFrame(
+        {"x": x, "y": y, "c": pd.Categorical(c, categories=["low", "mid", "top"], ordered=True)}
+    )
     fake = synth.GaussianCopula().fit(real).sample(random_state=2)
     assert fake["x"].isna().mean() == pytest.approx(0.25, abs=0.015)
     shares = real["c"].value_counts(normalize=True)
@@ -221,8 +234,9 @@ def test_parzen_tiny_bandwidth_gives_near_copies(adult_small):
 def test_parzen_large_bandwidth_blurs_by_the_kernel_formula():
     rng = np.random.default_rng(0)
     n, h = 40000, 3.0
-    real = pd.DataFrame({"x": rng.normal(10.0, 2.0, n),
-                         "c": pd.Categorical(np.where(rng.random(n) < 0.9, "a", "b"))})
+    real = pd.DataFrame(
+        {"x": rng.normal(10.0, 2.0, n), "c": pd.Categorical(np.where(rng.random(n) < 0.9, "a", "b"))}
+    )
     fake = synth.ParzenWindows(bandwidth=h).fit(real).sample(random_state=1)
     # standardised x plus N(0, h^2) noise: the spread grows by sqrt(1 + h^2)
     assert fake["x"].std() == pytest.approx(real["x"].std(ddof=0) * np.sqrt(1 + h * h), rel=0.02)
@@ -351,8 +365,9 @@ def test_outlier_copies_release_the_most_isolated_records_and_only_them():
     # 60 records on a grid of 20 values, each value held three times (nearest other record at
     # distance 0), and three records alone far away: those three are the most isolated
     rng = np.random.default_rng(3)
-    ordinary = pd.DataFrame({"x": np.repeat(np.arange(20.0), 3),
-                             "group": np.repeat(rng.choice(["a", "b"], 20), 3)})
+    ordinary = pd.DataFrame(
+        {"x": np.repeat(np.arange(20.0), 3), "group": np.repeat(rng.choice(["a", "b"], 20), 3)}
+    )
     lonely = pd.DataFrame({"x": [500.0, 700.0, 900.0], "group": ["c", "d", "e"]})
     train = pd.concat([ordinary, lonely], ignore_index=True)
     model = synth.OutlierCopies(base="IndependentMarginals", n_copies=3).fit(train)
@@ -364,14 +379,22 @@ def test_outlier_copies_release_the_most_isolated_records_and_only_them():
     # without copies the release is the base generator's sample, rows shuffled
     none = synth.OutlierCopies(base="IndependentMarginals", n_copies=0).fit(train).sample(40, random_state=0)
     base = synth.IndependentMarginals().fit(train).sample(40, random_state=0)
-    pd.testing.assert_frame_equal(none.sort_values(["x", "group"]).reset_index(drop=True),
-                                  base.sort_values(["x", "group"]).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        none.sort_values(["x", "group"]).reset_index(drop=True),
+        base.sort_values(["x", "group"]).reset_index(drop=True),
+    )
 
 
-@pytest.mark.parametrize(("params", "fragment"), [
-    ({"base": "OutlierCopies"}, "`base`"), ({"base": "CTGAN"}, "`base`"), ({"n_copies": -1}, "`n_copies`"),
-    ({"n_copies": 1.5}, "`n_copies`"), ({"n_copies": 2000}, "`n_copies`"),
-])
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"base": "OutlierCopies"}, "`base`"),
+        ({"base": "CTGAN"}, "`base`"),
+        ({"n_copies": -1}, "`n_copies`"),
+        ({"n_copies": 1.5}, "`n_copies`"),
+        ({"n_copies": 2000}, "`n_copies`"),
+    ],
+)
 def test_outlier_copies_bad_parameters_name_themselves(params, fragment, adult_small):
     with pytest.raises(PrivlibError, match=fragment):
         synth.OutlierCopies(**params).fit(adult_small)

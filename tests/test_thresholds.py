@@ -56,7 +56,9 @@ def test_margin_over_the_baseline(low, high, expected):
 )
 def test_lower_is_riskier(low, high, expected):
     # adversarial accuracy: cut-off = baseline - 0.05 = 0.45; below it is the risk
-    r = judge(Result(measure="adversarial_accuracy", value=(low + high) / 2, ci_low=low, ci_high=high, baseline=0.5))
+    r = judge(
+        Result(measure="adversarial_accuracy", value=(low + high) / 2, ci_low=low, ci_high=high, baseline=0.5)
+    )
     assert r.threshold == pytest.approx(0.45) and not r.higher_is_riskier
     assert r.verdict == expected
 
@@ -70,8 +72,16 @@ def test_share_of_the_gap_rules():
     assert cap.threshold == pytest.approx(0.5) and cap.verdict == NO_EVIDENCE
     # relative error (lower is riskier): half of the way from guessing's 0.8 down to the original's
     # 0.2 -> 0.5
-    error = judge(attribute.KnnRiskResult(measure="knn_risk_relative_error", value=0.3, ci_low=0.25,
-                                          ci_high=0.35, baseline=0.8, original_value=0.2))
+    error = judge(
+        attribute.KnnRiskResult(
+            measure="knn_risk_relative_error",
+            value=0.3,
+            ci_low=0.25,
+            ci_high=0.35,
+            baseline=0.8,
+            original_value=0.2,
+        )
+    )
     assert error.threshold == pytest.approx(0.5) and error.verdict == RISK
     # an original that reveals nothing beyond guessing leaves nothing to judge
     empty = judge(attribute.CAPResult(value=0.5, ci_low=0.4, ci_high=0.6, baseline=0.5, original_cap=0.5))
@@ -83,11 +93,24 @@ def test_fallback_and_count_rules():
     r = judge(Result(measure="identical_match_share", value=0.2, ci_low=0.15, ci_high=0.25))
     assert r.threshold == 0.05 and r.verdict == RISK
     # expected match risk: 0.09 of the 1000 targets = 90 expected identifications
-    m = judge(identity.MatchRisk(
-        measure="expected_match_risk", value=50.0, ci_low=40.0, ci_high=60.0, baseline=400.0,
-        expected_match_risk=50.0, true_match_rate=0.01, false_match_rate=0.5, unique_matches=20,
-        n_records=1000, known=("a",), synthesized=("b",), numeric_tolerance=0.1, relative=True,
-    ))
+    m = judge(
+        identity.MatchRisk(
+            measure="expected_match_risk",
+            value=50.0,
+            ci_low=40.0,
+            ci_high=60.0,
+            baseline=400.0,
+            expected_match_risk=50.0,
+            true_match_rate=0.01,
+            false_match_rate=0.5,
+            unique_matches=20,
+            n_records=1000,
+            known=("a",),
+            synthesized=("b",),
+            numeric_tolerance=0.1,
+            relative=True,
+        )
+    )
     assert m.threshold == pytest.approx(90.0) and m.verdict == NO_EVIDENCE
 
 
@@ -145,7 +168,10 @@ def test_the_registry_is_the_rules_of_the_declarations():
 def test_registry_frame_describes_every_rule():
     frame = registry_frame()
     assert sorted(frame.index) == sorted(REGISTRY)
-    assert frame.loc["adversarial_accuracy", "rule"] == "risk when the whole interval lies below the baseline minus 0.05"
+    assert (
+        frame.loc["adversarial_accuracy", "rule"]
+        == "risk when the whole interval lies below the baseline minus 0.05"
+    )
     assert frame.loc["identical_match_share", "rule"].endswith("(0.05 when there is no baseline)")
     assert frame.loc["expected_match_risk", "rule"].endswith("0.09 times the result's n_records")
     assert frame.loc["partition_f1", "published"]
@@ -176,8 +202,9 @@ def test_disagreements_name_both_scopes():
 # --------------------------------------------------------------------------------------------
 def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_verdict():
     rng = np.random.default_rng(0)
-    real = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60),
-                         "c": rng.normal(size=60)})
+    real = pd.DataFrame(
+        {"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60), "c": rng.normal(size=60)}
+    )
     train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
     synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
     binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
@@ -185,9 +212,15 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
         identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
         identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
         identity.replicated_uniques(original=train, synthetic=synthetic, keys=["a", "b"], holdout=holdout),
-        identity.match_risk(original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0),
-        attribute.cap(original=binned_train, synthetic=binned_synthetic, keys=["a", "c"], target="b", random_state=0),
-        mb.ground_truth_risk(population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0),
+        identity.match_risk(
+            original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0
+        ),
+        attribute.cap(
+            original=binned_train, synthetic=binned_synthetic, keys=["a", "c"], target="b", random_state=0
+        ),
+        mb.ground_truth_risk(
+            population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0
+        ),
         mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, h=1, random_state=0),
         mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout),
         mb.threshold_attack(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
@@ -244,11 +277,14 @@ def adult_release():
 
 def membership_results(train, holdout, synthetic):
     """Three membership measures of ``synthetic``, judged."""
-    return [judge(r) for r in (
-        mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
-        mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, random_state=0),
-        mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
-    )]
+    return [
+        judge(r)
+        for r in (
+            mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
+            mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, random_state=0),
+            mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
+        )
+    ]
 
 
 def test_a_copy_is_a_risk_in_identity_and_membership(adult_release):

@@ -73,7 +73,9 @@ def test_tstr_regression_r2_with_custom_estimator():
 
 def test_tstr_metric_override():
     real = _binary({"a": "yes", "b": "no"})
-    assert tstr(train=real, synthetic=real, holdout=real, target="y", metric="accuracy").value == pytest.approx(1.0)
+    assert tstr(
+        train=real, synthetic=real, holdout=real, target="y", metric="accuracy"
+    ).value == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
@@ -164,8 +166,20 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
     rng = np.random.default_rng(4)
     original = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
     synthetic = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
-    first = pmse(original=original, synthetic=synthetic, estimator=_one_hot_logistic(), random_state=7, n_permutations=60)
-    again = pmse(original=original, synthetic=synthetic, estimator=_one_hot_logistic(), random_state=7, n_permutations=60)
+    first = pmse(
+        original=original,
+        synthetic=synthetic,
+        estimator=_one_hot_logistic(),
+        random_state=7,
+        n_permutations=60,
+    )
+    again = pmse(
+        original=original,
+        synthetic=synthetic,
+        estimator=_one_hot_logistic(),
+        random_state=7,
+        n_permutations=60,
+    )
     assert first.null == "permutation" and first.n_parameters is None
     assert first.baseline == again.baseline
     analytic = pmse(original=original, synthetic=synthetic)
@@ -193,7 +207,9 @@ def test_pmse_bad_input():
 # Marginal fidelity
 # --------------------------------------------------------------------------------------------
 def test_tvd_of_known_categorical_distributions():
-    original = pd.DataFrame({"g": ["x", "x", "y", "y"], "h": ["u", "u", "v", "v"], "m": ["p", None, "p", None]})
+    original = pd.DataFrame(
+        {"g": ["x", "x", "y", "y"], "h": ["u", "u", "v", "v"], "m": ["p", None, "p", None]}
+    )
     synthetic = pd.DataFrame({"g": ["x", "x", "x", "y"], "h": ["w", "w", "w", "w"], "m": ["p"] * 4})
     result = marginal_fidelity(original=original, synthetic=synthetic)
     table = result.per_variable
@@ -251,7 +267,8 @@ def _people(n, offset, seed):
     sex = rng.permutation(np.repeat(["F", "M"], n // 2))
     return pd.DataFrame(
         {
-            "age": offset + np.arange(n, dtype=float),  # distinct ages: no holdout record copies a training one
+            "age": offset
+            + np.arange(n, dtype=float),  # distinct ages: no holdout record copies a training one
             "sex": sex,
             "ill": np.where(sex == "F", "yes", "no"),
         }
@@ -262,8 +279,14 @@ def test_compare_synthesizers_on_a_copy_and_a_scramble():
     train, holdout = _people(40, 0.0, 1), _people(40, 0.5, 2)
     scrambled = train.assign(ill=train["ill"].map({"yes": "no", "no": "yes"}))
     table = compare_synthesizers(
-        train=train, holdout=holdout, synthetic={"copy": train.copy(), "scrambled": scrambled},
-        keys=["sex"], target="ill", population_size=400, random_state=0, h=0,
+        train=train,
+        holdout=holdout,
+        synthetic={"copy": train.copy(), "scrambled": scrambled},
+        keys=["sex"],
+        target="ill",
+        population_size=400,
+        random_state=0,
+        h=0,
     )
     assert list(table.columns) == list(COMPARISON_COLUMNS)
     assert list(table.index) == ["copy", "scrambled"]
@@ -281,15 +304,23 @@ def test_compare_synthesizers_on_a_copy_and_a_scramble():
     assert scramble["tstr"] == pytest.approx(0.0)
     assert table.attrs["tstr_metric"] == "roc_auc"
     again = compare_synthesizers(
-        train=train, holdout=holdout, synthetic={"copy": train.copy(), "scrambled": scrambled},
-        keys=["sex"], target="ill", population_size=400, random_state=0, h=0,
+        train=train,
+        holdout=holdout,
+        synthetic={"copy": train.copy(), "scrambled": scrambled},
+        keys=["sex"],
+        target="ill",
+        population_size=400,
+        random_state=0,
+        h=0,
     )
     pd.testing.assert_frame_equal(table, again)
 
 
 def test_compare_synthesizers_without_population_has_no_m():
     train, holdout = _people(30, 0.0, 3), _people(30, 0.5, 4)
-    table = compare_synthesizers(train=train, holdout=holdout, synthetic={"copy": train}, keys="sex", target="ill", random_state=1)
+    table = compare_synthesizers(
+        train=train, holdout=holdout, synthetic={"copy": train}, keys="sex", target="ill", random_state=1
+    )
     assert np.isnan(table.loc["copy", "membership_m"])
     assert table.loc["copy", "membership_f1"] > 0
 
@@ -299,9 +330,13 @@ def test_compare_synthesizers_bad_input():
     with pytest.raises(PrivlibError, match="`synthetic` must be a dict of labels to DataFrames, got a list"):
         compare_synthesizers(train=train, holdout=train, synthetic=[train], keys="sex", target="ill")
     with pytest.raises(PrivlibError, match="one column"):
-        compare_synthesizers(train=train, holdout=train, synthetic={"s": train}, keys="sex", target=["ill", "sex"])
+        compare_synthesizers(
+            train=train, holdout=train, synthetic={"s": train}, keys="sex", target=["ill", "sex"]
+        )
     with pytest.raises(PrivlibError, match="synthetic\\['s'\\]"):
-        compare_synthesizers(train=train, holdout=train, synthetic={"s": train.drop(columns="age")}, keys="sex", target="ill")
+        compare_synthesizers(
+            train=train, holdout=train, synthetic={"s": train.drop(columns="age")}, keys="sex", target="ill"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,7 +350,8 @@ def test_plots_draw_one_mark_per_synthesizer_and_variable():
     with pytest.raises(PrivlibError, match="`risk`"):
         plots.plot_risk_utility(table, risk="auc")
     fidelity = marginal_fidelity(
-        original=pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}), synthetic=pd.DataFrame({"v": [0.0, 2.0, 2.0], "g": list("abb")})
+        original=pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}),
+        synthetic=pd.DataFrame({"v": [0.0, 2.0, 2.0], "g": list("abb")}),
     )
     ax = plots.plot_marginal_fidelity(fidelity)
     assert len(ax.patches) == 2

@@ -12,21 +12,22 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
+from test_api import FUNCTIONS
 
 import privlib as pl
 from privlib.errors import PrivlibError
 from privlib.validation import Integer, Number, Options, Table, validate_params
 
-from test_api import FUNCTIONS
-
 
 def _table(n=40, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.integers(20, 70, n).astype(float),
-        "sex": pd.Categorical(rng.choice(["F", "M"], n)),
-        "ill": pd.Categorical(rng.choice(["y", "n"], n)),
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(20, 70, n).astype(float),
+            "sex": pd.Categorical(rng.choice(["F", "M"], n)),
+            "ill": pd.Categorical(rng.choice(["y", "n"], n)),
+        }
+    )
 
 
 T, H, S = _table(seed=0), _table(seed=1), _table(seed=2)
@@ -41,8 +42,9 @@ VALID = {
     "identity.replicated_uniques": dict(original=T, synthetic=S, keys=["sex", "ill"]),
     "identity.match_risk": dict(original=T, synthetic=S, known=["sex"], synthesized=["ill"]),
     "identity.singling_out": dict(synthetic=S, train=T, control=H, n_attacks=5, random_state=0),
-    "identity.linkability": dict(synthetic=S, train=T, control=H, aux_columns=(["age"], ["sex", "ill"]),
-                                 n_attacks=5, random_state=0),
+    "identity.linkability": dict(
+        synthetic=S, train=T, control=H, aux_columns=(["age"], ["sex", "ill"]), n_attacks=5, random_state=0
+    ),
     "attribute.cap": dict(original=T, synthetic=S, keys=["sex"], target="ill"),
     "attribute.discretize": dict(original=T, synthetic=S),
     "attribute.knn_risk": dict(original=T, synthetic=S, keys=["age", "sex"], target="ill", random_state=0),
@@ -50,37 +52,80 @@ VALID = {
     "membership.naive_f1": dict(t=0.2),
     "membership.relative_risk": dict(f1=0.5, n=40, N=120),
     "membership.risk_utility_loss": dict(m=0.1, utility=0.8),
-    "membership.ground_truth_risk": dict(population=POPULATION, members=np.arange(40), synthetic=S,
-                                         attack_size=30, h=1, random_state=0),
-    "membership.partition_risk": dict(train=T, holdout=H, synthetic=S, t=0.5, attack_size=20, h=1, random_state=0),
+    "membership.ground_truth_risk": dict(
+        population=POPULATION, members=np.arange(40), synthetic=S, attack_size=30, h=1, random_state=0
+    ),
+    "membership.partition_risk": dict(
+        train=T, holdout=H, synthetic=S, t=0.5, attack_size=20, h=1, random_state=0
+    ),
     "membership.dcr_holdout_share": dict(synthetic=S, train=T, holdout=H, random_state=0),
     "membership.threshold_attack": dict(train=T, holdout=H, synthetic=S, random_state=0),
     "membership.nn_mia": dict(train=T, holdout=H, synthetic=S, random_state=0),
     "membership.adversarial_accuracy": dict(target=T, synthetic=S, random_state=0),
     "membership.privacy_loss": dict(train=T, test=H, synthetic=S, random_state=0),
     "membership.discriminator_test": dict(train=T, holdout=H, synthetic=S, random_state=0),
-    "membership.shadow_model_attack": dict(synthesizer="IndependentMarginals", train=T, population=POPULATION,
-                                           n_targets=1, n_shadows=4, n_test=2, shadow_size=20, n_jobs=1,
-                                           random_state=0),
-    "membership.density_attack": dict(train=T, holdout=H, synthetic=S, reference=POPULATION.iloc[80:], random_state=0),
-    "membership.tpr_at_low_fpr": dict(member_scores=np.arange(40.0), nonmember_scores=np.arange(40.0), fpr=0.05),
-    "membership.low_fpr_points": dict(attack_result=pl.membership.nn_mia(train=T, holdout=H, synthetic=S),
-                                      fprs=(0.05,)),
+    "membership.shadow_model_attack": dict(
+        synthesizer="IndependentMarginals",
+        train=T,
+        population=POPULATION,
+        n_targets=1,
+        n_shadows=4,
+        n_test=2,
+        shadow_size=20,
+        n_jobs=1,
+        random_state=0,
+    ),
+    "membership.density_attack": dict(
+        train=T, holdout=H, synthetic=S, reference=POPULATION.iloc[80:], random_state=0
+    ),
+    "membership.tpr_at_low_fpr": dict(
+        member_scores=np.arange(40.0), nonmember_scores=np.arange(40.0), fpr=0.05
+    ),
+    "membership.low_fpr_points": dict(
+        attack_result=pl.membership.nn_mia(train=T, holdout=H, synthetic=S), fprs=(0.05,)
+    ),
     "membership.nn_mia_low_fpr": dict(train=T, holdout=H, synthetic=S, fpr=0.05),
     "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
     "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
     "utility.marginal_fidelity": dict(original=T, synthetic=S),
-    "utility.fidelity_summary": dict(train=T, synthetic=S, holdout=H, target="ill", random_state=0, n_bootstrap=20),
-    "utility.compare_synthesizers": dict(train=T, holdout=H, synthetic={"s": S}, keys=["sex"], target="ill",
-                                         random_state=0),
+    "utility.fidelity_summary": dict(
+        train=T, synthetic=S, holdout=H, target="ill", random_state=0, n_bootstrap=20
+    ),
+    "utility.compare_synthesizers": dict(
+        train=T, holdout=H, synthetic={"s": S}, keys=["sex"], target="ill", random_state=0
+    ),
 }
 #: Functions whose scalar arguments are array-friendly formulas, checked by their own tests.
 FORMULAS = {"membership.naive_f1", "membership.relative_risk", "membership.risk_utility_loss"}
-TABLE_ROLES = {"synthetic", "train", "holdout", "original", "reference", "population", "control",
-               "test", "target"}
-COUNTS = {"n_attacks", "attack_size", "n_repeats", "n_permutations", "n_bins", "k", "n_neighbors",
-          "n_cols", "h", "population_size", "n_targets", "n_shadows", "n_test", "shadow_size",
-          "synthetic_size", "n_components"}
+TABLE_ROLES = {
+    "synthetic",
+    "train",
+    "holdout",
+    "original",
+    "reference",
+    "population",
+    "control",
+    "test",
+    "target",
+}
+COUNTS = {
+    "n_attacks",
+    "attack_size",
+    "n_repeats",
+    "n_permutations",
+    "n_bins",
+    "k",
+    "n_neighbors",
+    "n_cols",
+    "h",
+    "population_size",
+    "n_targets",
+    "n_shadows",
+    "n_test",
+    "shadow_size",
+    "synthetic_size",
+    "n_components",
+}
 
 
 def _spoiled_cases():
@@ -115,8 +160,7 @@ def test_the_valid_arguments_work(name):
     FUNCTIONS[name](**VALID[name])
 
 
-@pytest.mark.parametrize("name, parameter, what, value", CASES,
-                         ids=[f"{n}-{p}-{w}" for n, p, w, _ in CASES])
+@pytest.mark.parametrize("name, parameter, what, value", CASES, ids=[f"{n}-{p}-{w}" for n, p, w, _ in CASES])
 def test_bad_input_names_the_parameter(name, parameter, what, value):
     arguments = dict(VALID[name], **{parameter: value})
     with pytest.raises(PrivlibError, match=f"`{parameter}`"):
@@ -124,8 +168,14 @@ def test_bad_input_names_the_parameter(name, parameter, what, value):
 
 
 def test_constraints_describe_what_they_accept():
-    @validate_params({"n": [Integer(low=1)], "share": [Number(low=0, high=1, closed="neither"), None],
-                      "mode": [Options("a", "b")], "table": [Table()]})
+    @validate_params(
+        {
+            "n": [Integer(low=1)],
+            "share": [Number(low=0, high=1, closed="neither"), None],
+            "mode": [Options("a", "b")],
+            "table": [Table()],
+        }
+    )
     def f(*, n, share=None, mode="a", table=None):
         return n
 

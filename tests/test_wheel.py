@@ -31,7 +31,8 @@ def installed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wheel")
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder / "dist"), str(ROOT)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     if built.returncode != 0:
         pytest.fail(f"the wheel did not build: {built.stderr[-2000:]}")
@@ -41,10 +42,15 @@ def installed(tmp_path_factory):
     python = env / "bin" / "python"
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # Third-party packages from this environment; privlib itself only from the wheel.
     dependencies = sysconfig.get_paths()["purelib"]
     Path(purelib, "_privlib_test_dependencies.pth").write_text(dependencies + "\n")
@@ -56,23 +62,36 @@ def _run(command, cwd):
     environment["MPLBACKEND"] = "Agg"
     # nbconvert's templates are data files of this environment's packages (share/jupyter).
     environment["JUPYTER_PATH"] = str(Path(sys.prefix, "share", "jupyter"))
-    return subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True,
-                          env=environment, timeout=900)
+    return subprocess.run(
+        [str(c) for c in command], cwd=cwd, capture_output=True, text=True, env=environment, timeout=900
+    )
 
 
 def test_the_wheel_ships_the_notebooks_params_data_and_templates(installed):
     *_, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("privlib/_reports/privacy_audit.ipynb", "privlib/_reports/params/acs.yaml",
-                   "privlib/_notebooks/00_introduction.ipynb", "privlib/_data/ce/CEdata.csv",
-                   "privlib/render/templates/verdicts.html.j2", "privlib/render/templates/report.css"):
+    for needed in (
+        "privlib/_reports/privacy_audit.ipynb",
+        "privlib/_reports/params/acs.yaml",
+        "privlib/_notebooks/00_introduction.ipynb",
+        "privlib/_data/ce/CEdata.csv",
+        "privlib/render/templates/verdicts.html.j2",
+        "privlib/render/templates/report.css",
+    ):
         assert needed in names
 
 
 def test_installed_privlib_is_the_wheel_not_the_clone(installed, tmp_path):
     python, _, purelib, _ = installed
-    where = _run([python, "-c", "import privlib, privlib.resources as r; print(privlib.__file__); "
-                  "print(r.resource_path('reports'))"], tmp_path)
+    where = _run(
+        [
+            python,
+            "-c",
+            "import privlib, privlib.resources as r; print(privlib.__file__); "
+            "print(r.resource_path('reports'))",
+        ],
+        tmp_path,
+    )
     assert where.returncode == 0, where.stderr
     module, reports = where.stdout.split()
     assert Path(module).is_relative_to(purelib) and Path(reports).is_relative_to(purelib)
@@ -85,9 +104,13 @@ def test_audit_and_course_run_from_an_empty_folder(installed, tmp_path):
     assert audit.returncode == 0, audit.stderr[-3000:]
     metrics = json.loads((tmp_path / "audit" / "metrics.json").read_text())
     assert metrics["assessable"] and len(metrics["measures"]) >= 10
-    course = _run([command, "--quiet", "course", "--dataset", "ce", "--lessons", "00", "01", "--out", "course"],
-                  tmp_path)
+    course = _run(
+        [command, "--quiet", "course", "--dataset", "ce", "--lessons", "00", "01", "--out", "course"],
+        tmp_path,
+    )
     assert course.returncode == 0, course.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "course").iterdir() if p.suffix == ".pdf") == [
-        "00_introduction.pdf", "01_identity_disclosure.pdf"]
+        "00_introduction.pdf",
+        "01_identity_disclosure.pdf",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["audit", "course"]  # nothing else written

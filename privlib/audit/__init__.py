@@ -22,7 +22,21 @@ from privlib.audit.runner import Audit, AuditError, run
 from privlib.audit.spec import AuditSpec
 
 __all__ = [
-    "CATALOGUE", "FAMILIES", "MEASURES", "MIN_ROWS", "Audit", "AuditError", "AuditInputs",
-    "AuditReport", "AuditSpec", "MeasureSpec", "comparable_metrics", "load_audit_inputs",
-    "materialise", "metrics_schema", "read_params", "run", "sha256",
+    "CATALOGUE",
+    "FAMILIES",
+    "MEASURES",
+    "MIN_ROWS",
+    "Audit",
+    "AuditError",
+    "AuditInputs",
+    "AuditReport",
+    "AuditSpec",
+    "MeasureSpec",
+    "comparable_metrics",
+    "load_audit_inputs",
+    "materialise",
+    "metrics_schema",
+    "read_params",
+    "run",
+    "sha256",
 ]

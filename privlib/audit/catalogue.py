@@ -9,8 +9,8 @@ records-at-risk counter. The declarations themselves are in :mod:`privlib.audit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -34,7 +34,9 @@ FAMILIES = {
     family.key: family
     for family in (
         Family(
-            "identity", "Identity disclosure", "Can a synthetic record be tied to a real person?",
+            "identity",
+            "Identity disclosure",
+            "Can a synthetic record be tied to a real person?",
             "Exact copies of training records are compared with the copies chance produces (the "
             "share of synthetic records that equal a holdout record). The distance to the closest "
             "record (DCR, Gower distance, 0 = identical) shows how near synthetic records come to "
@@ -50,7 +52,8 @@ FAMILIES = {
             "attack's excess success on training records, (attack - control) / (1 - control).",
         ),
         Family(
-            "attribute", "Attribute disclosure",
+            "attribute",
+            "Attribute disclosure",
             "Can an adversary who knows a person's key variables learn their sensitive value?",
             "The correct attribution probability (CAP; Elliot 2014, Taub et al. 2018) is the share "
             "of synthetic records with the person's keys that also carry their true sensitive "
@@ -63,7 +66,8 @@ FAMILIES = {
             "for holdout records, and the risk is the excess success on training records.",
         ),
         Family(
-            "membership", "Membership disclosure",
+            "membership",
+            "Membership disclosure",
             "Can an adversary tell that a person was in the training data?",
             "The distance attacks compare training records with holdout records the generator "
             "never saw: the share of synthetic records closer to a training than to a holdout "
@@ -75,7 +79,8 @@ FAMILIES = {
             "gives the relative risk M.",
         ),
         Family(
-            "comparison", "Synthesizer comparison",
+            "comparison",
+            "Synthesizer comparison",
             "How do several synthetic files compare?",
             "When several synthetic files are given, each is measured the same way, side by side "
             "(privacy columns first, utility after: train on synthetic and test on real, pMSE "

@@ -80,8 +80,7 @@ def check_holdout(train: pd.DataFrame, holdout: pd.DataFrame, *, same_file: bool
     """Refuse a holdout that is the training data or overlaps it beyond chance."""
     if same_file:
         raise PrivlibError(
-            "`holdout` is the same file as `train`; the holdout must be real records the "
-            "generator never saw."
+            "`holdout` is the same file as `train`; the holdout must be real records the generator never saw."
         )
     train_keys, holdout_keys = _row_keys(train), _row_keys(holdout)
     in_train = float(holdout_keys.isin(set(train_keys)).mean())
@@ -104,9 +103,7 @@ def _normalised(values) -> set:
     return {str(v).strip().casefold() for v in values}
 
 
-def new_categories(
-    train: pd.DataFrame, frame: pd.DataFrame, label: str, *, allow: bool
-) -> list[str]:
+def new_categories(train: pd.DataFrame, frame: pd.DataFrame, label: str, *, allow: bool) -> list[str]:
     """Notes on categories of ``frame`` that ``train`` lacks; refuse recoded columns.
 
     Returns one note per column with new categories (counts only). Raises when a column looks
@@ -128,8 +125,7 @@ def new_categories(
         overlap = values & known
         recoded = not overlap or (_normalised(new) & _normalised(known))
         if recoded and not allow:
-            how = ("shares no category with" if not overlap
-                   else "has categories that match")
+            how = "shares no category with" if not overlap else "has categories that match"
             tail = "" if not overlap else " only when case and surrounding spaces are ignored"
             raise PrivlibError(
                 f"column {column!r} of `{label}` {how} `train`{tail} ({len(new)} new "
@@ -142,4 +138,3 @@ def new_categories(
             f"the training data lacks, in {rows} row(s) ({_percent(rows / len(frame))})."
         )
     return notes
-

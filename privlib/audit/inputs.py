@@ -98,8 +98,9 @@ def _as_sources(value, parameter: str) -> list[tuple[str, Source]]:
         elif isinstance(v, (str, os.PathLike)) and str(v).strip():
             sources.append((label or "", Path(v)))
         else:
-            raise PrivlibError(f"`{parameter}` must be a path to a CSV file or a DataFrame, got "
-                               f"{type(v).__name__}.")
+            raise PrivlibError(
+                f"`{parameter}` must be a path to a CSV file or a DataFrame, got {type(v).__name__}."
+            )
     stems = file_labels([Path(s.stem) if isinstance(s, Path) else Path(label) for label, s in sources])
     return [(label or stem, s) for (label, s), stem in zip(sources, stems)]
 
@@ -233,17 +234,29 @@ def load_audit_inputs(
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
         synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)
-        notes += new_categories(train_df, synthetic_dfs[label], name, allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]))
-    digests = {"train": [_digest(train_source[0][1])],
-               "synthetic": [_digest(source) for _, source in synthetic_sources],
-               "holdout": [_digest(source) for _, source in holdout_source]}
+        notes += new_categories(
+            train_df,
+            synthetic_dfs[label],
+            name,
+            allow=allow_new_categories or _too_small(train_df, synthetic_dfs[label]),
+        )
+    digests = {
+        "train": [_digest(train_source[0][1])],
+        "synthetic": [_digest(source) for _, source in synthetic_sources],
+        "holdout": [_digest(source) for _, source in holdout_source],
+    }
     holdout_df = None
     if holdout_source:
-        holdout_df = _check_like(train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout")
-        same = digests["holdout"][0] == digests["train"][0] or _same_file(holdout_source[0][1], train_source[0][1])
+        holdout_df = _check_like(
+            train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout"
+        )
+        same = digests["holdout"][0] == digests["train"][0] or _same_file(
+            holdout_source[0][1], train_source[0][1]
+        )
         check_holdout(train_df, holdout_df, same_file=same)
-        notes += new_categories(train_df, holdout_df, "holdout",
-                                allow=allow_new_categories or _too_small(train_df, holdout_df))
+        notes += new_categories(
+            train_df, holdout_df, "holdout", allow=allow_new_categories or _too_small(train_df, holdout_df)
+        )
 
     keys = _column_list(keys, "keys", train_df)
     sensitive = _column_list(sensitive, "sensitive", train_df)
@@ -274,14 +287,17 @@ def load_audit_inputs(
     if too_small:
         problem = "; ".join(too_small) + f" (at least {MIN_ROWS} are needed)"
     if holdout_df is not None and len(holdout_df) < MIN_ROWS:
-        notes.append(
-            f"The holdout has {len(holdout_df)} row(s), fewer than {MIN_ROWS}; it was set aside."
-        )
+        notes.append(f"The holdout has {len(holdout_df)} row(s), fewer than {MIN_ROWS}; it was set aside.")
         holdout_df = None
 
-    files = {role: [Path(_name_of(label, source)) for label, source in sources]
-             for role, sources in (("train", train_source), ("synthetic", synthetic_sources),
-                                   ("holdout", holdout_source))}
+    files = {
+        role: [Path(_name_of(label, source)) for label, source in sources]
+        for role, sources in (
+            ("train", train_source),
+            ("synthetic", synthetic_sources),
+            ("holdout", holdout_source),
+        )
+    }
     return AuditInputs(
         train=train_df,
         synthetic=synthetic_dfs,

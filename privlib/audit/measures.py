@@ -47,7 +47,8 @@ def _criterion_rule(what: str, scope: str) -> Threshold:
     """The rule of the three criteria of Opinion 05/2014 (baseline 0: training records attacked no
     more easily than the control records)."""
     return Threshold(
-        0.05, from_baseline=True,
+        0.05,
+        from_baseline=True,
         source=f"kit default: a {what} risk more than 0.05 above 0, that is the attack succeeding "
         "on more than 5% of the targets that the same attack on unseen control records misses; "
         "Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off, and 0.05 is about the interval "
@@ -62,10 +63,13 @@ def _criterion_rule(what: str, scope: str) -> Threshold:
 
 def _partition_rule() -> Threshold:
     return Threshold(
-        membership.M_THRESHOLD, gap_to=1.0, published=True, source=_EL_EMAM_M, scope=_HAMMING_SCOPE,
+        membership.M_THRESHOLD,
+        gap_to=1.0,
+        published=True,
+        source=_EL_EMAM_M,
+        scope=_HAMMING_SCOPE,
         risk_words="the Hamming attack finds members clearly better than calling everyone a member",
-        safe_words="the Hamming attack gains no more than the accepted share over calling everyone "
-        "a member",
+        safe_words="the Hamming attack gains no more than the accepted share over calling everyone a member",
     )
 
 
@@ -73,21 +77,32 @@ def _partition_rule() -> Threshold:
 def _criterion(**fixed):
     """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
     return with_settings(
-        lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                   "n_attacks": N_ATTACKS} | fixed,
+        lambda c: (
+            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": N_ATTACKS} | fixed
+        ),
         random_state="seed",
     )
 
 
 def _cap_arguments(context: Context) -> dict:
     original, synthetic = context.binned(context.keys + [context.target])
-    return {"original": original, "synthetic": synthetic, "keys": context.keys,
-            "target": context.target, "random_state": context.settings["seed"]}
+    return {
+        "original": original,
+        "synthetic": synthetic,
+        "keys": context.keys,
+        "target": context.target,
+        "random_state": context.settings["seed"],
+    }
 
 
 def _knn_arguments(context: Context) -> dict:
-    return {"original": context.train, "synthetic": context.synthetic, "keys": context.keys,
-            "target": context.target, "random_state": context.settings["seed"]}
+    return {
+        "original": context.train,
+        "synthetic": context.synthetic,
+        "keys": context.keys,
+        "target": context.target,
+        "random_state": context.settings["seed"],
+    }
 
 
 def _numeric_target(context: Context) -> bool:
@@ -136,7 +151,9 @@ def _low_fpr_rule(attack: str, rate: str) -> Threshold:
     """The exact test of an attack's TPR at a false-positive rate of at most ``rate``: the
     result's baseline is the largest TPR the test puts down to chance, so "above it" is the test."""
     return Threshold(
-        0.0, from_baseline=True, source=_CARLINI,
+        0.0,
+        from_baseline=True,
+        source=_CARLINI,
         scope=f"calls a record a member only when its {attack} score beats all but {rate} of the "
         "holdout records, the threshold chosen on the holdout alone: it sees the few members an "
         "attack is sure of, which an AUC averages away",
@@ -148,30 +165,42 @@ def _low_fpr_rule(attack: str, rate: str) -> Threshold:
 
 
 def _plot_low_fpr(result, ax):
-    return plots.plot_roc_loglog({"distance to the nearest synthetic record":
-                                  (result.member_scores, result.nonmember_scores)},
-                                 ax=ax, title="Distance attack: ROC on log axes")
+    return plots.plot_roc_loglog(
+        {"distance to the nearest synthetic record": (result.member_scores, result.nonmember_scores)},
+        ax=ax,
+        title="Distance attack: ROC on log axes",
+    )
 
 
 _DECLARED = (
     # -- identity ---------------------------------------------------------------------------------
     MeasureSpec(
-        "identical_match_share", "Exact copies of training records", "identity",
+        "identical_match_share",
+        "Exact copies of training records",
+        "identity",
         Threshold(
-            0.01, from_baseline=True, fallback=0.05, source=_CHANCE_COPIES, scope=_COPIES_SCOPE,
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
+            source=_CHANCE_COPIES,
+            scope=_COPIES_SCOPE,
             risk_words="the generator reproduces its training records beyond chance",
             safe_words="the synthetic data copies training records no more than chance copies "
             "unseen people, within the margin",
         ),
-        identity.identical_match_share, release,
+        identity.identical_match_share,
+        release,
         # with a holdout, the copy test replaces this fixed margin
         applies=lambda c: c.holdout is None,
         at_risk=lambda r: (r.n_train_matches, "synthetic records are exact copies of a training record"),
     ),
     MeasureSpec(
-        "copy_test", "Training records with a synthetic copy, beyond chance", "identity",
+        "copy_test",
+        "Training records with a synthetic copy, beyond chance",
+        "identity",
         Threshold(
-            0.0, from_baseline=True,
+            0.0,
+            from_baseline=True,
             source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
             "training records with a synthetic copy against the holdout records with one; no "
             "margin, since every record copied beyond chance is a disclosure. It replaces the "
@@ -184,65 +213,91 @@ _DECLARED = (
             safe_words="training records have a synthetic copy no more often than holdout records, "
             "at this confidence",
         ),
-        identity.copy_test, release, needs=("holdout",),
-        at_risk=lambda r: (r.records_at_risk, "training records have a synthetic copy beyond the "
-                           "copies chance gives holdout records"),
+        identity.copy_test,
+        release,
+        needs=("holdout",),
+        at_risk=lambda r: (
+            r.records_at_risk,
+            "training records have a synthetic copy beyond the copies chance gives holdout records",
+        ),
     ),
     MeasureSpec(
-        "dcr_zero_share", "Synthetic records at distance 0 from a training record", "identity",
+        "dcr_zero_share",
+        "Synthetic records at distance 0 from a training record",
+        "identity",
         Threshold(
-            0.01, from_baseline=True, fallback=0.05, source=_CHANCE_COPIES,
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
+            source=_CHANCE_COPIES,
             scope="counts synthetic records at Gower distance 0 from a training record (exact "
             "copies); its median distance, reported beside it, shows near copies",
             risk_words="the generator reproduces its training records beyond chance",
             safe_words="the synthetic data sits on training records no more than unseen people "
             "do, within the margin",
         ),
-        identity.dcr_summary, release, plot=_plot_dcr,
+        identity.dcr_summary,
+        release,
+        plot=_plot_dcr,
     ),
     MeasureSpec(
-        "replicated_uniques", "Unique people replicated as unique records", "identity",
+        "replicated_uniques",
+        "Unique people replicated as unique records",
+        "identity",
         Threshold(
-            0.01, from_baseline=True, fallback=0.05,
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
             source="kit default: more than 1 in 100 of the original's unique records replicated "
             "beyond the share a holdout sample of other real people replicates by chance; without "
             "a holdout, more than 5 in 100 (synthpop reports the count without a cut-off)",
-            scope="looks only at people unique on the key variables, the ones an intruder can "
-            "single out",
-            risk_words="unique people are carried into the synthetic data as unique records "
-            "beyond chance",
-            safe_words="unique people are carried over no more than chance carries them, within "
-            "the margin",
+            scope="looks only at people unique on the key variables, the ones an intruder can single out",
+            risk_words="unique people are carried into the synthetic data as unique records beyond chance",
+            safe_words="unique people are carried over no more than chance carries them, within the margin",
         ),
         identity.replicated_uniques,
         lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
         needs=("keys",),
-        at_risk=lambda r: (r.n_replicated, "training records unique on the keys are unique, with "
-                           "the same keys, in the synthetic data"),
+        at_risk=lambda r: (
+            r.n_replicated,
+            "training records unique on the keys are unique, with the same keys, in the synthetic data",
+        ),
     ),
     MeasureSpec(
-        "singling_out_univariate", "Singling out with one column", "identity",
+        "singling_out_univariate",
+        "Singling out with one column",
+        "identity",
         _criterion_rule(
             "singling-out",
             "asks whether predicates on one column read off the synthetic data isolate exactly one "
             "training record more often than one control record; it targets rare values and "
             "outliers",
         ),
-        identity.singling_out, _criterion(mode="univariate"), needs=("holdout",),
-        at_risk=lambda r: (r.attack_successes, "predicates read off the synthetic data single out "
-                           "exactly one training record"),
+        identity.singling_out,
+        _criterion(mode="univariate"),
+        needs=("holdout",),
+        at_risk=lambda r: (
+            r.attack_successes,
+            "predicates read off the synthetic data single out exactly one training record",
+        ),
     ),
     MeasureSpec(
-        "singling_out_multivariate", "Singling out with several columns", "identity",
+        "singling_out_multivariate",
+        "Singling out with several columns",
+        "identity",
         _criterion_rule(
             "singling-out",
             "asks whether predicates on several columns read off the synthetic data isolate "
             "exactly one training record more often than one control record",
         ),
-        identity.singling_out, _criterion(mode="multivariate", n_cols=3), needs=("holdout",),
+        identity.singling_out,
+        _criterion(mode="multivariate", n_cols=3),
+        needs=("holdout",),
     ),
     MeasureSpec(
-        "linkability_risk", "Linkability", "identity",
+        "linkability_risk",
+        "Linkability",
+        "identity",
         _criterion_rule(
             "linkability",
             "asks whether the synthetic data joins two halves of a person's columns more often for "
@@ -250,55 +305,71 @@ _DECLARED = (
         ),
         identity.linkability,
         with_settings(
-            lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                       "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
-                       "n_attacks": N_ATTACKS},
+            lambda c: {
+                "synthetic": c.synthetic,
+                "train": c.train,
+                "control": c.holdout,
+                "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
+                "n_attacks": N_ATTACKS,
+            },
             random_state="seed",
         ),
         needs=("holdout", "keys"),
     ),
     MeasureSpec(
-        "expected_match_risk", "Expected matches of partially synthetic records", "identity",
+        "expected_match_risk",
+        "Expected matches of partially synthetic records",
+        "identity",
         Threshold(
-            0.09, per="n_records", published=True,
+            0.09,
+            per="n_records",
+            published=True,
             source="Health Canada (2019), Guidance document on the public release of clinical "
             "information, and the EMA Policy 0070 guidance: an average re-identification "
             "probability of 0.09 for public release, applied here to the expected number of "
             "targets identified per target",
             scope="assumes an intruder who knows every target's original values and picks at "
             "random among the matching synthetic records",
-            risk_words="an intruder would identify more targets than the public-release "
-            "threshold allows",
-            safe_words="an intruder would identify fewer targets than the public-release "
-            "threshold allows",
+            risk_words="an intruder would identify more targets than the public-release threshold allows",
+            safe_words="an intruder would identify fewer targets than the public-release threshold allows",
         ),
         not_applicable="it applies to partially synthetic data, where synthetic record i stands "
         "for training record i; the audit treats the synthetic data as fully synthetic",
     ),
     # -- attribute --------------------------------------------------------------------------------
     MeasureSpec(
-        "cap", "Correct attribution probability (CAP)", "attribute",
+        "cap",
+        "Correct attribution probability (CAP)",
+        "attribute",
         Threshold(
-            0.5, gap_to="original_cap",
+            0.5,
+            gap_to="original_cap",
             source="kit default: the synthetic data goes more than half of the way from guessing "
             "from the overall shares to what the original data reveals (Taub et al. 2018 compare "
             "the two without a cut-off)",
             scope="averages, over the original records, how often the synthetic records sharing "
             "a person's key carry that person's target value",
-            risk_words="the synthetic data reveals most of what the original reveals about the "
-            "target",
+            risk_words="the synthetic data reveals most of what the original reveals about the target",
             safe_words="the synthetic data reveals less than half of what the original reveals "
             "beyond guessing",
         ),
-        attribute.cap, _cap_arguments, needs=("keys", "sensitive"), per_target=True,
+        attribute.cap,
+        _cap_arguments,
+        needs=("keys", "sensitive"),
+        per_target=True,
         plot=lambda r, ax: plots.plot_cap_scatter(r, ax=ax, title=f"CAP per training record: {r.target[0]}"),
-        at_risk=lambda r: (int((r.per_record == 1).sum()), "training records have their sensitive "
-                           "value on every synthetic record with their keys (CAP = 1)"),
+        at_risk=lambda r: (
+            int((r.per_record == 1).sum()),
+            "training records have their sensitive value on every synthetic record with their keys (CAP = 1)",
+        ),
     ),
     MeasureSpec(
-        "knn_risk_accuracy", "Nearest-neighbour prediction of a sensitive category", "attribute",
+        "knn_risk_accuracy",
+        "Nearest-neighbour prediction of a sensitive category",
+        "attribute",
         Threshold(
-            0.5, gap_to="original_value",
+            0.5,
+            gap_to="original_value",
             source="kit default: a model fitted on the synthetic data goes more than half of the "
             "way from the majority-class guess to the same model fitted on the original data "
             "(Choi et al. 2017 compare the two without a cut-off)",
@@ -308,13 +379,20 @@ _DECLARED = (
             safe_words="the synthetic data predicts the target less than half as well as the "
             "original, beyond guessing",
         ),
-        attribute.knn_risk, _knn_arguments, needs=("keys", "sensitive"), per_target=True,
+        attribute.knn_risk,
+        _knn_arguments,
+        needs=("keys", "sensitive"),
+        per_target=True,
         applies=lambda c: not _numeric_target(c),
     ),
     MeasureSpec(
-        "knn_risk_relative_error", "Nearest-neighbour prediction of a sensitive number", "attribute",
+        "knn_risk_relative_error",
+        "Nearest-neighbour prediction of a sensitive number",
+        "attribute",
         Threshold(
-            0.5, gap_to="original_value", higher_is_riskier=False,
+            0.5,
+            gap_to="original_value",
+            higher_is_riskier=False,
             source="kit default: a model fitted on the synthetic data closes more than half of the "
             "gap in error (in interquartile ranges of the target, each record's error capped at one) "
             "between guessing the median and the same model fitted on the original data (Choi et al. "
@@ -326,11 +404,16 @@ _DECLARED = (
             safe_words="the synthetic data predicts the target less than half as well as the "
             "original, beyond guessing",
         ),
-        attribute.knn_risk, _knn_arguments, needs=("keys", "sensitive"), per_target=True,
+        attribute.knn_risk,
+        _knn_arguments,
+        needs=("keys", "sensitive"),
+        per_target=True,
         applies=_numeric_target,
     ),
     MeasureSpec(
-        "inference_risk", "Inference of a sensitive value", "attribute",
+        "inference_risk",
+        "Inference of a sensitive value",
+        "attribute",
         _criterion_rule(
             "inference",
             "asks whether nearest synthetic records reveal a secret column more often for training "
@@ -338,32 +421,46 @@ _DECLARED = (
         ),
         attribute.inference,
         with_settings(
-            lambda c: {"synthetic": c.synthetic, "train": c.train, "control": c.holdout,
-                       "secret": c.target, "aux_columns": list(c.keys), "n_attacks": N_ATTACKS},
+            lambda c: {
+                "synthetic": c.synthetic,
+                "train": c.train,
+                "control": c.holdout,
+                "secret": c.target,
+                "aux_columns": list(c.keys),
+                "n_attacks": N_ATTACKS,
+            },
             random_state="seed",
         ),
-        needs=("holdout", "keys", "sensitive"), per_target=True,
+        needs=("holdout", "keys", "sensitive"),
+        per_target=True,
     ),
     # -- membership -------------------------------------------------------------------------------
     MeasureSpec(
-        "dcr_holdout_share", "Synthetic records closer to training than to holdout", "membership",
+        "dcr_holdout_share",
+        "Synthetic records closer to training than to holdout",
+        "membership",
         Threshold(
-            0.05, from_baseline=True,
+            0.05,
+            from_baseline=True,
             source="kit default: more than 5 points above the 50% of a generator that memorised "
             "nothing (Clearbox AI's tutorial reads 'about 50% or below' as good, without a cut-off)",
             scope="asks of each synthetic record only which real table holds its nearest record, "
             "not how near",
             risk_words="synthetic records sit closer to training than to holdout records more often "
             "than chance allows, a sign of memorisation",
-            safe_words="synthetic records sit no closer to training than to holdout records beyond "
-            "chance",
+            safe_words="synthetic records sit no closer to training than to holdout records beyond chance",
         ),
-        membership.dcr_holdout_share, with_settings(release, random_state="seed"), needs=("holdout",),
+        membership.dcr_holdout_share,
+        with_settings(release, random_state="seed"),
+        needs=("holdout",),
     ),
     MeasureSpec(
-        "threshold_attack_precision", "Distance-threshold membership attack (precision)", "membership",
+        "threshold_attack_precision",
+        "Distance-threshold membership attack (precision)",
+        "membership",
         Threshold(
-            0.05, from_baseline=True,
+            0.05,
+            from_baseline=True,
             source="kit default: calling the closer half members is right more than 5 points "
             "above guessing (0.5), the same margin as the attack AUC's",
             scope="calls the closer half of equally many training and holdout records members, "
@@ -373,13 +470,18 @@ _DECLARED = (
             safe_words="the records closest to the synthetic data are training records no more "
             "often than guessing, within the margin",
         ),
-        membership.threshold_attack, with_settings(release, random_state="seed"), needs=("holdout",),
+        membership.threshold_attack,
+        with_settings(release, random_state="seed"),
+        needs=("holdout",),
         plot=lambda r, ax: plots.plot_threshold_precision(r, ax=ax, title="Distance-threshold attack"),
     ),
     MeasureSpec(
-        "nn_mia_auc", "Nearest-neighbour membership attack (AUC)", "membership",
+        "nn_mia_auc",
+        "Nearest-neighbour membership attack (AUC)",
+        "membership",
         Threshold(
-            0.05, from_baseline=True,
+            0.05,
+            from_baseline=True,
             source="kit default: an attack AUC more than 0.05 above chance (0.5); Yale et al. "
             "(2019) read 0.5 as no information and publish no cut-off",
             scope="ranks every training and holdout record by its distance to the nearest "
@@ -389,26 +491,44 @@ _DECLARED = (
             safe_words="distance to the synthetic data tells training from holdout records no "
             "better than chance, within the margin",
         ),
-        membership.nn_mia, with_settings(release, random_state="seed"), needs=("holdout",),
-        plot=lambda r, ax: plots.plot_roc(r.fpr, r.tpr, auc=r.auc, ax=ax,
-                                          title="Nearest-neighbour membership attack"),
+        membership.nn_mia,
+        with_settings(release, random_state="seed"),
+        needs=("holdout",),
+        plot=lambda r, ax: plots.plot_roc(
+            r.fpr, r.tpr, auc=r.auc, ax=ax, title="Nearest-neighbour membership attack"
+        ),
     ),
     MeasureSpec(
         # after nn_mia_auc: it reads that attack's distances again, without a second search
-        "nn_mia_tpr_at_0.1pct", "Distance attack at a false-positive rate of 0.1% (TPR)", "membership",
-        _low_fpr_rule("distance", "0.1%"), membership.nn_mia_low_fpr, release, needs=("holdout",),
-        plot=_plot_low_fpr, table=records.operating_points,
-        at_risk=lambda r: (r.excess_members, "training records are called members by the distance "
-                           "attack at a false-positive rate of at most 0.1%, beyond the holdout rate"),
+        "nn_mia_tpr_at_0.1pct",
+        "Distance attack at a false-positive rate of 0.1% (TPR)",
+        "membership",
+        _low_fpr_rule("distance", "0.1%"),
+        membership.nn_mia_low_fpr,
+        release,
+        needs=("holdout",),
+        plot=_plot_low_fpr,
+        table=records.operating_points,
+        at_risk=lambda r: (
+            r.excess_members,
+            "training records are called members by the distance "
+            "attack at a false-positive rate of at most 0.1%, beyond the holdout rate",
+        ),
     ),
     MeasureSpec(
-        "nn_mia_tpr_at_1pct", "Distance attack at a false-positive rate of 1% (TPR)", "membership",
+        "nn_mia_tpr_at_1pct",
+        "Distance attack at a false-positive rate of 1% (TPR)",
+        "membership",
         _low_fpr_rule("distance", "1%"),
     ),
     MeasureSpec(
-        "adversarial_accuracy", "Nearest-neighbour adversarial accuracy", "membership",
+        "adversarial_accuracy",
+        "Nearest-neighbour adversarial accuracy",
+        "membership",
         Threshold(
-            0.05, from_baseline=True, higher_is_riskier=False,
+            0.05,
+            from_baseline=True,
+            higher_is_riskier=False,
             source="kit default: more than 0.05 below the accuracy of indistinguishable tables "
             "(0.5 less half the share of tied comparisons, which the strict '>' of Yale et al. "
             "2019 counts against the real record), the same margin as the attack AUC's",
@@ -421,13 +541,17 @@ _DECLARED = (
             "neighbours than two samples of one distribution, within the margin",
         ),
         membership.adversarial_accuracy,
-        with_settings(lambda c: {"target": c.train, "synthetic": c.synthetic},
-                      random_state="seed", n_repeats="repeats"),
+        with_settings(
+            lambda c: {"target": c.train, "synthetic": c.synthetic}, random_state="seed", n_repeats="repeats"
+        ),
     ),
     MeasureSpec(
-        "privacy_loss", "Privacy loss (Yale et al.)", "membership",
+        "privacy_loss",
+        "Privacy loss (Yale et al.)",
+        "membership",
         Threshold(
-            0.1, from_baseline=True,
+            0.1,
+            from_baseline=True,
             source="kit default: a fifth of the 0.5 that copying the training data gives (Yale et "
             "al. 2019 read 0 as ideal and publish no cut-off)",
             scope="compares, record by record, the nearest synthetic with the nearest other real "
@@ -439,22 +563,35 @@ _DECLARED = (
             "records, within the margin",
         ),
         membership.privacy_loss,
-        with_settings(lambda c: {"train": c.train, "test": c.holdout, "synthetic": c.synthetic},
-                      random_state="seed", n_repeats="repeats"),
+        with_settings(
+            lambda c: {"train": c.train, "test": c.holdout, "synthetic": c.synthetic},
+            random_state="seed",
+            n_repeats="repeats",
+        ),
         needs=("holdout",),
     ),
     MeasureSpec(
-        "partition_f1", "Partitioning attack of El Emam et al. (F1)", "membership",
-        _partition_rule(), membership.partition_risk, _partition_arguments, needs=("holdout",),
+        "partition_f1",
+        "Partitioning attack of El Emam et al. (F1)",
+        "membership",
+        _partition_rule(),
+        membership.partition_risk,
+        _partition_arguments,
+        needs=("holdout",),
     ),
     MeasureSpec(
-        "ground_truth_f1", "Partitioning attack against the ground truth (F1)", "membership",
+        "ground_truth_f1",
+        "Partitioning attack against the ground truth (F1)",
+        "membership",
         _partition_rule(),
     ),
     MeasureSpec(
-        "shadow_model_auc", "Shadow-model attack on chosen records (AUC)", "membership",
+        "shadow_model_auc",
+        "Shadow-model attack on chosen records (AUC)",
+        "membership",
         Threshold(
-            0.1, from_baseline=True,
+            0.1,
+            from_baseline=True,
             source="kit default: a mean AUC over the targets more than 0.1 above chance (0.5); "
             "Stadler, Oprisanu & Troncoso (2022) read any gain over 0.5 on an outlier as a "
             "privacy loss and publish no cut-off; the margin is wider than nn_mia_auc's because "
@@ -463,46 +600,62 @@ _DECLARED = (
             "generator's output changes when that one record is in its training data; a worst "
             "case for those records, not an average over all",
             risk_words="the release tells whether the target records were in the training data",
-            safe_words="the attack does no better than guessing on the target records, within "
-            "the margin",
+            safe_words="the attack does no better than guessing on the target records, within the margin",
         ),
         membership.shadow_model_attack,
-        lambda c: {"synthesizer": c.settings["targeted_attack"], "train": c.train,
-                   "population": _population(c), "n_targets": 5, "n_shadows": 40, "n_test": 20,
-                   "n_jobs": 2, "random_state": c.settings["seed"]},
+        lambda c: {
+            "synthesizer": c.settings["targeted_attack"],
+            "train": c.train,
+            "population": _population(c),
+            "n_targets": 5,
+            "n_shadows": 40,
+            "n_test": 20,
+            "n_jobs": 2,
+            "random_state": c.settings["seed"],
+        },
         needs=("holdout", "targeted_attack"),
         # per target: its row number in the training file and its distance to its nearest record,
         # never the record
         table=lambda r: r.per_target(),
     ),
     MeasureSpec(
-        "density_attack_auc", "Density membership attack, DOMIAS (AUC)", "membership",
+        "density_attack_auc",
+        "Density membership attack, DOMIAS (AUC)",
+        "membership",
         Threshold(
-            0.05, from_baseline=True,
+            0.05,
+            from_baseline=True,
             source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
             "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
             "cut-off",
             scope="ranks every record by how much denser the synthetic data is around it than a "
             "reference sample of real data: local over-fitting, as DOMIAS defines it",
-            risk_words="the synthetic data is denser around training records than around unseen "
-            "ones",
+            risk_words="the synthetic data is denser around training records than around unseen ones",
             safe_words="the synthetic data is no denser around training records than around "
             "unseen ones, within the margin",
         ),
     ),
     *(
-        MeasureSpec(records.low_fpr_key(attack, rate), f"{title} at a false-positive rate of "
-                    f"{100 * rate:g}% (TPR)", "membership", _low_fpr_rule(words, f"{100 * rate:g}%"))
-        for attack, title, words in (("density_attack", "Density attack, DOMIAS,", "density-ratio"),
-                                     ("shadow_model", "Shadow-model attack", "shadow-model"))
+        MeasureSpec(
+            records.low_fpr_key(attack, rate),
+            f"{title} at a false-positive rate of {100 * rate:g}% (TPR)",
+            "membership",
+            _low_fpr_rule(words, f"{100 * rate:g}%"),
+        )
+        for attack, title, words in (
+            ("density_attack", "Density attack, DOMIAS,", "density-ratio"),
+            ("shadow_model", "Shadow-model attack", "shadow-model"),
+        )
         for rate in records.LOW_FPRS
     ),
     MeasureSpec(
-        "discriminator_excess_realness", "Discriminator: synthetic records judged real", "membership",
+        "discriminator_excess_realness",
+        "Discriminator: synthetic records judged real",
+        "membership",
         Threshold(
-            0.02, from_baseline=True,
-            source="kit default: synthetic records judged 2 points more 'real' than genuine "
-            "unseen records",
+            0.02,
+            from_baseline=True,
+            source="kit default: synthetic records judged 2 points more 'real' than genuine unseen records",
             scope="asks a classifier trained on training vs synthetic records whether unseen "
             "synthetic records look more like the training data than real unseen records do",
             risk_words="synthetic records look more like the training data than genuine unseen "
@@ -511,15 +664,25 @@ _DECLARED = (
             "records, within the margin",
         ),
         membership.discriminator_test,
-        with_settings(release, random_state="seed", n_repeats="repeats"), needs=("holdout",),
+        with_settings(release, random_state="seed", n_repeats="repeats"),
+        needs=("holdout",),
     ),
     # -- comparison -------------------------------------------------------------------------------
     MeasureSpec(
-        "compare_synthesizers", "Synthetic files side by side", "comparison", None,
+        "compare_synthesizers",
+        "Synthetic files side by side",
+        "comparison",
+        None,
         utility.compare_synthesizers,
-        lambda c: {"train": c.train, "holdout": c.holdout, "synthetic": c.synthetics,
-                   "keys": c.keys, "target": c.sensitive[:1], "population_size": c.population_size,
-                   "random_state": c.settings["seed"]},
+        lambda c: {
+            "train": c.train,
+            "holdout": c.holdout,
+            "synthetic": c.synthetics,
+            "keys": c.keys,
+            "target": c.sensitive[:1],
+            "population_size": c.population_size,
+            "random_state": c.settings["seed"],
+        },
         needs=("several_synthetic", "holdout", "keys", "sensitive"),
     ),
 )

@@ -41,16 +41,31 @@ def read_schema(path) -> dict:
     out = {}
     for column, entry in spec["columns"].items():
         where = f"schema file {str(path)!r}, column {column!r}"
-        if not isinstance(entry, dict) or entry.get("kind") not in KINDS or set(entry) - {"kind", "categories", "range"}:
-            raise PrivlibError(f"{where}: give `kind` (one of {list(KINDS)}) and optionally "
-                               "`categories` (categorical) or `range` (numeric).")
+        if (
+            not isinstance(entry, dict)
+            or entry.get("kind") not in KINDS
+            or set(entry) - {"kind", "categories", "range"}
+        ):
+            raise PrivlibError(
+                f"{where}: give `kind` (one of {list(KINDS)}) and optionally "
+                "`categories` (categorical) or `range` (numeric)."
+            )
         kind, categories, bounds = entry["kind"], entry.get("categories"), entry.get("range")
-        if categories is not None and (kind != "categorical" or not isinstance(categories, list) or not categories):
+        if categories is not None and (
+            kind != "categorical" or not isinstance(categories, list) or not categories
+        ):
             raise PrivlibError(f"{where}: `categories` is a non-empty list, for a categorical column.")
         if bounds is not None:
-            valid = (kind == "numeric" and isinstance(bounds, list) and len(bounds) == 2
-                     and all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
-                     and bounds[0] <= bounds[1])
+            valid = (
+                kind == "numeric"
+                and isinstance(bounds, list)
+                and len(bounds) == 2
+                and all(
+                    isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b)
+                    for b in bounds
+                )
+                and bounds[0] <= bounds[1]
+            )
             if not valid:
                 raise PrivlibError(f"{where}: `range` is [low, high] with low <= high, for a numeric column.")
         out[column] = {"kind": kind, "categories": categories, "range": bounds}
@@ -67,13 +82,23 @@ def apply_schema(frame: pd.DataFrame, schema: dict, label: str) -> pd.DataFrame:
         values = out[column]
         present = values.notna()
         if entry["kind"] == "numeric":
-            converted = pd.to_numeric(values, errors="coerce") if not pd.api.types.is_numeric_dtype(values) else values
+            converted = (
+                pd.to_numeric(values, errors="coerce")
+                if not pd.api.types.is_numeric_dtype(values)
+                else values
+            )
             _refuse(int((converted.isna() & present).sum()), column, label, "that are not numbers")
             if entry["range"] is not None:
                 low, high = entry["range"]
-                _refuse(int(((converted < low) | (converted > high)).sum()), column, label,
-                        f"outside the stated range [{low}, {high}]")
-            out[column] = converted.astype("float64") if not pd.api.types.is_integer_dtype(converted) else converted
+                _refuse(
+                    int(((converted < low) | (converted > high)).sum()),
+                    column,
+                    label,
+                    f"outside the stated range [{low}, {high}]",
+                )
+            out[column] = (
+                converted.astype("float64") if not pd.api.types.is_integer_dtype(converted) else converted
+            )
         elif entry["kind"] == "date":
             converted = pd.to_datetime(values, errors="coerce")
             _refuse(int((converted.isna() & present).sum()), column, label, "that are not dates")
@@ -82,10 +107,16 @@ def apply_schema(frame: pd.DataFrame, schema: dict, label: str) -> pd.DataFrame:
             text = values.astype(object).where(present, None)
             if entry["categories"] is not None:
                 allowed = {str(c) for c in entry["categories"]}
-                _refuse(int((present & ~text.map(lambda v: str(v) in allowed)).sum()), column, label,
-                        "that are not among the stated categories")
+                _refuse(
+                    int((present & ~text.map(str).isin(allowed)).sum()),
+                    column,
+                    label,
+                    "that are not among the stated categories",
+                )
                 categories = [str(c) for c in entry["categories"]]
-                out[column] = pd.Categorical(text.map(lambda v: None if v is None else str(v)), categories=categories)
+                out[column] = pd.Categorical(
+                    text.map(lambda v: None if v is None else str(v)), categories=categories
+                )
             else:
                 out[column] = values.astype("category")
     return out

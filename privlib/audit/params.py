@@ -126,14 +126,15 @@ def read_params(path) -> dict:
     unknown = sorted(map(str, set(params) - set(_FIELDS)))
     if unknown:
         raise PrivlibError(
-            f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are "
-            f"{sorted(_FIELDS)}."
+            f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are {sorted(_FIELDS)}."
         )
     for name, value in params.items():
         valid, wanted = _FIELDS[name]
         if value is not None and not valid(value):
             raise PrivlibError(
-                f"params file {str(path)!r}: `{name}` must be {wanted}, got {type(value).__name__} {value!r}."[:300]
+                f"params file {str(path)!r}: `{name}` must be {wanted}, got {type(value).__name__} {value!r}."[
+                    :300
+                ]
             )
     if "dataset" in params:
         if params["dataset"] not in DATASETS:

@@ -20,8 +20,18 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 
 __all__ = [
-    "SCHEMA_VERSION", "DECISIONS", "NOT_ASSESSED", "AtRisk", "MeasureRecord", "Skipped",
-    "FamilyFinding", "InputFile", "Provenance", "AuditReport", "metrics_schema", "comparable_metrics",
+    "SCHEMA_VERSION",
+    "DECISIONS",
+    "NOT_ASSESSED",
+    "AtRisk",
+    "MeasureRecord",
+    "Skipped",
+    "FamilyFinding",
+    "InputFile",
+    "Provenance",
+    "AuditReport",
+    "metrics_schema",
+    "comparable_metrics",
 ]
 
 #: Version of the metrics.json layout; bumped whenever a field changes meaning or goes.
@@ -50,8 +60,10 @@ DECISION_RULE = (
 Verdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable"]
 FamilyVerdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable", "not assessed"]
 Decision = Literal[
-    "do not release", "release only with the listed caveats",
-    "no evidence of risk at the strength of these attacks", "not assessable",
+    "do not release",
+    "release only with the listed caveats",
+    "no evidence of risk at the strength of these attacks",
+    "not assessable",
 ]
 
 
@@ -87,8 +99,7 @@ class MeasureRecord(_Frozen):
     verdict_rule: str | None = None
     reading: str
     seconds: float
-    details: dict[str, Any] = Field(default_factory=dict,
-                                    description="the result's other scalar fields")
+    details: dict[str, Any] = Field(default_factory=dict, description="the result's other scalar fields")
 
 
 class Skipped(_Frozen):
@@ -115,7 +126,8 @@ class FamilyFinding(_Frozen):
     counts: dict[str, int] = Field(default_factory=dict)
     at_risk: list[AtRisk] = Field(default_factory=list)
     adjusted_p_values: dict[str, float] = Field(
-        default_factory=dict, description="Holm-adjusted p-values of the family's exact tests")
+        default_factory=dict, description="Holm-adjusted p-values of the family's exact tests"
+    )
 
 
 class InputFile(_Frozen):
@@ -152,8 +164,10 @@ class AuditReport(_Frozen):
     skipped: list[Skipped]
     tables: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     fidelity: dict[str, Any] | None = Field(
-        None, description="fidelity of the synthetic data (privlib.utility.fidelity_summary): "
-        "context beside the privacy verdicts, never a verdict itself")
+        None,
+        description="fidelity of the synthetic data (privlib.utility.fidelity_summary): "
+        "context beside the privacy verdicts, never a verdict itself",
+    )
     provenance: Provenance
 
     _results: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -179,8 +193,11 @@ class AuditReport(_Frozen):
             "schema_version": self.schema_version,
             "decision": self.decision,
             "families": {
-                f.family: {"verdict": f.verdict, "deciding": f.deciding,
-                            "records_at_risk": {a.key: a.count for a in f.at_risk}}
+                f.family: {
+                    "verdict": f.verdict,
+                    "deciding": f.deciding,
+                    "records_at_risk": {a.key: a.count for a in f.at_risk},
+                }
                 for f in self.families
             },
             "verdicts": self.counts(),
@@ -190,8 +207,7 @@ class AuditReport(_Frozen):
     # -- output -----------------------------------------------------------------------------------
     def to_json(self, *, indent: int | None = 2) -> str:
         """metrics.json: the report as JSON (NaN and infinities as null)."""
-        return json.dumps(self.model_dump(mode="json"), indent=indent, allow_nan=False,
-                          default=str) + "\n"
+        return json.dumps(self.model_dump(mode="json"), indent=indent, allow_nan=False, default=str) + "\n"
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write :meth:`to_json` to ``path`` atomically: into a new file beside it, then renamed

@@ -61,8 +61,21 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 
 #: The fields every result has, kept as columns of a MeasureRecord; the others go to ``details``.
-_RECORD_FIELDS = {"measure", "value", "ci_low", "ci_high", "ci_method", "confidence", "baseline",
-                  "threshold", "verdict", "verdict_rule", "higher_is_riskier", "judgement", "reading"}
+_RECORD_FIELDS = {
+    "measure",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "confidence",
+    "baseline",
+    "threshold",
+    "verdict",
+    "verdict_rule",
+    "higher_is_riskier",
+    "judgement",
+    "reading",
+}
 
 #: Verdicts in order of severity (not assessable shows nothing about the data).
 _SEVERITY = {NO_EVIDENCE: 0, INCONCLUSIVE: 1, RISK: 2}
@@ -80,8 +93,9 @@ class AuditError(RuntimeError):
     """A bug in the audit's catalogue or in a measure, not a property of the data."""
 
 
-def run(spec: AuditSpec | None = None, *, client: Any = None, progress: Progress | None = None,
-        **settings: Any) -> AuditReport:
+def run(
+    spec: AuditSpec | None = None, *, client: Any = None, progress: Progress | None = None, **settings: Any
+) -> AuditReport:
     """Run the privacy audit and return its report.
 
     Give an :class:`~privlib.audit.spec.AuditSpec`, or its settings as keyword arguments (the
@@ -103,9 +117,14 @@ def run(spec: AuditSpec | None = None, *, client: Any = None, progress: Progress
     elif settings:
         raise PrivlibError(f"give either a spec or settings, not both (got {sorted(settings)}).")
     inputs = load_audit_inputs(
-        train=spec.train, synthetic=spec.synthetic, holdout=spec.holdout,
-        population_size=spec.population_size, keys=spec.keys, sensitive=spec.sensitive,
-        allow_new_categories=spec.allow_new_categories, schema=spec.schema_file,
+        train=spec.train,
+        synthetic=spec.synthetic,
+        holdout=spec.holdout,
+        population_size=spec.population_size,
+        keys=spec.keys,
+        sensitive=spec.sensitive,
+        allow_new_categories=spec.allow_new_categories,
+        schema=spec.schema_file,
     )
     if client is None and spec.dask_scheduler is not None:
         from dask.distributed import Client
@@ -178,8 +197,15 @@ def _handlers_of(log: logging.Logger) -> list[logging.Handler]:
 class Audit:
     """Runs the catalogue on checked inputs and builds the :class:`AuditReport` (see :func:`run`)."""
 
-    def __init__(self, inputs: AuditInputs, spec: AuditSpec, *, client: Any = None,
-                 progress: Progress | None = None, catalogue: tuple[MeasureSpec, ...] = CATALOGUE):
+    def __init__(
+        self,
+        inputs: AuditInputs,
+        spec: AuditSpec,
+        *,
+        client: Any = None,
+        progress: Progress | None = None,
+        catalogue: tuple[MeasureSpec, ...] = CATALOGUE,
+    ):
         if client is not None:
             _check_client(client)
         self.inputs = inputs
@@ -211,7 +237,7 @@ class Audit:
             if reason is not None:
                 self._skip(spec, spec.key, reason)
                 continue
-            for target in (self.inputs.sensitive if spec.per_target else [None]):
+            for target in self.inputs.sensitive if spec.per_target else [None]:
                 if spec.applies is None or spec.applies(self._context(target)):
                     planned.append((spec, target))
         return planned
@@ -238,10 +264,17 @@ class Audit:
     def _context(self, target: str | None) -> Context:
         inputs = self.inputs
         return Context(
-            train=inputs.train, synthetic=inputs.primary, holdout=inputs.holdout,
-            synthetics=inputs.synthetic, keys=list(inputs.keys), sensitive=list(inputs.sensitive),
-            population_size=inputs.population_size, settings=self.settings, binned=self.binned,
-            kinds=self._kinds, target=target,
+            train=inputs.train,
+            synthetic=inputs.primary,
+            holdout=inputs.holdout,
+            synthetics=inputs.synthetic,
+            keys=list(inputs.keys),
+            sensitive=list(inputs.sensitive),
+            population_size=inputs.population_size,
+            settings=self.settings,
+            binned=self.binned,
+            kinds=self._kinds,
+            target=target,
         )
 
     def _run_one(self, spec: MeasureSpec, target: str | None, done: int, total: int) -> None:
@@ -272,26 +305,38 @@ class Audit:
             return
         if not isinstance(out, Result) or out.measure != spec.key:
             got = getattr(out, "measure", type(out).__name__)
-            raise AuditError(f"the catalogue entry {spec.key!r} gave a result for {got!r}; a "
-                             "measure's results carry its declaration key.")
+            raise AuditError(
+                f"the catalogue entry {spec.key!r} gave a result for {got!r}; a "
+                "measure's results carry its declaration key."
+            )
         override = self.spec.thresholds.get(spec.key)
         judged = judge(out, override=override) if spec.rule is not None else out
         self._results[key] = judged
         self._records.append(self._record(spec, key, target, judged, seconds))
 
-    def _record(self, spec: MeasureSpec, key: str, target: str | None, result: Result,
-                seconds: float) -> MeasureRecord:
+    def _record(
+        self, spec: MeasureSpec, key: str, target: str | None, result: Result, seconds: float
+    ) -> MeasureRecord:
         scalars = result.to_dict()
         details = {name: value for name, value in scalars.items() if name not in _RECORD_FIELDS}
         return MeasureRecord(
-            key=key, measure=spec.key, target=target, family=spec.family, title=spec.title,
-            value=plain_number(result.value), ci_low=plain_number(result.ci_low),
-            ci_high=plain_number(result.ci_high), ci_method=result.ci_method,
-            confidence=result.confidence, baseline=plain_number(result.baseline),
-            threshold=plain_number(result.threshold), higher_is_riskier=result.higher_is_riskier,
+            key=key,
+            measure=spec.key,
+            target=target,
+            family=spec.family,
+            title=spec.title,
+            value=plain_number(result.value),
+            ci_low=plain_number(result.ci_low),
+            ci_high=plain_number(result.ci_high),
+            ci_method=result.ci_method,
+            confidence=result.confidence,
+            baseline=plain_number(result.baseline),
+            threshold=plain_number(result.threshold),
+            higher_is_riskier=result.higher_is_riskier,
             verdict=cast(Verdict, result.verdict or NOT_ASSESSABLE),
             verdict_rule=self._redacted(result.verdict_rule),
-            reading=self.redact(result.reading()), seconds=round(seconds, 3),
+            reading=self.redact(result.reading()),
+            seconds=round(seconds, 3),
             details=_json_safe(details),
         )
 
@@ -299,8 +344,11 @@ class Audit:
         return None if text is None else self.redact(text)
 
     def _skip(self, spec: MeasureSpec, key: str, reason: str, target: str | None = None) -> None:
-        self._skipped.append(Skipped(key=key, measure=spec.key, family=spec.family, title=spec.title,
-                                     reason=self.redact(reason)))
+        self._skipped.append(
+            Skipped(
+                key=key, measure=spec.key, family=spec.family, title=spec.title, reason=self.redact(reason)
+            )
+        )
 
     def binned(self, columns: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Training and primary synthetic data restricted to ``columns``, numeric ones binned.
@@ -314,8 +362,9 @@ class Audit:
         train, synthetic = self.inputs.train[columns], self.inputs.primary[columns]
         numeric = [c for c in columns if self._kinds.get(c) == NUMERIC]
         if numeric:
-            train, synthetic = discretize(original=train, synthetic=synthetic, columns=numeric,
-                                          n_bins=self.settings["cap_bins"])
+            train, synthetic = discretize(
+                original=train, synthetic=synthetic, columns=numeric, n_bins=self.settings["cap_bins"]
+            )
         return train, synthetic
 
     # -- the report -------------------------------------------------------------------------------
@@ -331,8 +380,11 @@ class Audit:
             families=families,
             measures=self._records,
             skipped=self._skipped,
-            tables={key: _table_records(out) for key, out in self._results.items()
-                    if isinstance(out, pd.DataFrame)},
+            tables={
+                key: _table_records(out)
+                for key, out in self._results.items()
+                if isinstance(out, pd.DataFrame)
+            },
             fidelity=self._fidelity(),
             provenance=self._provenance(),
         )
@@ -349,13 +401,19 @@ class Audit:
         logger.info("fidelity: TSTR, pMSE and marginal distance ...")
         try:
             summary = fidelity_summary(
-                train=inputs.train, synthetic=inputs.primary, holdout=inputs.holdout,
-                target=(inputs.sensitive or [None])[0], random_state=self.spec.seed,
+                train=inputs.train,
+                synthetic=inputs.primary,
+                holdout=inputs.holdout,
+                target=(inputs.sensitive or [None])[0],
+                random_state=self.spec.seed,
             )
         except PrivlibError as exc:
             logger.info("    fidelity not computed: the data do not allow it")
-            return {"confidence": 0.95, "measures": [],
-                    "skipped": [{"key": "fidelity", "reason": self.redact(str(exc))}]}
+            return {
+                "confidence": 0.95,
+                "measures": [],
+                "skipped": [{"key": "fidelity", "reason": self.redact(str(exc))}],
+            }
         fidelity = _json_safe(summary.to_dict())
         fidelity["skipped"] = [dict(s, reason=self.redact(s["reason"])) for s in fidelity["skipped"]]
         return fidelity
@@ -365,19 +423,31 @@ class Audit:
         beyond its threshold; "not assessed" when none of its measures could be judged."""
         about = FAMILIES[family]
         judged = [m for m in self._records if m.family == family and m.verdict in _SEVERITY]
-        counts = {v: sum(m.verdict == v for m in self._records if m.family == family)
-                  for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)}
+        counts = {
+            v: sum(m.verdict == v for m in self._records if m.family == family)
+            for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)
+        }
         if not judged:
             reasons = sorted({s.reason for s in self._skipped if s.family == family})
-            reason = ("no measure of this kind could be read on these data" if not reasons
-                      else "; ".join(reasons[:2]))
-            return FamilyFinding(
-                family=family, title=about.title, question=about.question, verdict=NOT_ASSESSED,
-                headline=f"{about.title}: not assessed, because {reason}.", reason=reason,
-                how_to_assess=_HOW_TO_ASSESS[family], counts=counts,
+            reason = (
+                "no measure of this kind could be read on these data"
+                if not reasons
+                else "; ".join(reasons[:2])
             )
-        holm = family_tests({m.key: m.details["p_value"] for m in judged if m.details.get("p_value") is not None},
-                            confidence=judged[0].confidence)
+            return FamilyFinding(
+                family=family,
+                title=about.title,
+                question=about.question,
+                verdict=NOT_ASSESSED,
+                headline=f"{about.title}: not assessed, because {reason}.",
+                reason=reason,
+                how_to_assess=_HOW_TO_ASSESS[family],
+                counts=counts,
+            )
+        holm = family_tests(
+            {m.key: m.details["p_value"] for m in judged if m.details.get("p_value") is not None},
+            confidence=judged[0].confidence,
+        )
         weight = {m.key: _family_weight(m, holm) for m in judged}
         worst = max(judged, key=lambda m: (weight[m.key], _excess(m)))
         verdict = RISK if weight[worst.key] == _SEVERITY[RISK] else worst.verdict
@@ -385,21 +455,31 @@ class Audit:
             headline = _headline(about.title, worst)
         else:  # a test that is a risk on its own, but not once the family's tests are adjusted
             verdict = INCONCLUSIVE
-            headline = (f"{about.title}: inconclusive: {worst.title} = {_number(worst.value)} is a risk "
-                        f"on its own, but not after Holm's adjustment across the {len(holm.p_values)} "
-                        f"exact tests of this kind (adjusted p = {holm.adjusted[worst.key]:.3g}).")
+            headline = (
+                f"{about.title}: inconclusive: {worst.title} = {_number(worst.value)} is a risk "
+                f"on its own, but not after Holm's adjustment across the {len(holm.p_values)} "
+                f"exact tests of this kind (adjusted p = {holm.adjusted[worst.key]:.3g})."
+            )
         return FamilyFinding(
-            family=family, title=about.title, question=about.question, verdict=verdict,
-            deciding=worst.key, headline=headline, counts=counts, at_risk=self._at_risk(family),
+            family=family,
+            title=about.title,
+            question=about.question,
+            verdict=verdict,
+            deciding=worst.key,
+            headline=headline,
+            counts=counts,
+            at_risk=self._at_risk(family),
             adjusted_p_values=holm.adjusted,
         )
 
     def _at_risk(self, family: str) -> list[AtRisk]:
         counters = {spec.key: spec.at_risk for spec in self.catalogue if spec.at_risk is not None}
         return [
-            AtRisk(key=m.key, count=int(counter(self._results[m.key])[0]),
-                   what=counter(self._results[m.key])[1])
-            for m in self._records if m.family == family and (counter := counters.get(m.measure))
+            AtRisk(
+                key=m.key, count=int(counter(self._results[m.key])[0]), what=counter(self._results[m.key])[1]
+            )
+            for m in self._records
+            if m.family == family and (counter := counters.get(m.measure))
         ]
 
     def _provenance(self) -> Provenance:
@@ -407,19 +487,24 @@ class Audit:
 
         inputs = self.inputs
         rows: dict[str, list[int | None]] = {
-                "train": [len(inputs.train)], "synthetic": [len(f) for f in inputs.synthetic.values()],
-                "holdout": [len(inputs.holdout) if inputs.holdout is not None else None]}
+            "train": [len(inputs.train)],
+            "synthetic": [len(f) for f in inputs.synthetic.values()],
+            "holdout": [len(inputs.holdout) if inputs.holdout is not None else None],
+        }
         files = [
-            InputFile(role=role, file=source.name, rows=rows[role][i], columns=inputs.train.shape[1],
-                      sha256=digest)
+            InputFile(
+                role=role, file=source.name, rows=rows[role][i], columns=inputs.train.shape[1], sha256=digest
+            )
             for role, sources in inputs.files.items()
             for i, (source, digest) in enumerate(zip(sources, inputs.digests[role]))
         ]
         return Provenance(
-            privlib_version=__version__, python_version=platform.python_version(),
+            privlib_version=__version__,
+            python_version=platform.python_version(),
             pandas_version=pd.__version__,
             created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-            inputs=files, spec=self.spec.provenance(),
+            inputs=files,
+            spec=self.spec.provenance(),
             notes=[self.redact(note) for note in inputs.notes],
         )
 
@@ -462,12 +547,16 @@ def _number(value: float | None) -> str:
 
 
 def _headline(family: str, record: MeasureRecord) -> str:
-    interval = ("" if record.ci_low is None or record.ci_high is None
-                else f" ({record.confidence:.0%} interval {_number(record.ci_low)} to "
-                f"{_number(record.ci_high)})")
+    interval = (
+        ""
+        if record.ci_low is None or record.ci_high is None
+        else f" ({record.confidence:.0%} interval {_number(record.ci_low)} to {_number(record.ci_high)})"
+    )
     threshold = "" if record.threshold is None else f", threshold {_number(record.threshold)}"
-    return (f"{family}: {record.verdict}, decided by {record.title} = {_number(record.value)}"
-            f"{interval}{threshold}.")
+    return (
+        f"{family}: {record.verdict}, decided by {record.title} = {_number(record.value)}"
+        f"{interval}{threshold}."
+    )
 
 
 def _decision(assessable: bool, families: list[FamilyFinding]) -> Decision:
@@ -483,6 +572,7 @@ def _decision(assessable: bool, families: list[FamilyFinding]) -> Decision:
 
 def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
     """Plain JSON values (NaN and infinities as None)."""
+
     def plain(value: Any) -> Any:
         if isinstance(value, float):
             return plain_number(value)

@@ -69,8 +69,7 @@ def _names(value: Any) -> list[str]:
     return items
 
 
-Names = Annotated[Any, AfterValidator(_names),
-                  WithJsonSchema({"type": "array", "items": {"type": "string"}})]
+Names = Annotated[Any, AfterValidator(_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})]
 
 
 class AuditSpec(BaseModel):
@@ -89,34 +88,48 @@ class AuditSpec(BaseModel):
         dict[str, Table] | list[Table],
         WithJsonSchema({"type": "array", "items": {"type": "string"}}),
     ] = Field(description="one or several synthetic tables; several add a comparison")
-    holdout: Table | None = Field(None, description="real records of the same population the "
-                                  "generator never saw")
-    population_size: int | None = Field(None, gt=0, strict=True, description="size N of the "
-                                        "population the training data was drawn from")
+    holdout: Table | None = Field(
+        None, description="real records of the same population the generator never saw"
+    )
+    population_size: int | None = Field(
+        None, gt=0, strict=True, description="size N of the population the training data was drawn from"
+    )
     keys: Names = Field(default_factory=list, description="key variables an adversary knows")
     sensitive: Names = Field(default_factory=list, description="variables an adversary wants to learn")
     seed: int = Field(DEFAULT_SEED, ge=0, strict=True, description="seed of every random step")
-    repeats: int = Field(5, ge=1, le=1000, strict=True,
-                         description="repetitions of the random membership measures")
-    hamming_threshold: int = Field(5, ge=0, le=10_000, strict=True,
-                                   description="h of the partitioning attack (El Emam et al. 2022)")
-    attack_share: float = Field(0.5, gt=0, lt=1, description="t of the partitioning attack when N "
-                                "is not given")
-    cap_bins: int = Field(5, ge=2, le=1000, strict=True,
-                          description="quantile bins of numeric keys and targets for CAP")
-    thresholds: dict[str, float] = Field(default_factory=dict, description="measure key -> "
-                                         "absolute cut-off replacing the registry's")
-    schema_file: Path | None = Field(None, description="YAML file stating column kinds, "
-                                     "categories and ranges (privlib.audit.metadata)")
-    allow_new_categories: bool = Field(False, description="accept categories that look recoded "
-                                       "(they are still reported)")
-    targeted_attack: str | None = Field(None, description="generator refitted by the shadow-model "
-                                        "attack (a privlib.synth name or module:Class); off when None")
-    dask_scheduler: str | None = Field(None, description="address of a Dask scheduler for the "
-                                       "neighbour searches")
+    repeats: int = Field(
+        5, ge=1, le=1000, strict=True, description="repetitions of the random membership measures"
+    )
+    hamming_threshold: int = Field(
+        5, ge=0, le=10_000, strict=True, description="h of the partitioning attack (El Emam et al. 2022)"
+    )
+    attack_share: float = Field(
+        0.5, gt=0, lt=1, description="t of the partitioning attack when N is not given"
+    )
+    cap_bins: int = Field(
+        5, ge=2, le=1000, strict=True, description="quantile bins of numeric keys and targets for CAP"
+    )
+    thresholds: dict[str, float] = Field(
+        default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
+    )
+    schema_file: Path | None = Field(
+        None, description="YAML file stating column kinds, categories and ranges (privlib.audit.metadata)"
+    )
+    allow_new_categories: bool = Field(
+        False, description="accept categories that look recoded (they are still reported)"
+    )
+    targeted_attack: str | None = Field(
+        None,
+        description="generator refitted by the shadow-model "
+        "attack (a privlib.synth name or module:Class); off when None",
+    )
+    dask_scheduler: str | None = Field(
+        None, description="address of a Dask scheduler for the neighbour searches"
+    )
     title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300)
-    recipe: dict[str, Any] | None = Field(None, description="how the tables were made from a "
-                                          "bundled dataset (from a params file)")
+    recipe: dict[str, Any] | None = Field(
+        None, description="how the tables were made from a bundled dataset (from a params file)"
+    )
 
     @field_validator("thresholds", mode="before")
     @classmethod
@@ -157,8 +170,17 @@ class AuditSpec(BaseModel):
     # -- views ----------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
         """The settings the measures' arguments are built from."""
-        return {name: getattr(self, name) for name in
-                ("seed", "repeats", "hamming_threshold", "attack_share", "cap_bins", "targeted_attack")}
+        return {
+            name: getattr(self, name)
+            for name in (
+                "seed",
+                "repeats",
+                "hamming_threshold",
+                "attack_share",
+                "cap_bins",
+                "targeted_attack",
+            )
+        }
 
     def provenance(self) -> dict[str, Any]:
         """The spec as the report records it: tables reduced to file names (or "DataFrame"),

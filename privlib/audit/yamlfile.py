@@ -38,8 +38,9 @@ def _strict_loader():
         def construct_yaml_int(self, node):
             digits = sum(ch.isdigit() for ch in node.value)
             if digits > MAX_DIGITS:
-                raise yaml.YAMLError(f"an integer of {digits} digits is longer than the {MAX_DIGITS} "
-                                     f"accepted{_where(node)}")
+                raise yaml.YAMLError(
+                    f"an integer of {digits} digits is longer than the {MAX_DIGITS} accepted{_where(node)}"
+                )
             return super().construct_yaml_int(node)
 
     StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
@@ -70,8 +71,7 @@ def read_yaml(path, what: str, option: str):
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PrivlibError(
-            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be read); save it "
-            "as UTF-8."
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be read); save it as UTF-8."
         ) from None
     try:
         content = yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a SafeLoader, made stricter

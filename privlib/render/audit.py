@@ -36,13 +36,18 @@ def provenance_html(report: AuditReport) -> str:
         ("created (UTC)", p.created),
         ("Python / pandas", f"{p.python_version} / {p.pandas_version}"),
     ]
-    rows += [(f"{f.role}: {f.file}", f"{f.rows} rows x {f.columns} columns, SHA-256 {f.sha256}")
-             for f in p.inputs]
-    rows += [(f"setting {name}", json.dumps(value, default=str) if not isinstance(value, str) else value)
-             for name, value in p.spec.items() if value not in (None, [], {})]
+    rows += [
+        (f"{f.role}: {f.file}", f"{f.rows} rows x {f.columns} columns, SHA-256 {f.sha256}") for f in p.inputs
+    ]
+    rows += [
+        (f"setting {name}", json.dumps(value, default=str) if not isinstance(value, str) else value)
+        for name, value in p.spec.items()
+        if value not in (None, [], {})
+    ]
     rows += [("note", note) for note in p.notes]
-    return render_page("table.html.j2", columns=["item", "value"], rows=rows, index_name=None,
-                       classes="privlib-provenance")
+    return render_page(
+        "table.html.j2", columns=["item", "value"], rows=rows, index_name=None, classes="privlib-provenance"
+    )
 
 
 def summary_html(report: AuditReport) -> str:
@@ -57,16 +62,20 @@ def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -
     """A DataFrame as an HTML table fragment, every cell in full and escaped."""
     frame = table.reset_index() if index else table
     rows = [[_number(v) for v in row] for row in frame.itertuples(index=False)]
-    return render_page("table.html.j2", columns=[str(c) for c in frame.columns], rows=rows,
-                       index_name=None, classes=classes)
+    return render_page(
+        "table.html.j2", columns=[str(c) for c in frame.columns], rows=rows, index_name=None, classes=classes
+    )
 
 
 def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, Any]]:
     """``(record, result, plot)`` for every computed measure of ``family`` that has a figure."""
     from privlib.audit.measures import MEASURES
 
-    return [(m, report.result(m.key), MEASURES[m.measure].plot) for m in report.by_family(family)
-            if MEASURES[m.measure].plot is not None]
+    return [
+        (m, report.result(m.key), MEASURES[m.measure].plot)
+        for m in report.by_family(family)
+        if MEASURES[m.measure].plot is not None
+    ]
 
 
 def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord, pd.DataFrame]]:

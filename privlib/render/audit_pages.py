@@ -20,9 +20,20 @@ from markupsafe import Markup
 
 from privlib.render.pages import render_page
 
-__all__ = ["decision_html", "verdict_lines_html", "fidelity_html", "readings_html", "comparison_html",
-           "appendix_html", "figure_html", "forest_figure_html", "forest_alt_text", "measure_figure_html",
-           "audit_page_html", "NOT_ASSESSED"]
+__all__ = [
+    "decision_html",
+    "verdict_lines_html",
+    "fidelity_html",
+    "readings_html",
+    "comparison_html",
+    "appendix_html",
+    "figure_html",
+    "forest_figure_html",
+    "forest_alt_text",
+    "measure_figure_html",
+    "audit_page_html",
+    "NOT_ASSESSED",
+]
 
 #: How many of a measure's details (its other scalar fields) the appendix shows; metrics.json has all.
 SHOWN_DETAILS = 4
@@ -114,24 +125,27 @@ def _families(report: dict) -> list[dict]:
     views = []
     for family in report.get("families", []):
         deciding = measures.get(family.get("deciding"))
-        views.append({
-            "key": family.get("family", ""),
-            "name": family.get("title") or str(family.get("family", "")).capitalize(),
-            "verdict": family.get("verdict") or NOT_ASSESSED,
-            "at_risk_sentence": "; ".join(
-                f"{item.get('count')} {item.get('what', '')}".strip()
-                for item in family.get("at_risk", []) if item.get("count")
-            ),
-            "reason": family.get("reason"),
-            "how_to_assess": family.get("how_to_assess"),
-            "deciding": _measure_view(deciding) if deciding else None,
-            "at_risk": [
-                {"count": item.get("count"), "what": item.get("what", ""), "key": item.get("key", "")}
-                for item in family.get("at_risk", [])
-            ],
-            "counts_text": _counts_text(family.get("counts") or {}),
-            "not_run": _not_run(report, family.get("family")),
-        })
+        views.append(
+            {
+                "key": family.get("family", ""),
+                "name": family.get("title") or str(family.get("family", "")).capitalize(),
+                "verdict": family.get("verdict") or NOT_ASSESSED,
+                "at_risk_sentence": "; ".join(
+                    f"{item.get('count')} {item.get('what', '')}".strip()
+                    for item in family.get("at_risk", [])
+                    if item.get("count")
+                ),
+                "reason": family.get("reason"),
+                "how_to_assess": family.get("how_to_assess"),
+                "deciding": _measure_view(deciding) if deciding else None,
+                "at_risk": [
+                    {"count": item.get("count"), "what": item.get("what", ""), "key": item.get("key", "")}
+                    for item in family.get("at_risk", [])
+                ],
+                "counts_text": _counts_text(family.get("counts") or {}),
+                "not_run": _not_run(report, family.get("family")),
+            }
+        )
     return views
 
 
@@ -150,8 +164,11 @@ def verdict_lines_html(report) -> str:
     report = _plain(report)
     titles = _family_titles(report)
     measures = report.get("measures", [])
-    order = list(dict.fromkeys([f.get("family") for f in report.get("families", [])]
-                               + [m.get("family") for m in measures]))
+    order = list(
+        dict.fromkeys(
+            [f.get("family") for f in report.get("families", [])] + [m.get("family") for m in measures]
+        )
+    )
     groups = []
     for family in order:
         rows = [_measure_view(m) for m in measures if m.get("family") == family]
@@ -169,8 +186,7 @@ def fidelity_html(report) -> str:
     if fidelity:
         view = {
             "measures": [
-                dict(_measure_view(m), ideal=_number(m.get("ideal")))
-                for m in fidelity.get("measures", [])
+                dict(_measure_view(m), ideal=_number(m.get("ideal"))) for m in fidelity.get("measures", [])
             ],
             "skipped": list(fidelity.get("skipped", [])),
         }
@@ -194,13 +210,19 @@ def readings_html(report, family: str | None = None) -> str:
         key = finding.get("family")
         if family is not None and key != family:
             continue
-        families.append({
-            "key": key, "name": finding.get("title") or str(key).capitalize(),
-            "question": finding.get("question") or "",
-            "measures": [dict(_measure_view(m), reading=_reading_without_rule(m))
-                         for m in report.get("measures", []) if m.get("family") == key],
-            "skipped": [s for s in report.get("skipped", []) if s.get("family") == key],
-        })
+        families.append(
+            {
+                "key": key,
+                "name": finding.get("title") or str(key).capitalize(),
+                "question": finding.get("question") or "",
+                "measures": [
+                    dict(_measure_view(m), reading=_reading_without_rule(m))
+                    for m in report.get("measures", [])
+                    if m.get("family") == key
+                ],
+                "skipped": [s for s in report.get("skipped", []) if s.get("family") == key],
+            }
+        )
     return render_page("audit_families.html.j2", families=families)
 
 
@@ -217,8 +239,9 @@ def comparison_html(reports) -> str:
     records = {label: {m.get("key"): m for m in r.get("measures", [])} for label, r in reports.items()}
     keys = list(dict.fromkeys(m.get("key") for r in reports.values() for m in r.get("measures", [])))
     families = {m.get("key"): m.get("family") for r in reports.values() for m in r.get("measures", [])}
-    named = {m.get("key"): m.get("title") or m.get("key")
-             for r in reports.values() for m in r.get("measures", [])}
+    named = {
+        m.get("key"): m.get("title") or m.get("key") for r in reports.values() for m in r.get("measures", [])
+    }
     groups = []
     for family in dict.fromkeys(families[k] for k in keys):
         rows = []
@@ -226,14 +249,22 @@ def comparison_html(reports) -> str:
             cells = []
             for label in reports:
                 record = records[label].get(key)
-                cells.append(None if record is None else {
-                    "value": _number(record.get("value")),
-                    "verdict": record.get("verdict") or "not assessable",
-                })
+                cells.append(
+                    None
+                    if record is None
+                    else {
+                        "value": _number(record.get("value")),
+                        "verdict": record.get("verdict") or "not assessable",
+                    }
+                )
             rows.append({"title": named[key], "key": key, "cells": cells})
         groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
-    return render_page("audit_comparison.html.j2", labels=list(reports),
-                       decisions=[r.get("decision", "") for r in reports.values()], groups=groups)
+    return render_page(
+        "audit_comparison.html.j2",
+        labels=list(reports),
+        decisions=[r.get("decision", "") for r in reports.values()],
+        groups=groups,
+    )
 
 
 def appendix_html(report) -> str:
@@ -242,12 +273,19 @@ def appendix_html(report) -> str:
     report = _plain(report)
     titles = _family_titles(report)
     skipped = [
-        dict(s, title=s.get("title") or s.get("key", ""),
-             family=titles.get(s.get("family")) or s.get("family", ""))
+        dict(
+            s,
+            title=s.get("title") or s.get("key", ""),
+            family=titles.get(s.get("family")) or s.get("family", ""),
+        )
         for s in report.get("skipped", [])
     ]
-    return render_page("audit_appendix.html.j2", report=report,
-                       measures=[_measure_view(m) for m in report.get("measures", [])], skipped=skipped)
+    return render_page(
+        "audit_appendix.html.j2",
+        report=report,
+        measures=[_measure_view(m) for m in report.get("measures", [])],
+        skipped=skipped,
+    )
 
 
 def figure_png(figure, *, dpi: int = 150) -> str:
@@ -257,8 +295,9 @@ def figure_png(figure, *, dpi: int = 150) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None = None,
-                heading: str | None = None) -> str:
+def figure_html(
+    figure, *, alt: str, caption: str | None = None, id: str | None = None, heading: str | None = None
+) -> str:
     """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
     ``<h2>`` ``heading`` (with the ``id``) when one is given.
 
@@ -267,8 +306,9 @@ def figure_html(figure, *, alt: str, caption: str | None = None, id: str | None 
     """
     if not alt or not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
-    return render_page("figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id,
-                       heading=heading, half=False)
+    return render_page(
+        "figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, heading=heading, half=False
+    )
 
 
 def forest_alt_text(measures) -> str:
@@ -304,7 +344,9 @@ def forest_figure_html(report) -> str:
     ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
     try:
         return figure_html(
-            ax.figure, alt=forest_alt_text(measures), id="forest",
+            ax.figure,
+            alt=forest_alt_text(measures),
+            id="forest",
             heading="Every measure against its threshold",
             caption="Each line is a measure's interval and the marker "
             "its value, placed so that 0 is the measure's baseline (what chance gives) and 1 its "
@@ -328,8 +370,15 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
         drawn = ax.get_title() or "Figure"
         title = record.get("title") or record.get("key", "")
         alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
-        return render_page("figure.html.j2", png=figure_png(figure), alt=alt, id=None, heading=None,
-                           caption=f"{title} ({record.get('key', '')})", half=True)
+        return render_page(
+            "figure.html.j2",
+            png=figure_png(figure),
+            alt=alt,
+            id=None,
+            heading=None,
+            caption=f"{title} ({record.get('key', '')})",
+            half=True,
+        )
     finally:
         plt.close(figure)
 
@@ -340,16 +389,27 @@ def audit_page_html(report) -> str:
     family and the appendix (without the measures' own figures, which need the results'
     per-record arrays: the audit notebook adds them)."""
     report = _plain(report)
-    entries = [("decision", "Decision"), ("fidelity", "Fidelity"), ("forest", "All measures"),
-               ("verdicts", "Verdicts")]
-    entries += [(f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
-                for f in report.get("families", [])]
+    entries = [
+        ("decision", "Decision"),
+        ("fidelity", "Fidelity"),
+        ("forest", "All measures"),
+        ("verdicts", "Verdicts"),
+    ]
+    entries += [
+        (f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
+        for f in report.get("families", [])
+    ]
     entries.append(("appendix", "Appendix"))
     if not report.get("measures"):
         entries.remove(("forest", "All measures"))
     return render_page(
-        "audit_report.html.j2", title=report.get("title", "Privacy audit"), entries=entries,
-        decision=Markup(decision_html(report)), forest=Markup(forest_figure_html(report)),
-        verdicts=Markup(verdict_lines_html(report)), fidelity=Markup(fidelity_html(report)),
-        readings=Markup(readings_html(report)), appendix=Markup(appendix_html(report)),
+        "audit_report.html.j2",
+        title=report.get("title", "Privacy audit"),
+        entries=entries,
+        decision=Markup(decision_html(report)),
+        forest=Markup(forest_figure_html(report)),
+        verdicts=Markup(verdict_lines_html(report)),
+        fidelity=Markup(fidelity_html(report)),
+        readings=Markup(readings_html(report)),
+        appendix=Markup(appendix_html(report)),
     )

@@ -9,8 +9,13 @@ from privlib.render.math import typeset_math
 from privlib.render.pages import render_page, stylesheet
 
 __all__ = [
-    "render_html", "add_toc", "REMOVE_CELL_TAGS", "HIDE_INPUT_TAGS", "HIDE_OUTPUT_TAGS",
-    "notebook_title", "without_nbval_markers",
+    "render_html",
+    "add_toc",
+    "REMOVE_CELL_TAGS",
+    "HIDE_INPUT_TAGS",
+    "HIDE_OUTPUT_TAGS",
+    "notebook_title",
+    "without_nbval_markers",
 ]
 
 # Cell tags every rendering honours (handouts, reports, slides, the course site; see
@@ -124,8 +129,11 @@ def render_html(
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
-    hidden = TagRemovePreprocessor(remove_cell_tags=set(REMOVE_CELL_TAGS), remove_input_tags=set(HIDE_INPUT_TAGS),
-                                   remove_all_outputs_tags=set(HIDE_OUTPUT_TAGS))
+    hidden = TagRemovePreprocessor(
+        remove_cell_tags=set(REMOVE_CELL_TAGS),
+        remove_input_tags=set(HIDE_INPUT_TAGS),
+        remove_all_outputs_tags=set(HIDE_OUTPUT_TAGS),
+    )
     exporter.register_preprocessor(hidden, enabled=True)
     body, _ = exporter.from_notebook_node(nb, resources={"privlib_css": stylesheet()})
     if toc or compact:
