@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -188,7 +189,9 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
             kernel_manager_class=_ipc_kernel_manager(),
         )
     except papermill.PapermillExecutionError as exc:
-        detail = f"{exc.ename}: {exc.evalue}".splitlines()[0]
+        # The kernel's message may quote a value of the data: every quoted part is blanked out.
+        evalue = re.sub(r"""(['"]).*?\1""", "'…'", str(exc.evalue).splitlines()[0] if exc.evalue else "")
+        detail = f"{exc.ename}: {evalue}"
         raise ReportError(
             f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
         ) from None
@@ -199,6 +202,20 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
             os.environ.pop("MPLBACKEND", None)
         else:
             os.environ["MPLBACKEND"] = previous
+    _names_only(Path(output))
+
+
+def _names_only(executed: Path) -> None:
+    """The executed notebook with the paths papermill records (the kit's template, the staging
+    folder) reduced to file names: a published notebook names no folder of this machine."""
+    import nbformat
+
+    notebook = nbformat.read(str(executed), as_version=4)
+    record = notebook.metadata.get("papermill", {})
+    for field in ("input_path", "output_path"):
+        if record.get(field):
+            record[field] = Path(record[field]).name
+    nbformat.write(notebook, str(executed))
 
 
 def _say(progress: bool, message: str) -> None:

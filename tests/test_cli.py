@@ -285,6 +285,9 @@ def test_no_training_record_in_any_output(rendered):
     }
     for name, text in texts.items():
         assert _leaks(text, records) == [], name
+    # the published notebook names no folder of the machine (papermill's paths reduced to names)
+    whole = (out / "privacy_audit.ipynb").read_text()
+    assert str(out.parent) not in whole and ".audit-" not in whole and "/reports/" not in whole
     # The scan does find a record when one is printed (a table of the training data as HTML).
     printed = _text_of_html(pd.read_csv(paths["train"]).head(1).to_html(index=False))
     assert _leaks(printed, records)
