@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from privlib.audit import AuditSpec, load_audit_inputs, materialise, read_params
+from privlib.audit import AuditSpec, inputs_of, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
@@ -395,16 +395,7 @@ def run_audit(
             )
         spec = _with_absolute_paths(spec)
         # Every check of the inputs, before the notebook starts (bad input: exit 2).
-        load_audit_inputs(
-            train=spec.train,
-            synthetic=spec.synthetic,
-            holdout=spec.holdout,
-            population_size=spec.population_size,
-            keys=spec.keys,
-            sensitive=spec.sensitive,
-            allow_new_categories=spec.allow_new_categories,
-            schema=spec.schema_file,
-        )
+        inputs_of(spec)
         spec_file = spec.write(work / "audit_spec.json")
         executed = report / "privacy_audit.ipynb"
         _say(progress, "running the audit notebook")

@@ -18,7 +18,7 @@ from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha25
 from privlib.audit.measures import CATALOGUE, MEASURES
 from privlib.audit.params import materialise, read_params
 from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
-from privlib.audit.runner import Audit, AuditError, run
+from privlib.audit.runner import Audit, AuditError, inputs_of, run
 from privlib.audit.spec import AuditSpec
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "AuditSpec",
     "MeasureSpec",
     "comparable_metrics",
+    "inputs_of",
     "load_audit_inputs",
     "materialise",
     "metrics_schema",

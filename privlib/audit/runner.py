@@ -53,7 +53,7 @@ from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Res
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.thresholds import judge
 
-__all__ = ["run", "Audit", "AuditError", "Redactor"]
+__all__ = ["run", "inputs_of", "Audit", "AuditError", "Redactor"]
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +116,17 @@ def run(
         spec = AuditSpec.build(**settings)
     elif settings:
         raise PrivlibError(f"give either a spec or settings, not both (got {sorted(settings)}).")
-    inputs = load_audit_inputs(
+    inputs = inputs_of(spec)
+    if client is None and spec.dask_scheduler is not None:
+        from dask.distributed import Client
+
+        client = Client(spec.dask_scheduler, timeout=10)
+    return Audit(inputs, spec, client=client, progress=progress).run()
+
+
+def inputs_of(spec: AuditSpec) -> AuditInputs:
+    """The spec's tables read and checked (:func:`~privlib.audit.inputs.load_audit_inputs`)."""
+    return load_audit_inputs(
         train=spec.train,
         synthetic=spec.synthetic,
         holdout=spec.holdout,
@@ -126,11 +136,6 @@ def run(
         allow_new_categories=spec.allow_new_categories,
         schema=spec.schema_file,
     )
-    if client is None and spec.dask_scheduler is not None:
-        from dask.distributed import Client
-
-        client = Client(spec.dask_scheduler, timeout=10)
-    return Audit(inputs, spec, client=client, progress=progress).run()
 
 
 class Redactor:
