@@ -154,6 +154,12 @@ def _remove_stale_staging(out: Path) -> None:
         mark = folder / STAGING_MARK
         if not pattern.fullmatch(name) or folder.is_symlink() or not folder.is_dir() or mark.is_symlink():
             continue
+        if not mark.exists():
+            # a run killed between making its folder and marking it left it empty; no live run
+            # can be there, since every run holds the lock on ``out`` that the caller holds now
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+            continue
         try:
             fd = _lock(mark, wait=False) if mark.is_file() else None
         except OSError:

@@ -75,8 +75,10 @@ def test_the_wheel_ships_the_notebooks_params_data_and_templates(installed):
         "privlib/_reports/params/acs.yaml",
         "privlib/_notebooks/00_introduction.ipynb",
         "privlib/_data/ce/CEdata.csv",
-        "privlib/render/templates/verdicts.html.j2",
+        "privlib/render/templates/audit_verdicts.html.j2",
         "privlib/render/templates/report.css",
+        "privlib/audit/metrics.schema.json",
+        "privlib/_notebooks/capstone_key.ipynb",
     ):
         assert needed in names
 
