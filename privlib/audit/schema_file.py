@@ -12,4 +12,3 @@ SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
 
 if __name__ == "__main__":
     SCHEMA_PATH.write_text(json.dumps(metrics_schema(), indent=2) + "\n", encoding="utf-8")
-    print(SCHEMA_PATH)
