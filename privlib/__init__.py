@@ -4,6 +4,7 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 
 * :mod:`privlib.schema` - column kinds, validation, the encoding all distances share
 * :mod:`privlib.neighbors` - exact, memory-bounded nearest neighbours (Gower, Hamming, L1, L2)
+* :mod:`privlib.search_reuse` - one neighbour search per question within a piece of work (an audit)
 * :mod:`privlib.identity` - identity disclosure
 * :mod:`privlib.attribute` - attribute disclosure (CAP, classification-based risk)
 * :mod:`privlib.membership` - membership disclosure
@@ -36,6 +37,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 _SUBMODULES = {
     "schema",
     "neighbors",
+    "search_reuse",
     "identity",
     "attribute",
     "membership",

@@ -637,6 +637,12 @@ def _engine_predictions(original, synthetic, keys, y_r, y_s, k, metric, regressi
 
     The neighbours come from :func:`privlib.neighbors.kneighbors` (exact, ties to the lower
     row number); the prediction is the neighbours' mean (regression) or majority vote.
+
+    Records with the same key values have the same distances to every record, so each distinct
+    combination is searched once (a few keys leave far fewer combinations than records). A
+    record's neighbours among the *other* records of R are the combination's k + 1 nearest in R
+    without the record itself, or the first k when it is not among them (all ahead of it in the
+    tie order are then other records).
     """
     if metric == "gower":
         names = ["original", "synthetic"]
@@ -646,9 +652,16 @@ def _engine_predictions(original, synthetic, keys, y_r, y_s, k, metric, regressi
     else:
         query, reference = _key_features(original, synthetic, keys)
         options = dict(metric=metric)
-    options |= dict(k=k, client=client, progress=progress)
-    from_synthetic = kneighbors(query, reference, **options).indices
-    from_original = kneighbors(query, query, exclude_self=True, **options).indices
+    options |= dict(client=client, progress=progress)
+    combination = original[keys].groupby(keys, dropna=False, sort=False, observed=True).ngroup().to_numpy()
+    first = np.unique(combination, return_index=True)[1]
+    distinct = query.iloc[first] if isinstance(query, pd.DataFrame) else query[first]
+    from_synthetic = kneighbors(distinct, reference, k=k, **options).indices[combination]
+    nearest = kneighbors(distinct, query, k=k + 1, **options).indices[combination]
+    itself = nearest == np.arange(len(nearest))[:, None]
+    keep = ~itself
+    keep[~itself.any(axis=1), k] = False  # not among its k + 1: the first k are others
+    from_original = nearest[keep].reshape(len(nearest), k)
     if regression:
         return y_s[from_synthetic].mean(axis=1), y_r[from_original].mean(axis=1)
     return _majority_vote(y_s[from_synthetic]), _majority_vote(y_r[from_original])

@@ -39,7 +39,6 @@ health data. AIDR 2019. doi:10.1145/3359115.3359124
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -1173,44 +1172,26 @@ def dcr_holdout_share(
     )
 
 
-#: The distances of the last distance attack run on whole tables, under a digest of the tables'
-#: contents: :func:`privlib.records.nn_mia_low_fpr` reads the attack's low false-positive
-#: operating points from them without a second neighbour search. One entry only, so it holds no
-#: more than one attack's distances.
-_LAST_DISTANCES: dict = {}
-
-
-def _tables_digest(*tables: pd.DataFrame) -> str:
-    """SHA-256 of the tables' column names, types and values (row order included)."""
-    digest = hashlib.sha256()
-    for table in tables:
-        digest.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
-        digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
-    return digest.hexdigest()
-
-
-def _attack_distances(train, holdout, synthetic, rng, client=None):
+def _attack_distances(train, holdout, synthetic, rng=None, client=None):
     """DCR to the synthetic data of each training and holdout record, and who is a member.
 
-    Without ``rng`` (no subsampling) the distances depend on the tables alone and are kept for
-    the next call on the same tables (read-only arrays).
+    With ``rng`` the larger of training and holdout is subsampled to the smaller's size. The
+    whole tables are searched and the drawn records' distances kept, so that the attacks with
+    and without subsampling make the same two searches, which an audit makes once
+    (:func:`privlib.search_reuse.reuse_searches`).
     """
-    key = None if rng is not None else _tables_digest(train, holdout, synthetic)
-    if key is not None and key in _LAST_DISTANCES:
-        return _LAST_DISTANCES[key]
-    encoder, train, holdout = _gower_setup(train, holdout, synthetic, rng)
-    dcr = np.concatenate(
-        [
-            nearest_distances(train, synthetic, metric="gower", encoder=encoder, client=client),
-            nearest_distances(holdout, synthetic, metric="gower", encoder=encoder, client=client),
-        ]
+    encoder = TableEncoder(metric="gower").fit(
+        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
     )
-    is_member = np.repeat([True, False], [len(train), len(holdout)])
-    if key is not None:
-        dcr.setflags(write=False)
-        is_member.setflags(write=False)
-        _LAST_DISTANCES.clear()
-        _LAST_DISTANCES[key] = (dcr, is_member)
+    distances = [
+        nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
+        for table in (train, holdout)
+    ]
+    if rng is not None:
+        size = min(len(train), len(holdout))
+        distances = [d if d.size == size else d[_subsample_rows(d.size, size, rng)] for d in distances]
+    dcr = np.concatenate(distances)
+    is_member = np.repeat([True, False], [distances[0].size, distances[1].size])
     return dcr, is_member
 
 
@@ -1426,10 +1407,13 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
     draws = [_subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
     fixed_self = _self_distances(fixed, options)
-    # only the records some repetition draws: with few repetitions of a small share, far fewer
     drawn_rows = np.unique(np.concatenate(draws))
-    drawn_to_fixed = np.full(len(drawn), np.nan)
-    drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+    if 2 * drawn_rows.size > len(drawn):
+        # most of the table: search all of it, a search other measures of an audit make too
+        drawn_to_fixed = nearest_distances(drawn, fixed, **options)
+    else:  # only the records some repetition draws: with few repetitions of a small share
+        drawn_to_fixed = np.full(len(drawn), np.nan)
+        drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
+from privlib import search_reuse
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, TableEncoder, check_frame, check_same_columns
 
@@ -148,6 +149,9 @@ def kneighbors(
     every value. On tables with shared categories, such as Adult, most tiles are skipped; on
     structureless continuous data little is, and the search costs about what a plain scan does.
 
+    Inside :func:`privlib.search_reuse.reuse_searches` (as in an audit), a search already made on
+    the same tables, encoder and ``k`` returns the earlier result, with read-only arrays.
+
     Examples
     --------
     >>> import pandas as pd
@@ -169,9 +173,21 @@ def kneighbors(
             )
         tables = _ArraySource(query, reference, exclude_self)
     k = _check_k(k, tables.n_reference, exclude_self)
+    searches = search_reuse.active()
+    if searches is not None:
+        key = searches.key(
+            query, reference, getattr(tables, "encoder", None), k=k, metric=metric, exclude_self=exclude_self
+        )
+        found = searches.get(key)
+        if found is not None:
+            return found
     if client is not None:
-        return _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client)
-    return _search(tables, k, metric, budget, threads, progress)
+        result = _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client)
+    else:
+        result = _search(tables, k, metric, budget, threads, progress)
+    if searches is not None:
+        searches.keep(key, result)
+    return result
 
 
 def nearest_distances(

@@ -480,9 +480,10 @@ def nn_mia_low_fpr(
     most ``fpr`` (:func:`tpr_at_low_fpr`), for the audit, which passes tables.
 
     The score is minus each record's Gower distance to the nearest synthetic record, the score of
-    ``nn_mia`` and of the distance-threshold attack. The distances of the last ``nn_mia`` on the
-    same tables are reused (kept under a digest of the tables' contents), so after ``nn_mia`` no
-    neighbour is searched again.
+    ``nn_mia`` and of the distance-threshold attack. Inside
+    :func:`privlib.search_reuse.reuse_searches`, as in an audit, the searches of an earlier
+    ``nn_mia`` or threshold attack on the same tables are reused, so no neighbour is searched
+    again.
 
     Parameters
     ----------

@@ -110,7 +110,11 @@ def _features(df: pd.DataFrame, kinds: dict) -> pd.DataFrame:
         if kind == NUMERIC:
             out[column] = numeric_values(series)
         else:
-            out[column] = series.astype(object).map(str).where(series.notna(), MISSING_LABEL).to_numpy()
+            # each distinct value is turned into text once (code -1, a missing value, picks the
+            # label appended at the end)
+            codes, values = pd.factorize(series)
+            labels = np.array([str(v) for v in values] + [MISSING_LABEL], dtype=object)
+            out[column] = labels[codes]
     return pd.DataFrame(out, index=df.index)
 
 
@@ -779,11 +783,15 @@ class FidelitySummary:
         ``(key, reason)`` for each figure the inputs did not allow.
     confidence : float
         Level of the intervals.
+    records : tuple of (str, int, int)
+        ``(table, used, of)`` for each table given: the records the figures used, of how many
+        (fewer when ``max_records`` sampled the table).
     """
 
     measures: tuple
     skipped: tuple
     confidence: float
+    records: tuple = ()
 
     def get(self, key: str) -> FidelityMeasure | None:
         """The figure ``key``, or ``None`` when it was not computed."""
@@ -798,6 +806,7 @@ class FidelitySummary:
                 {f.name: _plain(getattr(m, f.name)) for f in dataclasses.fields(m)} for m in self.measures
             ],
             "skipped": [{"key": key, "reason": reason} for key, reason in self.skipped],
+            "records": [{"table": table, "used": used, "of": of} for table, used, of in self.records],
         }
 
 
@@ -885,6 +894,7 @@ def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confid
         "random_state": [RandomState()],
         "n_bootstrap": [Integer(low=1)],
         "confidence": [Number(low=0, high=1, closed="neither")],
+        "max_records": [Integer(low=2), None],
     }
 )
 def fidelity_summary(
@@ -896,6 +906,7 @@ def fidelity_summary(
     random_state=None,
     n_bootstrap=DEFAULT_N_BOOTSTRAP,
     confidence=DEFAULT_CONFIDENCE,
+    max_records=None,
 ) -> FidelitySummary:
     """Fidelity of ``synthetic`` to ``train`` in three figures with intervals, beside the privacy verdicts.
 
@@ -931,6 +942,11 @@ def fidelity_summary(
         Resamples per interval.
     confidence : float, default 0.95
         Level of the intervals.
+    max_records : int, optional
+        Most records of each table the figures use: a larger table is replaced by a sample of
+        this many records drawn without replacement (seeded, from a stream of its own), as
+        mostlyai-qa's ``max_sample_size_accuracy`` does. The intervals are those of the sample,
+        so they widen accordingly. Default: every record.
 
     Returns
     -------
@@ -948,8 +964,20 @@ def fidelity_summary(
     >>> fidelity_summary(train=real, synthetic=real, random_state=0).get("mean_tvd").value
     0.0
     """
-    keys = ("tstr_ratio", "pmse_ratio", "mean_tvd")
+    # the sample's stream comes last, so the figures' streams are the same with and without it
+    keys = ("tstr_ratio", "pmse_ratio", "mean_tvd", "sample")
     streams = dict(zip(keys, np.random.default_rng(random_state).spawn(len(keys)), strict=True))
+    given = {"train": train, "synthetic": synthetic, "holdout": holdout}
+    records = tuple(
+        (name, len(table) if max_records is None else min(len(table), max_records), len(table))
+        for name, table in given.items()
+        if table is not None
+    )
+    if max_records is not None:
+        train, synthetic, holdout = (
+            None if table is None else _at_most(table, max_records, streams["sample"])
+            for table in given.values()
+        )
     bootstrap = {"n_bootstrap": n_bootstrap, "confidence": confidence}
     measures, skipped = [], []
     if holdout is None or target is None:
@@ -1032,7 +1060,16 @@ def fidelity_summary(
             },
         )
     )
-    return FidelitySummary(measures=tuple(measures), skipped=tuple(skipped), confidence=float(confidence))
+    return FidelitySummary(
+        measures=tuple(measures), skipped=tuple(skipped), confidence=float(confidence), records=records
+    )
+
+
+def _at_most(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
+    """``table``, or ``size`` of its rows drawn without replacement (in table order) when it has more."""
+    if len(table) <= size:
+        return table
+    return table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
 
 
 # --------------------------------------------------------------------------------------------

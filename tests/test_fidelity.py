@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from privlib.errors import PrivlibError
+from privlib.render.audit_pages import fidelity_html
 from privlib.utility import fidelity_summary, tstr
 
 
@@ -122,3 +123,22 @@ def test_a_target_the_data_do_not_allow_is_skipped_with_the_reason():
 def test_bad_input_is_one_clear_error():
     with pytest.raises(PrivlibError, match="`n_bootstrap`"):
         fidelity_summary(train=_linked(50, 0), synthetic=_linked(50, 1), n_bootstrap=0)
+
+
+def test_max_records_samples_each_larger_table_and_says_so():
+    train, holdout, synthetic = _linked(400, 0), _linked(150, 1), _linked(300, 3)
+    args = dict(train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=5, n_bootstrap=40)
+    full = fidelity_summary(**args)
+    assert fidelity_summary(max_records=400, **args) == full  # no table above the cap: the same figures
+    assert full.records == (("train", 400, 400), ("synthetic", 300, 300), ("holdout", 150, 150))
+    sampled = fidelity_summary(max_records=200, **args)
+    assert sampled == fidelity_summary(max_records=200, **args)  # seeded
+    assert sampled.records == (("train", 200, 400), ("synthetic", 200, 300), ("holdout", 150, 150))
+    assert sampled.to_dict()["records"][0] == {"table": "train", "used": 200, "of": 400}
+    # a sample of half the records estimates the same marginal distance, less precisely
+    full_tvd, sampled_tvd = full.get("mean_tvd"), sampled.get("mean_tvd")
+    assert sampled_tvd.value != full_tvd.value
+    assert sampled_tvd.ci_low <= full_tvd.value <= sampled_tvd.ci_high
+    html = fidelity_html({"fidelity": sampled.to_dict()})
+    assert "200 of the 400 train records, 200 of the 300 synthetic records." in html
+    assert "every record" in html and "holdout records" not in html

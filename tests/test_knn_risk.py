@@ -375,3 +375,50 @@ def test_knn_risk_matches_scikit_learn_knn_away_from_distance_ties(dataset, size
     # on these samples: acs 0.0 (LOO 0.06) points, adult 0.4 (0.6), ontario 0.2 (0.07)
     assert res.value == pytest.approx(right.mean(), abs=0.03)
     assert res.original_value == pytest.approx(right_loo.mean(), abs=0.03)
+
+
+def test_knn_risk_on_repeated_key_values_equals_brute_force_neighbours():
+    # Few key combinations, many records each: every search ties. The exact model takes, among
+    # equally near records, the lower row numbers, and leaves a record out of its own vote.
+    rng = np.random.default_rng(11)
+    n_r, n_s, k = 240, 180, 3
+    original = pd.DataFrame(
+        {
+            "x": rng.integers(0, 4, n_r).astype(float),
+            "c": rng.choice(["a", "b", "c"], n_r),
+            "t": rng.choice(["u", "v", "w"], n_r),
+        }
+    )
+    synthetic = pd.DataFrame(
+        {
+            "x": rng.integers(0, 4, n_s).astype(float),
+            "c": rng.choice(["a", "b", "c"], n_s),
+            "t": rng.choice(["u", "v", "w"], n_s),
+        }
+    )
+    res = knn_risk(original=original, synthetic=synthetic, keys=["x", "c"], target="t", k=k)
+    codes, _ = pd.factorize(pd.concat([original.t, synthetic.t], ignore_index=True))
+    y_r, y_s = codes[:n_r], codes[n_r:]
+    span = np.ptp(np.r_[original.x, synthetic.x])
+
+    def gower(a, b):
+        return (
+            np.abs(a.x.to_numpy()[:, None] - b.x.to_numpy()[None, :]) / span
+            + (a.c.to_numpy()[:, None] != b.c.to_numpy()[None, :])
+        ) / 2
+
+    def vote(labels):
+        counts = np.bincount(labels, minlength=3)
+        return int(np.argmax(counts))  # most votes, the smallest code on a tie
+
+    def predictions(distance, labels, leave_out):
+        out = []
+        for i, row in enumerate(distance):
+            order = [j for j in np.lexsort((np.arange(row.size), row)) if not (leave_out and j == i)]
+            out.append(vote(labels[order[:k]]))
+        return np.array(out)
+
+    expected = predictions(gower(original, synthetic), y_s, leave_out=False) == y_r
+    expected_original = predictions(gower(original, original), y_r, leave_out=True) == y_r
+    np.testing.assert_array_equal(res.per_record, expected.astype(float))
+    np.testing.assert_array_equal(res.per_record_original, expected_original.astype(float))

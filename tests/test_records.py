@@ -387,15 +387,11 @@ def test_holm_reads_results_and_keeps_the_smallest_alone_when_one():
 def test_the_audits_distance_point_reuses_nn_mias_distances(monkeypatch):
     train, holdout = _tables(1000, 0), _tables(1000, 1)
     synthetic = pd.concat([train.iloc[:12], _tables(1000, 2).iloc[12:]], ignore_index=True)
-    attack = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
-    searches = []
-    monkeypatch.setattr(
-        pl.membership,
-        "nearest_distances",
-        lambda *a, **k: searches.append(1) or pytest.fail("searched again"),
-    )
-    point = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=synthetic)
-    assert searches == []
+    with pl.search_reuse.reuse_searches() as searches:
+        attack = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
+        monkeypatch.setattr(pl.neighbors, "_search", lambda *a, **k: pytest.fail("searched again"))
+        point = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=synthetic)
+    assert (searches.made, searches.reused) == (2, 2)
     by_result = low_fpr_points(attack, fprs=(0.001,))[0]
     assert (point.measure, point.members_called, point.p_value) == (
         by_result.measure,

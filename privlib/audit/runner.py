@@ -51,6 +51,7 @@ from privlib.errors import ParameterError, PrivlibError
 from privlib.records import FamilyTests, family_tests
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
+from privlib.search_reuse import reuse_searches
 from privlib.thresholds import judge
 
 __all__ = ["run", "inputs_of", "Audit", "AuditError", "Redactor"]
@@ -229,7 +230,9 @@ class Audit:
     def run(self) -> AuditReport:
         """Run every measure of the catalogue (or record why it was skipped); return the report."""
         planned = self._plan()
-        with self.redact.guarding(logging.getLogger("privlib")):
+        # measures ask the engine the same questions (the synthetic records' nearest training
+        # records serve the DCR summary, adversarial accuracy and the privacy loss): ask once
+        with self.redact.guarding(logging.getLogger("privlib")), reuse_searches():
             for done, (spec, target) in enumerate(planned, 1):
                 self._run_one(spec, target, done, len(planned))
         return self._report()
@@ -411,6 +414,7 @@ class Audit:
                 holdout=inputs.holdout,
                 target=(inputs.sensitive or [None])[0],
                 random_state=self.spec.seed,
+                max_records=self.spec.fidelity_sample,
             )
         except PrivlibError as exc:
             logger.info("    fidelity not computed: the data do not allow it")

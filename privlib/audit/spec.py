@@ -109,6 +109,13 @@ class AuditSpec(BaseModel):
     cap_bins: int = Field(
         5, ge=2, le=1000, strict=True, description="quantile bins of numeric keys and targets for CAP"
     )
+    fidelity_sample: int | None = Field(
+        100_000,
+        ge=100,
+        strict=True,
+        description="most records per table the fidelity figures use (a seeded sample beyond it; "
+        "the privacy measures use every record); None for all",
+    )
     thresholds: dict[str, float] = Field(
         default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
     )

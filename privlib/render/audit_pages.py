@@ -189,6 +189,11 @@ def fidelity_html(report) -> str:
                 dict(_measure_view(m), ideal=_number(m.get("ideal"))) for m in fidelity.get("measures", [])
             ],
             "skipped": list(fidelity.get("skipped", [])),
+            "sampled": [
+                dict(table=r["table"], used=f"{r['used']:,}", of=f"{r['of']:,}")
+                for r in fidelity.get("records", [])
+                if r["used"] < r["of"]
+            ],
         }
     return render_page("audit_fidelity.html.j2", fidelity=view)
 

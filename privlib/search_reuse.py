@@ -1,0 +1,168 @@
+"""Reuse of exact neighbour searches within one piece of work, such as an audit.
+
+Several measures of an audit ask the engine the same question: the distance from each synthetic
+record to its nearest training record is part of the DCR summary, of adversarial accuracy and of
+the privacy loss. Inside :func:`reuse_searches`, :func:`privlib.neighbors.kneighbors` answers a
+search it has already made from the earlier result. A search is the same when the query and
+reference tables hold the same values (a digest of their contents), the encoder is fitted to the
+same state (ranges, categories, weights) and ``k``, ``metric`` and ``exclude_self`` agree; the
+engine's result does not depend on its memory budget, threads or Dask cluster, so those are not
+part of the question. Kept results are read-only arrays, so no caller can change them for the
+next one.
+
+Outside the block nothing is kept, so a long session holds no distances it no longer needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privlib.errors import PrivlibError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["reuse_searches", "table_digest"]
+
+
+def table_digest(table: Any) -> str:
+    """SHA-256 of a table's column names, types and values, row order included (a DataFrame or
+    a numeric array)."""
+    digest = hashlib.sha256()
+    if isinstance(table, pd.DataFrame):
+        digest.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
+        digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+    else:
+        array = np.ascontiguousarray(table)
+        digest.update(repr((array.dtype.str, array.shape)).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def encoder_fingerprint(encoder: Any) -> str:
+    """SHA-256 of the fitted state of a :class:`~privlib.schema.TableEncoder` that its codes
+    depend on (``None`` for the numeric metrics, which have no encoder)."""
+    if encoder is None:
+        return ""
+    state = (
+        encoder.metric,
+        encoder.n_bins,
+        [str(c) for c in encoder.columns_],
+        [str(encoder.kinds_[c]) for c in encoder.columns_],
+        [(repr(encoder.lows_[c]), repr(encoder.spans_[c])) for c in encoder.lows_],
+        [[repr(label) for label in encoder.categories_[c]] for c in encoder.categories_],
+        encoder.feature_weights.tolist(),
+    )
+    return hashlib.sha256(repr(state).encode()).hexdigest()
+
+
+class _Searches:
+    """The results kept by one :func:`reuse_searches` block, oldest first."""
+
+    def __init__(self, budget_bytes: int):
+        self.budget_bytes = budget_bytes
+        self.made = 0
+        self.reused = 0
+        self._results: OrderedDict[tuple, Any] = OrderedDict()
+        self._bytes = 0
+        # a table's digest under its id, while the table lives: a measure passes the same frames
+        # to several searches, and hashing a million records takes a third of a second
+        self._digests: dict[int, tuple[weakref.ref, str]] = {}
+
+    def digest(self, table: Any) -> str:
+        known = self._digests.get(id(table))
+        if known is not None and known[0]() is table:
+            return known[1]
+        value = table_digest(table)
+        try:
+            self._digests[id(table)] = (weakref.ref(table), value)
+        except TypeError:  # an array view or list cannot be referred to weakly: hash it each time
+            pass
+        return value
+
+    def key(self, query: Any, reference: Any, encoder: Any, **question: Any) -> tuple:
+        return (
+            self.digest(query),
+            self.digest(reference),
+            encoder_fingerprint(encoder),
+            tuple(sorted(question.items())),
+        )
+
+    def get(self, key: tuple) -> Any:
+        found = self._results.get(key)
+        if found is None:
+            self.made += 1
+        else:
+            self.reused += 1
+        return found
+
+    def keep(self, key: tuple, neighbors: Any) -> None:
+        for array in (neighbors.distances, neighbors.indices):
+            array.setflags(write=False)
+        size = neighbors.distances.nbytes + neighbors.indices.nbytes
+        if size > self.budget_bytes:
+            return
+        self._results[key] = neighbors
+        self._bytes += size
+        while self._bytes > self.budget_bytes:
+            _, dropped = self._results.popitem(last=False)
+            self._bytes -= dropped.distances.nbytes + dropped.indices.nbytes
+
+
+_ACTIVE: ContextVar[_Searches | None] = ContextVar("privlib_reused_searches", default=None)
+
+
+def active() -> _Searches | None:
+    """The innermost open :func:`reuse_searches` block, if any."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
+    """Within the block, answer a neighbour search already made from its kept result.
+
+    Parameters
+    ----------
+    max_memory_mb : float, default 1024
+        Most memory the kept results may take (16 bytes per query record and neighbour); when a
+        new result would exceed it, the oldest are dropped.
+
+    Notes
+    -----
+    Tables are recognised by their contents, so a table changed in place between two searches is
+    searched afresh; a digest is remembered per table object while it lives, so do not change a
+    table in place inside the block.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from privlib.neighbors import nearest_distances
+    >>> table = pd.DataFrame({"x": [0.0, 1.0, 3.0]})
+    >>> with reuse_searches() as searches:
+    ...     first = nearest_distances(table, table, exclude_self=True)
+    ...     again = nearest_distances(table, table, exclude_self=True)
+    >>> searches.made, searches.reused
+    (1, 1)
+    """
+    if (
+        isinstance(max_memory_mb, bool)
+        or not isinstance(max_memory_mb, (int, float))
+        or not max_memory_mb > 0
+    ):
+        raise PrivlibError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
+    searches = _Searches(int(max_memory_mb * 2**20))
+    token = _ACTIVE.set(searches)
+    try:
+        yield searches
+    finally:
+        _ACTIVE.reset(token)
+        logger.debug("neighbour searches: %d made, %d reused", searches.made, searches.reused)

@@ -1,0 +1,134 @@
+"""Tests of privlib.search_reuse: a search asked twice inside the block is answered from the first,
+and only then; an audit's metrics are the same with and without it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privlib as pl
+import privlib.neighbors as neighbors_module
+from privlib.audit.report import comparable_metrics
+from privlib.errors import PrivlibError
+from privlib.neighbors import kneighbors
+from privlib.schema import TableEncoder
+from privlib.search_reuse import reuse_searches, table_digest
+
+
+def _table(n, seed):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b", "c"], n)})
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The number of searches the engine actually runs."""
+    runs = []
+    search = neighbors_module._search
+
+    def counting(*args, **kwargs):
+        runs.append(1)
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(neighbors_module, "_search", counting)
+    return runs
+
+
+def test_a_repeated_search_is_answered_from_the_first_with_read_only_arrays(counted):
+    query, reference = _table(50, 0), _table(80, 1)
+    with reuse_searches() as searches:
+        first = kneighbors(query, reference, k=2)
+        again = kneighbors(query.copy(), reference.copy(), k=2)  # other objects, same values
+    assert again is first and len(counted) == 1
+    assert (searches.made, searches.reused) == (1, 1)
+    with pytest.raises(ValueError, match="read-only"):
+        first.distances[0, 0] = 1.0
+    fresh = kneighbors(query, reference, k=2)  # outside the block: searched again
+    assert len(counted) == 2
+    np.testing.assert_array_equal(fresh.indices, first.indices)
+    np.testing.assert_array_equal(fresh.distances, first.distances)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "value",  # one value of the reference differs
+        "k",
+        "exclude_self",
+        "encoder",  # ranges fitted on a wider table
+        "metric",
+    ],
+)
+def test_another_question_is_searched_again(counted, change):
+    table, other = _table(60, 2), _table(60, 3)
+    base = dict(k=1, metric="gower", encoder=TableEncoder().fit(table))
+    asked = dict(base)
+    reference = table
+    if change == "value":
+        reference = table.copy()
+        reference.loc[7, "x"] += 1e-9
+    elif change == "k":
+        asked["k"] = 2
+    elif change == "exclude_self":
+        asked["exclude_self"] = True
+    elif change == "encoder":
+        asked["encoder"] = TableEncoder().fit(table, other.assign(x=other.x * 10))
+    else:
+        asked["metric"], asked["encoder"] = "hamming", TableEncoder(metric="hamming").fit(table)
+    with reuse_searches() as searches:
+        kneighbors(table, table, **base)
+        kneighbors(table, reference, **asked)
+    assert len(counted) == 2 and searches.reused == 0
+
+
+def test_the_oldest_results_go_first_when_the_budget_is_full(counted):
+    tables = [_table(4096, seed) for seed in range(3)]  # 64 KiB of results per search
+    with reuse_searches(max_memory_mb=0.15) as searches:
+        for table in tables:
+            kneighbors(table, tables[0])
+        kneighbors(tables[2], tables[0])  # still kept
+        kneighbors(tables[0], tables[0])  # dropped for the third
+    assert len(counted) == 4 and searches.reused == 1
+
+
+def test_the_digest_sees_names_types_values_and_order():
+    table = _table(20, 4)
+    digests = {
+        table_digest(table),
+        table_digest(table.rename(columns={"x": "y"})),
+        table_digest(table.astype({"g": "category"})),
+        table_digest(table.iloc[::-1]),
+        table_digest(table.assign(x=table.x + 1)),
+    }
+    assert len(digests) == 5
+    assert table_digest(table.copy()) == table_digest(table)
+
+
+@pytest.mark.parametrize("budget", [0, -1, True, "1"])
+def test_a_bad_budget_is_refused(budget):
+    with pytest.raises(PrivlibError, match="max_memory_mb"), reuse_searches(max_memory_mb=budget):
+        pass
+
+
+def test_an_audit_reports_the_same_metrics_with_and_without_reuse(monkeypatch):
+    adult = pl.datasets.load_dataset("adult")
+    train, holdout = adult.iloc[:1200], adult.iloc[1200:1800]
+    synthetic = pl.synth.SequentialTrees(min_samples_leaf=5).fit(train).sample(1200, random_state=1)
+    settings = dict(
+        train=train,
+        synthetic=synthetic,
+        holdout=holdout,
+        keys=["age", "sex", "race"],
+        sensitive=["income"],
+        population_size=20000,
+        seed=3,
+    )
+    reused = pl.audit.run(**settings)
+    monkeypatch.setattr(pl.search_reuse, "active", lambda: None)
+    alone = pl.audit.run(**settings)
+    metrics = [comparable_metrics(json.loads(report.to_json())) for report in (reused, alone)]
+    assert metrics[0] == metrics[1]
+    assert any(m["key"] == "privacy_loss" and m["value"] is not None for m in metrics[0]["measures"])
