@@ -30,7 +30,7 @@ What is timed, each in a fresh process:
 Every timed process runs with ``OMP_WAIT_POLICY=passive`` (see ``ENV``).
 
 ``--peers`` puts the audit side by side with what a user would run instead on the same files
-(issue 25), at n = 20,000 and 100,000 by default (``--sizes``): anonymeter 1.1's three evaluators
+(issue 25), at n = 20,000, 100,000 and 200,000 by default (``--sizes``): anonymeter 1.1's three evaluators
 (singling out in both modes, linkability, inference) with the audit's 2,000 attacks and the
 audit's columns, and SDMetrics' ``DCROverfittingProtection`` on the whole tables, each in a fresh
 process of a separate virtual environment (anonymeter pins numpy < 1.27; ``--peer-python``,
@@ -43,7 +43,8 @@ its tree, peak RSS of its tree polled every 0.2 s).
 ``--dask`` times ``privlib.neighbors.kneighbors`` (Gower, k = 1) on Adult-like tables locally and
 on a ``LocalCluster(n_workers=2, threads_per_worker=1)``, checks the two results are identical,
 and turns the measured rate per worker into the time of a 10M x 10M search on 32 workers (a
-calculation).
+calculation); then it runs the whole audit twice, locally and with ``--dask-scheduler`` on that
+cluster, and compares the two metrics.json files value for value.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ SEED = 2026
 REPEATS = 5
 ATTACKS = 2000  # as the audit's catalogue
 N_COLS = 3  # columns of a multivariate singling-out predicate, as the audit's catalogue
-PEER_SIZES = (20_000, 100_000)
+PEER_SIZES = (20_000, 100_000, 200_000)
 PEER_VENV = WORK.parent / "venv-peers"
 #: The environment of every timed process. OpenMP threads (numba's threading layer here, and
 #: scikit-learn's gradient boosting) wait for each other actively by default; on a machine shared
@@ -299,34 +300,40 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         record["measures"].append(row)
         _save(path, record)
     if not skip_cli:
-        out = data / "audit"
-        command = [
-            sys.executable,
-            "-m",
-            "privlib.cli",
-            "audit",
-            "--train",
-            str(data / "train.csv"),
-            "--synthetic",
-            str(data / "synthetic.csv"),
-            "--holdout",
-            str(data / "holdout.csv"),
-            "--population-size",
-            str(10 * size),
-            "--keys",
-            *KEYS,
-            "--sensitive",
-            *SENSITIVE,
-            "--seed",
-            str(SEED),
-            "--out",
-            str(out),
-        ]
+        command = audit_command(size, data / "audit")
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
     record["load_end"] = os.getloadavg()[0]
     _save(path, record)
     return record
+
+
+def audit_command(size: int, out: Path, *options: str) -> list[str]:
+    """``privlib audit`` on the files of ``size`` into ``out``, with the benchmark's settings."""
+    data = folder(size)
+    return [
+        sys.executable,
+        "-m",
+        "privlib.cli",
+        "audit",
+        "--train",
+        str(data / "train.csv"),
+        "--synthetic",
+        str(data / "synthetic.csv"),
+        "--holdout",
+        str(data / "holdout.csv"),
+        "--population-size",
+        str(10 * size),
+        "--keys",
+        *KEYS,
+        "--sensitive",
+        *SENSITIVE,
+        "--seed",
+        str(SEED),
+        "--out",
+        str(out),
+        *options,
+    ]
 
 
 def _save(path: Path, record: dict) -> None:
@@ -452,32 +459,7 @@ def run_peers(size: int, peer_python: Path, timeout: float, skip_cli: bool, only
         watched(kit, [sys.executable, __file__, "--worker", kit, "--sizes", str(size)])
         watched(peer, [str(peer_python), __file__, "--peer-worker", peer, "--sizes", str(size)])
     if not skip_cli:
-        out = data / "audit"
-        watched(
-            "audit",
-            [
-                sys.executable,
-                "-m",
-                "privlib.cli",
-                "audit",
-                "--train",
-                str(data / "train.csv"),
-                "--synthetic",
-                str(data / "synthetic.csv"),
-                "--holdout",
-                str(data / "holdout.csv"),
-                "--population-size",
-                str(10 * size),
-                "--keys",
-                *KEYS,
-                "--sensitive",
-                *SENSITIVE,
-                "--seed",
-                str(SEED),
-                "--out",
-                str(out),
-            ],
-        )
+        watched("audit", audit_command(size, data / "audit"))
     return record
 
 
@@ -519,46 +501,44 @@ def _peer_line(what: str, mine: dict | None, theirs: dict | None, label: str) ->
     )
 
 
-def peers_markdown() -> str:
+def peers_markdown(size: int) -> str:
+    """The side-by-side table of ``size``, from its record."""
     sys.path.insert(0, str(HERE))
     from _timing import machine
 
-    lines = [f"Recorded on {machine()}; the load average after each run is in its row (privlib / peer)."]
-    for size in PEER_SIZES:
-        path = WORK / f"peers_{size}.json"
-        if not path.exists():
-            lines += ["", f"### n = {size:,}", "", "Not run yet."]
-            continue
-        record = json.loads(path.read_text())
-        rows = record["rows"]
-        lines += [
-            "",
-            f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})",
-            "",
-            f"Peers: {record['peer_versions']}.",
-            "",
-            "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
-            "peer CPU (s) | peer peak RSS (GB) | peer / privlib, wall | peer / privlib, CPU | "
-            "value privlib / peer | load average |",
-            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|",
-        ]
-        for what, kit, peer in PEER_ROWS:
-            attacks = "" if peer.startswith("sdmetrics") else f", {ATTACKS:,} attacks"
-            lines.append(_peer_line(what + attacks, rows.get(kit), rows.get(peer), PEER_LABELS[peer]))
-        audit = rows.get("audit")
-        peers = [rows[peer] for peer in PEERS if peer in rows]
-        if _completed(audit) and peers:
-            bound = "" if len(peers) == len(PEERS) and all(_completed(r) for r in peers) else "> "
-            wall, cpu = (
-                sum(r["inner"][key] if _completed(r) else r[key] for r in peers) for key in ("wall", "cpu")
-            )
-            lines.append(
-                f"| **the whole `privlib audit`** (every measure, report in HTML and PDF) against "
-                f"**the peers' rows together** | **{audit['wall']:.1f}** | {audit['cpu']:.1f} | "
-                f"{_gb(audit['peak_mb'])} | anonymeter + SDMetrics | **{bound}{wall:.1f}** | "
-                f"{bound}{cpu:.1f} | | **{bound}{wall / audit['wall']:.1f}x** | "
-                f"{bound}{cpu / audit['cpu']:.1f}x | | {audit['load']:.1f} |"
-            )
+    path = WORK / f"peers_{size}.json"
+    if not path.exists():
+        return f"### n = {size:,}\n\nNot run yet: `python benchmarks/audit_scale.py --peers --sizes {size} --write`."
+    record = json.loads(path.read_text())
+    rows = record["rows"]
+    lines = [
+        f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})",
+        "",
+        f"Recorded on {machine()}; the load average after each run is in its row (privlib / peer).",
+        f"Peers: {record['peer_versions']}.",
+        "",
+        "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
+        "peer CPU (s) | peer peak RSS (GB) | peer / privlib, wall | peer / privlib, CPU | "
+        "value privlib / peer | load average |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for what, kit, peer in PEER_ROWS:
+        attacks = "" if peer.startswith("sdmetrics") else f", {ATTACKS:,} attacks"
+        lines.append(_peer_line(what + attacks, rows.get(kit), rows.get(peer), PEER_LABELS[peer]))
+    audit = rows.get("audit")
+    peers = [rows[peer] for peer in PEERS if peer in rows]
+    if _completed(audit) and peers:
+        bound = "" if len(peers) == len(PEERS) and all(_completed(r) for r in peers) else "> "
+        wall, cpu = (
+            sum(r["inner"][key] if _completed(r) else r[key] for r in peers) for key in ("wall", "cpu")
+        )
+        lines.append(
+            f"| **the whole `privlib audit`** (every measure, report in HTML and PDF) against "
+            f"**the peers' rows together** | **{audit['wall']:.1f}** | {audit['cpu']:.1f} | "
+            f"{_gb(audit['peak_mb'])} | anonymeter + SDMetrics | **{bound}{wall:.1f}** | "
+            f"{bound}{cpu:.1f} | | **{bound}{wall / audit['wall']:.1f}x** | "
+            f"{bound}{cpu / audit['cpu']:.1f}x | | {audit['load']:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -597,9 +577,20 @@ def dask_benchmark(size: int) -> dict:
         start = time.perf_counter()
         remote = kneighbors(query, reference, client=client)
         cluster_seconds = time.perf_counter() - start
+        # the whole audit, its searches on the cluster, against the same audit run locally
+        whole = {
+            where: run_watched(
+                audit_command(size, data / f"audit_{where}", *options), data / f"audit_{where}.log"
+            )
+            for where, options in (
+                ("local", ()),
+                ("cluster", ("--dask-scheduler", cluster.scheduler_address)),
+            )
+        }
     identical = bool(
         np.array_equal(local.distances, remote.distances) and np.array_equal(local.indices, remote.indices)
     )
+    metrics = {where: _comparable(data / f"audit_{where}" / "metrics.json") for where in whole}
     # the pairs one worker settles per second (searched exactly, with the engine's pruning)
     per_worker = size * size / (cluster_seconds * 2)
     ten_million_on_32 = 1e7 * 1e7 / (per_worker * 32)
@@ -610,10 +601,41 @@ def dask_benchmark(size: int) -> dict:
         identical=identical,
         per_worker_pairs=per_worker,
         ten_million_on_32_hours=ten_million_on_32 / 3600,
+        audit_local=whole["local"],
+        audit_cluster=whole["cluster"],
+        audit_identical=metrics["local"] is not None and metrics["local"] == metrics["cluster"],
+        audit_fields=_count_fields(metrics["local"]),
         load=os.getloadavg()[0],
     )
     (WORK / "results_dask.json").write_text(json.dumps(record, indent=1))
     return record
+
+
+def _comparable(path: Path) -> str | None:
+    """The metrics of an audit as text, without run times, dates and the scheduler's address, or
+    ``None`` when the audit wrote none."""
+    from privlib.audit import comparable_metrics
+
+    if not path.exists():
+        return None
+    metrics = comparable_metrics(json.loads(path.read_text()))
+    metrics["provenance"]["spec"].pop("dask_scheduler")
+    return json.dumps(metrics, sort_keys=True)
+
+
+def _count_fields(text: str | None) -> int:
+    """Values (leaves) of a JSON text."""
+    if text is None:
+        return 0
+
+    def leaves(value) -> int:
+        if isinstance(value, dict):
+            return sum(leaves(v) for v in value.values())
+        if isinstance(value, list):
+            return sum(leaves(v) for v in value)
+        return 1
+
+    return leaves(json.loads(text))
 
 
 # --------------------------------------------------------------------------------------------
@@ -709,27 +731,27 @@ def dask_markdown() -> str:
         f"share of tiles the pruning skips staying the same), a 10M x 10M Gower 1-NN on 32 such "
         f"workers takes 1e14 / ({r['per_worker_pairs']:.3g} x 32) s = "
         f"{r['ten_million_on_32_hours']:.1f} hours, plus scattering the encoded reference "
-        f"(10M x 15 float64 = 1.2 GB) to each worker once."
+        f"(10M x 15 float64 = 1.2 GB) to each worker once.\n\n"
+        f"The whole audit at n = {r['size']:,} (`privlib audit`, report included), run locally and "
+        f"with `--dask-scheduler` pointing at the same cluster: {_run_seconds(r['audit_local'])} "
+        f"locally, {_run_seconds(r['audit_cluster'])} with the neighbour searches on the cluster; "
+        f"the {r['audit_fields']:,} values of the two metrics.json files (all but run times, the "
+        f"date and the scheduler's address) identical: {r['audit_identical']}."
     )
 
 
-#: README.md's block of each kind of run, and what writes it.
-BLOCKS = {
-    "scale": ("audit_scale", table_markdown),
-    "dask": ("audit_scale_dask", dask_markdown),
-    "peers": ("audit_scale_peers", peers_markdown),
-}
+def _run_seconds(run: dict) -> str:
+    return f"{run['wall']:.1f} s" if _completed(run) else "failed (see its log)"
 
 
-def write_readme(kind: str) -> None:
-    """Rewrite README.md's block of the run ``kind`` (the other blocks keep what they recorded)."""
-    marker, markdown = BLOCKS[kind]
+def write_readme(marker: str, markdown: str) -> None:
+    """Rewrite README.md's block ``marker`` with ``markdown`` (the other blocks keep what they recorded)."""
     text = README.read_text()
     start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     if not pattern.search(text):
         raise SystemExit(f"README.md has no {start} ... {end} block")
-    block = f"{start}\n{markdown()}\n{end}"
+    block = f"{start}\n{markdown}\n{end}"
     README.write_text(pattern.sub(lambda _: block, text))
 
 
@@ -768,8 +790,15 @@ def main() -> None:
     else:
         for size in sizes:
             run_size(size, args.measures, args.skip_cli)
-    if args.write:
-        write_readme("dask" if args.dask else "peers" if args.peers else "scale")
+    if not args.write:
+        return
+    if args.dask:
+        write_readme("audit_scale_dask", dask_markdown())
+    elif args.peers:  # a block per size, so that a size run in another session keeps its record
+        for size in sizes:
+            write_readme(f"audit_scale_peers_{size}", peers_markdown(size))
+    else:
+        write_readme("audit_scale", table_markdown())
 
 
 if __name__ == "__main__":

@@ -1379,14 +1379,57 @@ def _aa_indicators(d_ts, d_tt, d_st, d_ss) -> tuple[np.ndarray, np.ndarray, floa
     return d_ts > d_tt, d_st > d_ss, float(ties)
 
 
+#: Largest neighbour list searched to answer the repetitions' subsample searches from the whole
+#: table (:func:`_aa_repeats`); a smaller subsample share would need longer lists than this.
+_MAX_LIST_DEPTH = 16
+
+#: Share of records whose list may hold no drawn record, and so need a search of their own.
+_LIST_MISS_SHARE = 0.01
+
+
+def _list_depth(share: float, n_records: int) -> int | None:
+    """Neighbours to list so that a subsample of ``share`` of the ``n_records`` misses all of a
+    record's listed neighbours for about ``_LIST_MISS_SHARE`` of the records: ``(1 - share)^depth``
+    at most that, and no more than the other records there are; ``None`` when that takes more
+    than ``_MAX_LIST_DEPTH``."""
+    depth = math.ceil(math.log(_LIST_MISS_SHARE) / math.log1p(-share))
+    return min(depth, n_records - 1) if depth <= _MAX_LIST_DEPTH else None
+
+
+def _nearest_drawn(lists, drawn: np.ndarray, search_missing) -> np.ndarray:
+    """Per query, the distance to its nearest record among the ``drawn`` ones (a mask over the
+    listed table), read from its neighbour list: the first listed drawn record is the nearest, as
+    every unlisted record is at least as far as the last listed one. Queries with no drawn record
+    listed get ``search_missing(positions)``."""
+    hit = drawn[lists.indices]
+    first = hit.argmax(axis=1)
+    distances = lists.distances[np.arange(first.size), first]
+    missing = np.flatnonzero(~hit[np.arange(first.size), first])
+    if missing.size:
+        distances[missing] = search_missing(missing)
+    return distances
+
+
+def _nearest_other(table: pd.DataFrame, rows: np.ndarray, options: dict) -> np.ndarray:
+    """Distance from the records at positions ``rows`` of ``table`` to their nearest other record
+    of it: the nearer of their two nearest records that is not the record itself."""
+    pair = kneighbors(table.iloc[rows], table, k=2, **options)
+    other = (pair.indices[:, 0] == rows).astype(int)
+    return pair.distances[np.arange(rows.size), other]
+
+
 def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
     """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled.
 
     The smaller table is the same in every repetition, so what depends on it alone is searched
     once: its records' nearest other records, and the nearest of its records to each drawn record
-    of the larger table (which keeps that distance in every subsample it is drawn into). Each
-    repetition searches only what its subsample changes: the smaller table's records among the
-    subsample, and the subsample's records among each other.
+    of the larger table (which keeps that distance in every subsample it is drawn into). What a
+    repetition's subsample changes (the smaller table's records' nearest in the subsample, and the
+    subsample's records' nearest other records in it) is read from neighbour lists of the whole
+    larger table, searched once, deep enough that few records find none of their listed
+    neighbours in a subsample; those few are searched in the subsample. A subsample too small a
+    share of its table for short lists is searched in every repetition instead. Either way the
+    distances are those of the plain algorithm, which searches each subsample.
     """
     size = min(len(target), len(synthetic))
     if size < 2:
@@ -1414,16 +1457,40 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
     else:  # only the records some repetition draws: with few repetitions of a small share
         drawn_to_fixed = np.full(len(drawn), np.nan)
         drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+    # the lists cost about what two or three repetitions' searches do
+    depth = _list_depth(size / len(drawn), len(drawn)) if n_repeats >= 3 else None
+    if depth is not None:
+        fixed_lists = kneighbors(fixed, drawn, k=depth, **options)
+        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, **options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]
-        fixed_to_drawn = nearest_distances(fixed, subsample, **options)
-        drawn_self = _self_distances(subsample, options)
+        if depth is None:
+            fixed_to_drawn = nearest_distances(fixed, subsample, **options)
+            drawn_self = _self_distances(subsample, options)
+        else:
+            in_draw = np.zeros(len(drawn), dtype=bool)
+            in_draw[rows] = True
+            fixed_to_drawn = _nearest_drawn(
+                fixed_lists,
+                in_draw,
+                lambda missing, drawn=subsample: nearest_distances(fixed.iloc[missing], drawn, **options),
+            )
+            drawn_self = _nearest_drawn(
+                _rows_of(drawn_lists, rows),
+                in_draw,
+                lambda missing, drawn=subsample: _nearest_other(drawn, missing, options),
+            )
         if target_is_fixed:
             repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_to_fixed[rows], drawn_self))
         else:
             repeats.append(_aa_indicators(drawn_to_fixed[rows], drawn_self, fixed_to_drawn, fixed_self))
     return repeats
+
+
+def _rows_of(lists, rows: np.ndarray):
+    """The neighbour lists of the queries at positions ``rows`` only."""
+    return type(lists)(distances=lists.distances[rows], indices=lists.indices[rows])
 
 
 def _aa_value(repeat) -> float:

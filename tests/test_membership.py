@@ -574,3 +574,20 @@ def test_adversarial_accuracy_equals_the_plain_algorithm(sizes):
     result = mb.adversarial_accuracy(target=target, synthetic=synthetic, n_repeats=3, random_state=3)
     expected = plain_aa_repeats(target, synthetic, np.random.default_rng(3), 3)
     np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("miss_share", [0.3, 0.6])
+def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch, miss_share):
+    # lists of one or two neighbours leave many records with no drawn neighbour listed: those are
+    # searched in the subsample, and the repetitions are still the plain algorithm's
+    monkeypatch.setattr(mb, "_LIST_MISS_SHARE", miss_share)
+    searched = []
+    nearest_other = mb._nearest_other
+    monkeypatch.setattr(mb, "_nearest_other", lambda *a: searched.append(1) or nearest_other(*a))
+    data = np.random.default_rng(4)
+    train, test, synthetic = (small_mixed(data, n) for n in (30, 20, 45))
+    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=5, random_state=2)
+    rng = np.random.default_rng(2)
+    on_train, on_test = plain_aa_repeats(train, synthetic, rng, 5), plain_aa_repeats(test, synthetic, rng, 5)
+    np.testing.assert_allclose(result.repeats, on_test - on_train, rtol=0, atol=1e-12)
+    assert searched  # some records had no drawn neighbour in their lists
