@@ -76,6 +76,17 @@ def _thresholds(text: str) -> dict:
     return value
 
 
+def _sample_size(text: str) -> int | str:
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--fidelity-sample must be a number of records or 'all', got {text[:40]!r}"
+        ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
@@ -142,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument(
         "--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)"
+    )
+    audit.add_argument(
+        "--fidelity-sample",
+        type=_sample_size,
+        metavar="N",
+        help="most records per table the fidelity figures use, a seeded sample beyond it "
+        "(default 100000; 'all' for every record); the privacy measures always use every record",
     )
     audit.add_argument(
         "--fail-on",
@@ -239,6 +257,7 @@ def _audit(args) -> int:
         schema=args.schema,
         dask_scheduler=args.dask_scheduler,
         targeted_attack=args.targeted_attack,
+        fidelity_sample=args.fidelity_sample,
         progress=not _quiet(args),
     )
     out = Path(args.out)

@@ -334,6 +334,7 @@ def run_audit(
     schema=None,
     dask_scheduler: str | None = None,
     targeted_attack: str | None = None,
+    fidelity_sample: int | str | None = None,
     progress: bool = True,
 ) -> Path:
     """Run the privacy audit and write its report into ``out``.
@@ -371,6 +372,7 @@ def run_audit(
         schema_file=schema,
         dask_scheduler=dask_scheduler,
         targeted_attack=targeted_attack,
+        fidelity_sample=fidelity_sample,
     )
     if spec.dask_scheduler is not None:
         _require_dask(spec.dask_scheduler)

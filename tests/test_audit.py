@@ -210,6 +210,18 @@ def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
         AuditSpec.build(train="t.csv", synthetic="s.csv", seed=-5)
 
 
+def test_the_fidelity_sample_is_a_record_count_or_every_record():
+    def sample(**given):
+        return AuditSpec.build(train="t.csv", synthetic="s.csv", **given).fidelity_sample
+
+    assert sample() == 100_000
+    assert sample(fidelity_sample=5000) == 5000
+    assert sample(fidelity_sample="all") is None
+    for bad in (50, 1.5, "some"):
+        with pytest.raises(PrivlibError, match="^`fidelity_sample`"):
+            sample(fidelity_sample=bad)
+
+
 def test_every_catalogue_entry_names_a_family_and_builds_keyword_arguments(files):
     import inspect
 

@@ -347,6 +347,8 @@ def _bad_cases(paths: dict, folder: Path) -> dict:
             "0 row(s)",
         ),
         "N smaller than training": (base + ["--population-size", "100"], "population_size"),
+        "fidelity sample not a number": (base + ["--fidelity-sample", "many"], "--fidelity-sample"),
+        "fidelity sample too small": (base + ["--fidelity-sample", "10"], "fidelity_sample"),
         "unknown dataset": (["course", "--dataset", "no_such_data"], "no_such_data"),
         "unknown params field": (["audit", "--params", str(folder / "bad.yaml")], "colour"),
     }

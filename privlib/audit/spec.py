@@ -114,7 +114,7 @@ class AuditSpec(BaseModel):
         ge=100,
         strict=True,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
-        "the privacy measures use every record); None for all",
+        "the privacy measures use every record); None or 'all' for every record",
     )
     thresholds: dict[str, float] = Field(
         default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
@@ -142,6 +142,11 @@ class AuditSpec(BaseModel):
     @classmethod
     def _known_thresholds(cls, value: Any) -> dict[str, float]:
         return check_overrides(value)
+
+    @field_validator("fidelity_sample", mode="before")
+    @classmethod
+    def _every_record(cls, value: Any) -> Any:
+        return None if value == "all" else value
 
     @field_validator("synthetic", mode="before")
     @classmethod
