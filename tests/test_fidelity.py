@@ -140,5 +140,5 @@ def test_max_records_samples_each_larger_table_and_says_so():
     assert sampled_tvd.value != full_tvd.value
     assert sampled_tvd.ci_low <= full_tvd.value <= sampled_tvd.ci_high
     html = fidelity_html({"fidelity": sampled.to_dict()})
-    assert "200 of the 400 train records, 200 of the 300 synthetic records." in html
+    assert "200 of the 400 training records, 200 of the 300 synthetic records." in html
     assert "every record" in html and "holdout records" not in html

@@ -178,6 +178,10 @@ def verdict_lines_html(report) -> str:
     return render_page("audit_verdicts.html.j2", groups=groups, confidence=confidence)
 
 
+#: A table's role as the report's sentences name it.
+_TABLE_WORDS = {"train": "training"}
+
+
 def fidelity_html(report) -> str:
     """The fidelity card (TSTR/TRTR, pMSE ratio, marginal distance), or a line saying it is absent."""
     report = _plain(report)
@@ -190,7 +194,7 @@ def fidelity_html(report) -> str:
             ],
             "skipped": list(fidelity.get("skipped", [])),
             "sampled": [
-                dict(table=r["table"], used=f"{r['used']:,}", of=f"{r['of']:,}")
+                dict(table=_TABLE_WORDS.get(r["table"], r["table"]), used=f"{r['used']:,}", of=f"{r['of']:,}")
                 for r in fidelity.get("records", [])
                 if r["used"] < r["of"]
             ],
