@@ -55,7 +55,7 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
-from privlib.neighbors import kneighbors, nearest_distances
+from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
@@ -1474,12 +1474,12 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
             fixed_to_drawn = _nearest_drawn(
                 fixed_lists,
                 in_draw,
-                lambda missing, drawn=subsample: nearest_distances(fixed.iloc[missing], drawn, **options),
+                lambda missing, sub=subsample: nearest_distances(fixed.iloc[missing], sub, **options),
             )
             drawn_self = _nearest_drawn(
                 _rows_of(drawn_lists, rows),
                 in_draw,
-                lambda missing, drawn=subsample: _nearest_other(drawn, missing, options),
+                lambda missing, sub=subsample: _nearest_other(sub, missing, options),
             )
         if target_is_fixed:
             repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_to_fixed[rows], drawn_self))
@@ -1488,9 +1488,9 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
     return repeats
 
 
-def _rows_of(lists, rows: np.ndarray):
+def _rows_of(lists: Neighbors, rows: np.ndarray) -> Neighbors:
     """The neighbour lists of the queries at positions ``rows`` only."""
-    return type(lists)(distances=lists.distances[rows], indices=lists.indices[rows])
+    return Neighbors(distances=lists.distances[rows], indices=lists.indices[rows])
 
 
 def _aa_value(repeat) -> float:
