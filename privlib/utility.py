@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from scipy import stats
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
@@ -877,12 +878,23 @@ def _mean_tvd_interval(codes: dict, estimate: float, *, rng, n_bootstrap, confid
         shares = []
         for table in tables:
             rows = rng.integers(0, len(table), len(table))
-            shares.append(np.bincount(table[rows].ravel(), minlength=int(levels.sum())) / len(table))
+            shares.append(_level_counts(table, rows, int(levels.sum())) / len(table))
         per_variable = 0.5 * np.add.reduceat(np.abs(shares[0] - shares[1]), offsets)
         values[b] = per_variable.mean()
     bias = float(np.mean(values)) - estimate
     low, high = percentile_interval(values - bias, confidence=confidence)
     return float(np.clip(low, 0.0, 1.0)), float(np.clip(high, 0.0, 1.0))
+
+
+@njit(cache=True, nogil=True)
+def _level_counts(table: np.ndarray, rows: np.ndarray, n_levels: int) -> np.ndarray:
+    """How often each level occurs in the ``rows`` of ``table`` (levels numbered apart per
+    column), without gathering the rows into a new array first."""
+    counts = np.zeros(n_levels, dtype=np.int64)
+    for row in rows:
+        for column in range(table.shape[1]):
+            counts[table[row, column]] += 1
+    return counts
 
 
 @validate_params(
