@@ -39,8 +39,15 @@ def table_digest(table: Any) -> str:
     a numeric array)."""
     digest = hashlib.sha256()
     if isinstance(table, pd.DataFrame):
-        digest.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
+        digest.update(repr([(repr(c), str(t)) for c, t in table.dtypes.items()]).encode())
         digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+        for position, dtype in enumerate(table.dtypes):
+            if dtype != np.dtype(object):
+                continue
+            # pandas hashes an object column's values by their text, so True and "True" would
+            # agree; their types tell them apart
+            kinds = table.iloc[:, position].map(lambda value: type(value).__qualname__)
+            digest.update(pd.util.hash_pandas_object(kinds, index=False).to_numpy().tobytes())
     else:
         array = np.ascontiguousarray(table)
         digest.update(repr((array.dtype.str, array.shape)).encode())
@@ -79,14 +86,13 @@ class _Searches:
         self._digests: dict[int, tuple[weakref.ref, str]] = {}
 
     def digest(self, table: Any) -> str:
+        if not isinstance(table, pd.DataFrame):  # arrays are cheap to hash and often changed in place
+            return table_digest(table)
         known = self._digests.get(id(table))
         if known is not None and known[0]() is table:
             return known[1]
         value = table_digest(table)
-        try:
-            self._digests[id(table)] = (weakref.ref(table), value)
-        except TypeError:  # an array view or list cannot be referred to weakly: hash it each time
-            pass
+        self._digests[id(table)] = (weakref.ref(table), value)
         return value
 
     def key(self, query: Any, reference: Any, encoder: Any, **question: Any) -> tuple:
@@ -138,9 +144,9 @@ def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
 
     Notes
     -----
-    Tables are recognised by their contents, so a table changed in place between two searches is
-    searched afresh; a digest is remembered per table object while it lives, so do not change a
-    table in place inside the block.
+    Tables are recognised by their contents. An array changed in place between two searches is
+    searched afresh; a DataFrame's digest is remembered per object while it lives, so do not
+    change a DataFrame in place inside the block.
 
     Examples
     --------

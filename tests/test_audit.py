@@ -210,16 +210,20 @@ def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
         AuditSpec.build(train="t.csv", synthetic="s.csv", seed=-5)
 
 
-def test_the_fidelity_sample_is_a_record_count_or_every_record():
+def test_the_fidelity_sample_is_a_record_count_or_every_record(tmp_path):
     def sample(**given):
         return AuditSpec.build(train="t.csv", synthetic="s.csv", **given).fidelity_sample
 
     assert sample() == 100_000
     assert sample(fidelity_sample=5000) == 5000
-    assert sample(fidelity_sample="all") is None
+    assert sample(fidelity_sample="all") == "all"
     for bad in (50, 1.5, "some"):
         with pytest.raises(PrivlibError, match="^`fidelity_sample`"):
             sample(fidelity_sample=bad)
+    # the notebook reads the spec the pipeline wrote: "every record" survives the round trip
+    for given in (5000, "all"):
+        spec = AuditSpec.build(train="t.csv", synthetic="s.csv", fidelity_sample=given)
+        assert AuditSpec.read(spec.write(tmp_path / "spec.json")).fidelity_sample == given
 
 
 def test_every_catalogue_entry_names_a_family_and_builds_keyword_arguments(files):

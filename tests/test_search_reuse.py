@@ -96,15 +96,38 @@ def test_the_oldest_results_go_first_when_the_budget_is_full(counted):
 
 def test_the_digest_sees_names_types_values_and_order():
     table = _table(20, 4)
+    flags = pd.DataFrame({"g": pd.Series([True, False], dtype=object)})
     digests = {
         table_digest(table),
         table_digest(table.rename(columns={"x": "y"})),
         table_digest(table.astype({"g": "category"})),
         table_digest(table.iloc[::-1]),
         table_digest(table.assign(x=table.x + 1)),
+        table_digest(flags),
+        table_digest(flags.astype(str).astype(object)),  # "True" is not True
+        table_digest(pd.DataFrame({1: [0.0]})),
+        table_digest(pd.DataFrame({"1": [0.0]})),
     }
-    assert len(digests) == 5
+    assert len(digests) == 9
     assert table_digest(table.copy()) == table_digest(table)
+
+
+def test_labels_that_print_alike_are_searched_apart():
+    flags = pd.DataFrame({"g": pd.Series([True, False], dtype=object)})
+    words = pd.DataFrame({"g": pd.Series(["True", "False"], dtype=object)})
+    encoder = TableEncoder().fit(flags, words)
+    with reuse_searches():
+        assert kneighbors(flags, flags, encoder=encoder).distances.ravel().tolist() == [0.0, 0.0]
+        assert kneighbors(words, flags, encoder=encoder).distances.ravel().tolist() == [1.0, 1.0]
+
+
+def test_an_array_changed_in_place_is_searched_again(counted):
+    query, reference = np.array([[0.0], [1.0]]), np.array([[0.0], [10.0]])
+    with reuse_searches():
+        assert kneighbors(query, reference, metric="l1").distances.ravel().tolist() == [0.0, 1.0]
+        query[1, 0] = 7.0
+        assert kneighbors(query, reference, metric="l1").distances.ravel().tolist() == [0.0, 3.0]
+    assert len(counted) == 2
 
 
 @pytest.mark.parametrize("budget", [0, -1, True, "1"])

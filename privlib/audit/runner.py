@@ -414,7 +414,7 @@ class Audit:
                 holdout=inputs.holdout,
                 target=(inputs.sensitive or [None])[0],
                 random_state=self.spec.seed,
-                max_records=self.spec.fidelity_sample,
+                max_records=None if self.spec.fidelity_sample == "all" else self.spec.fidelity_sample,
             )
         except PrivlibError as exc:
             logger.info("    fidelity not computed: the data do not allow it")

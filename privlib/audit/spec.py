@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 from pydantic import (
@@ -109,12 +109,10 @@ class AuditSpec(BaseModel):
     cap_bins: int = Field(
         5, ge=2, le=1000, strict=True, description="quantile bins of numeric keys and targets for CAP"
     )
-    fidelity_sample: int | None = Field(
+    fidelity_sample: Annotated[int, Field(ge=100, strict=True)] | Literal["all"] = Field(
         100_000,
-        ge=100,
-        strict=True,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
-        "the privacy measures use every record); None or 'all' for every record",
+        "the privacy measures use every record); 'all' for every record",
     )
     thresholds: dict[str, float] = Field(
         default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
@@ -145,8 +143,10 @@ class AuditSpec(BaseModel):
 
     @field_validator("fidelity_sample", mode="before")
     @classmethod
-    def _every_record(cls, value: Any) -> Any:
-        return None if value == "all" else value
+    def _records_or_all(cls, value: Any) -> Any:
+        if value == "all" or (isinstance(value, int) and not isinstance(value, bool) and value >= 100):
+            return value
+        raise ValueError("`fidelity_sample` must be a number of records (at least 100) or 'all'")
 
     @field_validator("synthetic", mode="before")
     @classmethod
