@@ -19,9 +19,11 @@ def median_seconds(task, repeats: int) -> float:
     return float(np.median(times))
 
 
-def machine() -> str:
-    """Date, machine, cores, current load average and Python and numpy versions, for a table's header."""
+def machine(load: bool = True) -> str:
+    """Date, machine, cores, current load average (unless ``load`` is false, for a table whose rows
+    give their own) and Python and numpy versions, for a table's header."""
+    now = f", load average {os.getloadavg()[0]:.1f}" if load else ""
     return (
-        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, numpy {np.__version__}"
+        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores{now}, "
+        f"Python {platform.python_version()}, numpy {np.__version__}"
     )

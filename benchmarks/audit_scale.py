@@ -479,7 +479,7 @@ def peers_markdown(size: int) -> str:
     lines = [
         f"### n = {size:,} (train {size:,}, synthetic {size:,}, holdout {size // 2:,})",
         "",
-        f"Recorded on {machine()}; the load average after each run is in its row (privlib / peer).",
+        f"Recorded on {machine(load=False)}; the load average after each run is in its row (privlib / peer).",
         f"Peers: {record['peer_versions']}.",
         "",
         "| what | privlib wall (s) | privlib CPU (s) | privlib peak RSS (GB) | peer | peer wall (s) | "
