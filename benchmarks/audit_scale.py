@@ -677,7 +677,9 @@ def _audit_steps(log: Path) -> str:
     if not log.exists():
         return ""
     text = log.read_text(errors="replace")
-    steps = re.findall(r"\[\d+(?:/\d+)?\] [^:\n]+: ([^\n]+?) \.\.\.\s+(?:privlib:\s+)?done in ([\d.]+) s", text)
+    steps = re.findall(
+        r"\[\d+(?:/\d+)?\] [^:\n]+: ([^\n]+?) \.\.\.\s+(?:privlib:\s+)?done in ([\d.]+) s", text
+    )
     return ", ".join(f"{name} {float(seconds):.0f}" for name, seconds in steps)
 
 
