@@ -153,13 +153,13 @@ def _family_titles(report: dict) -> dict:
     return {f.get("family"): f.get("title") for f in report.get("families", []) if f.get("title")}
 
 
-def decision_html(report) -> str:
+def decision_html(report) -> Markup:
     """Page 1: the decision, one plain-words line and a card per family (not assessed ones too)."""
     report = _plain(report)
     return render_page("audit_decision.html.j2", report=report, families=_families(report))
 
 
-def verdict_lines_html(report) -> str:
+def verdict_lines_html(report) -> Markup:
     """One line per measure (human name, value, interval, threshold, verdict), grouped by family."""
     report = _plain(report)
     titles = _family_titles(report)
@@ -182,7 +182,7 @@ def verdict_lines_html(report) -> str:
 _TABLE_WORDS = {"train": "training"}
 
 
-def fidelity_html(report) -> str:
+def fidelity_html(report) -> Markup:
     """The fidelity card (TSTR/TRTR, pMSE ratio, marginal distance), or a line saying it is absent."""
     report = _plain(report)
     fidelity = report.get("fidelity")
@@ -209,7 +209,7 @@ def _reading_without_rule(record: Mapping) -> str:
     return reading.replace(f" (rule: {rule})", "") if rule else reading
 
 
-def readings_html(report, family: str | None = None) -> str:
+def readings_html(report, family: str | None = None) -> Markup:
     """Each family's readings (only ``family``'s when given), written once: the verdict lines and
     the appendix do not repeat them, and the rule each reading quotes is left to the appendix.
     What did not run is listed with the reason."""
@@ -235,14 +235,14 @@ def readings_html(report, family: str | None = None) -> str:
     return render_page("audit_families.html.j2", families=families)
 
 
-def comparison_html(reports) -> str:
+def comparison_html(reports) -> Markup:
     """Several synthetic files side by side, from one audit report per file (a mapping of the
     file's label to its report): each file's decision, then every measure by its key, with the
     value and verdict the file's own verdict page gives, grouped by family. A measure one audit
     did not compute shows "not run"."""
     reports = {str(label): _plain(report) for label, report in reports.items()}
     if not reports:
-        return ""
+        return Markup("")
     first = next(iter(reports.values()))
     titles = _family_titles(first)
     records = {label: {m.get("key"): m for m in r.get("measures", [])} for label, r in reports.items()}
@@ -276,7 +276,7 @@ def comparison_html(reports) -> str:
     )
 
 
-def appendix_html(report) -> str:
+def appendix_html(report) -> Markup:
     """The decision rule, each measure's rule with its source and its details, and what did not
     run."""
     report = _plain(report)
@@ -306,7 +306,7 @@ def figure_png(figure, *, dpi: int = 150) -> str:
 
 def figure_html(
     figure, *, alt: str, caption: str | None = None, id: str | None = None, heading: str | None = None
-) -> str:
+) -> Markup:
     """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
     ``<h2>`` ``heading`` (with the ``id``) when one is given.
 
@@ -339,7 +339,7 @@ def forest_alt_text(measures) -> str:
     )
 
 
-def forest_figure_html(report) -> str:
+def forest_figure_html(report) -> Markup:
     """The forest plot of every measure (:func:`privlib.plots.plot_verdict_forest`) as a figure
     with alt text and caption; nothing when no measure was computed."""
     import matplotlib.pyplot as plt
@@ -349,7 +349,7 @@ def forest_figure_html(report) -> str:
     report = _plain(report)
     measures = report.get("measures", [])
     if not measures:
-        return ""
+        return Markup("")
     ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
     try:
         return figure_html(
@@ -392,7 +392,7 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
         plt.close(figure)
 
 
-def audit_page_html(report) -> str:
+def audit_page_html(report) -> Markup:
     """The whole audit as one self-contained HTML page with a sticky table of contents: the
     decision, the fidelity card, the forest figure, the verdict lines, the readings of each
     family and the appendix (without the measures' own figures, which need the results'
@@ -415,10 +415,10 @@ def audit_page_html(report) -> str:
         "audit_report.html.j2",
         title=report.get("title", "Privacy audit"),
         entries=entries,
-        decision=Markup(decision_html(report)),
-        forest=Markup(forest_figure_html(report)),
-        verdicts=Markup(verdict_lines_html(report)),
-        fidelity=Markup(fidelity_html(report)),
-        readings=Markup(readings_html(report)),
-        appendix=Markup(appendix_html(report)),
+        decision=decision_html(report),
+        forest=forest_figure_html(report),
+        verdicts=verdict_lines_html(report),
+        fidelity=fidelity_html(report),
+        readings=readings_html(report),
+        appendix=appendix_html(report),
     )

@@ -10,6 +10,7 @@ import functools
 from importlib import resources
 
 import jinja2
+from markupsafe import Markup
 
 __all__ = ["render_page", "stylesheet"]
 
@@ -31,6 +32,8 @@ def stylesheet() -> str:
     return resources.files("privlib.render").joinpath("templates", "report.css").read_text("utf-8")
 
 
-def render_page(template: str, **context) -> str:
-    """Render ``templates/<template>`` with ``context``, every value escaped."""
-    return _environment().get_template(template).render(**context)
+def render_page(template: str, **context) -> Markup:
+    """Render ``templates/<template>`` with ``context``, every value escaped; the result is
+    :class:`~markupsafe.Markup`, so a page built from fragments inserts them as they are and
+    escapes any plain string passed beside them."""
+    return Markup(_environment().get_template(template).render(**context))
