@@ -1,6 +1,6 @@
 """Identity disclosure: can a synthetic record be tied to a real person?
 
-Four measures, from the bluntest to the most specific (see ``METHODS.md``, "Identity disclosure"):
+Four measures, from the bluntest to the most specific (each function cites its source):
 
 * :func:`identical_match_share` - synthetic records that are exact copies of training records,
   beside the copies of holdout records that chance alone produces;

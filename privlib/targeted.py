@@ -33,8 +33,8 @@ ratio, rather than ``p_S`` alone, is what keeps a record in a dense region of th
 looking like a member just because the region is dense.
 
 Encoding for the densities: numeric variables divided by their range, categorical variables
-one-hot times one half, the embedding in which L1 distance is Gower distance (times the number of
-variables; see ``METHODS.md``), so that every variable weighs alike.
+one-hot times one half, the embedding in which L1 distance is Gower distance (Gower 1971) times
+the number of variables, so that every variable weighs alike.
 
 References
 ----------

@@ -676,7 +676,7 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
     * Categorical variables: the shares of the labels (a label present in one table only counts
       with share 0 in the other).
     * Numeric variables (dates in days): the values are cut into ``n_bins`` equal-width bins
-      spanning the range of both tables together (the Hamming binning of METHODS.md), and the TVD
+      spanning the range of both tables together (the binning of the kit's Hamming distance, after El Emam et al. 2022), and the TVD
       is taken over the bins. The two-sample Kolmogorov-Smirnov statistic (the largest gap
       between the two empirical distribution functions, ``scipy.stats.ks_2samp``) is reported
       too, on the non-missing values; it needs no binning.

@@ -1,7 +1,6 @@
 """Tests of privlib.membership: formulas worked by hand, tiny constructed attacks, null cases.
 
-Expected values come from the definitions (METHODS.md; El Emam, Mosquera & Fang 2022; Yale et al.
-2019) worked out by hand in the comments, or from what a statistic must do under a stated model.
+Expected values come from the definitions (El Emam, Mosquera & Fang 2022; Yale et al. 2019) worked out by hand in the comments, or from what a statistic must do under a stated model.
 """
 
 import math

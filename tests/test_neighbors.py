@@ -1,6 +1,6 @@
 """Tests of the exact nearest-neighbour engine against brute force written here.
 
-The reference implementation below follows METHODS.md word for word (per-variable Gower terms,
+The reference implementation below follows the definitions word for word (per-variable Gower terms,
 missing equals missing, missing vs a value = 1, ranges from the stated tables, Hamming on
 equal-width bins) with numpy broadcasting over all pairs, one column at a time; it shares no
 code with the engine or the encoder.
@@ -25,7 +25,7 @@ from privlib.schema import TableEncoder
 # Brute force, straight from the definitions
 # --------------------------------------------------------------------------------------------
 def _terms(query: pd.Series, reference: pd.Series, numeric_term) -> np.ndarray:
-    """Per-variable distance for every pair, with the missing-value rule of METHODS.md."""
+    """Per-variable distance for every pair, with the kit's missing-value rule (missing equals missing, missing against a value is 1)."""
     a_missing = query.isna().to_numpy()[:, None]
     b_missing = reference.isna().to_numpy()[None, :]
     if numeric_term is None:
