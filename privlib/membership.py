@@ -1180,9 +1180,7 @@ def _attack_distances(train, holdout, synthetic, rng=None, client=None):
     and without subsampling make the same two searches, which an audit makes once
     (:func:`privlib.search_reuse.reuse_searches`).
     """
-    encoder = TableEncoder(metric="gower").fit(
-        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
-    )
+    encoder, _, _ = _gower_setup(train, holdout, synthetic)
     distances = [
         nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
         for table in (train, holdout)

@@ -980,16 +980,13 @@ def fidelity_summary(
     keys = ("tstr_ratio", "pmse_ratio", "mean_tvd", "sample")
     streams = dict(zip(keys, np.random.default_rng(random_state).spawn(len(keys)), strict=True))
     given = {"train": train, "synthetic": synthetic, "holdout": holdout}
-    records = tuple(
-        (name, len(table) if max_records is None else min(len(table), max_records), len(table))
+    used = {
+        name: table if max_records is None else _at_most(table, max_records, streams["sample"])
         for name, table in given.items()
         if table is not None
-    )
-    if max_records is not None:
-        train, synthetic, holdout = (
-            None if table is None else _at_most(table, max_records, streams["sample"])
-            for table in given.values()
-        )
+    }
+    records = tuple((name, len(used[name]), len(given[name])) for name in used)
+    train, synthetic, holdout = (used.get(name) for name in given)
     bootstrap = {"n_bootstrap": n_bootstrap, "confidence": confidence}
     measures, skipped = [], []
     if holdout is None or target is None:
@@ -1081,7 +1078,7 @@ def _at_most(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.Dat
     """``table``, or ``size`` of its rows drawn without replacement (in table order) when it has more."""
     if len(table) <= size:
         return table
-    return table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+    return table.iloc[membership._subsample_rows(len(table), size, rng)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ class AuditSpec(BaseModel):
     cap_bins: int = Field(
         5, ge=2, le=1000, strict=True, description="quantile bins of numeric keys and targets for CAP"
     )
-    fidelity_sample: Annotated[int, Field(ge=100, strict=True)] | Literal["all"] = Field(
+    fidelity_sample: int | Literal["all"] = Field(
         100_000,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
         "the privacy measures use every record); 'all' for every record",
