@@ -36,6 +36,7 @@ import pandas as pd
 
 from privlib import neighbors
 from privlib.errors import PrivlibError
+from privlib.matching import comparable_values, count_matches, joint_codes
 from privlib.results import Result, per_record
 from privlib.schema import (
     CATEGORICAL,
@@ -82,44 +83,15 @@ __all__ = [
     "MatchRisk",
 ]
 
-#: Candidate (target, synthetic record) pairs examined at once by :func:`match_risk` when more
-#: than one numeric variable is matched with a tolerance; bounds its working memory.
-MATCH_CHUNK_PAIRS = 2_000_000
 
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers
 # --------------------------------------------------------------------------------------------
-def _comparable_values(series: pd.Series, kind: str) -> pd.Series:
-    """Values that compare equal across tables: numbers as float64 (so 3 == 3.0, dates in days),
-    labels as Python objects (so a categorical and an object column holding the same labels
-    agree)."""
-    if kind == NUMERIC:
-        return pd.Series(numeric_values(series))
-    return pd.Series(series.to_numpy(dtype=object))
-
-
-def _joint_codes(tables: Sequence[Sequence[pd.Series]]) -> list[np.ndarray]:
-    """One integer code per row such that two rows, of any of the tables, share a code exactly
-    when they hold the same values in every column (missing equal to missing).
-
-    ``tables`` lists, per table, the same number of columns as comparable series.
-    """
-    sizes = [len(columns[0]) for columns in tables]
-    key = np.zeros(sum(sizes), dtype=np.int64)
-    for j in range(len(tables[0])):
-        stacked = pd.concat([columns[j] for columns in tables], ignore_index=True)
-        codes, uniques = pd.factorize(stacked)  # a missing value gets code -1: one more value
-        # Re-factorizing after each column keeps the combined key below the number of rows,
-        # so it never overflows however many columns are combined.
-        key = pd.factorize(key * (len(uniques) + 1) + codes + 1)[0].astype(np.int64)
-    return np.split(key, np.cumsum(sizes)[:-1])
-
-
 def _row_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
-    """:func:`_joint_codes` of whole rows on ``columns`` (kinds taken from the first frame)."""
+    """:func:`joint_codes` of whole rows on ``columns`` (kinds taken from the first frame)."""
     kinds = infer_kinds(frames[0][list(columns)])
-    return _joint_codes([[_comparable_values(frame[c], kinds[c]) for c in columns] for frame in frames])
+    return joint_codes([[comparable_values(frame[c], kinds[c]) for c in columns] for frame in frames])
 
 
 def _share(count: int, total: int) -> float:
@@ -732,57 +704,17 @@ def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
     return {c: tolerance for c in numeric_columns}
 
 
-def _count_matches(target_groups, synthetic_groups, lows, highs, synthetic_values):
-    """For each target, count the synthetic records in the same exact-match group whose numeric
-    values all lie within the target's intervals.
-
-    ``lows``/``highs`` (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1
-    numeric columns. Synthetic records are sorted by (group, first numeric value), so each
-    target's candidates on the first column form one contiguous run, found with two binary
-    searches; further numeric columns are checked on those candidates in memory-bounded chunks.
-    """
-    n_target = len(target_groups)
-    # Dense ranks of every value involved turn (group, value) into one sortable integer key
-    # without floating-point arithmetic on the values.
-    first = np.concatenate([synthetic_values[:, 0], lows[:, 0], highs[:, 0]])
-    _, ranks = np.unique(first, return_inverse=True)
-    n_ranks = int(ranks.max()) + 1
-    n_syn = len(synthetic_groups)
-    syn_key = synthetic_groups * n_ranks + ranks[:n_syn]
-    order = np.argsort(syn_key, kind="stable")
-    sorted_key = syn_key[order]
-    start = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn : n_syn + n_target], "left")
-    stop = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn + n_target :], "right")
-    lengths = stop - start
-    if synthetic_values.shape[1] == 1:
-        return lengths
-    counts = np.zeros(n_target, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    # Cut the targets into chunks of about MATCH_CHUNK_PAIRS candidate pairs each.
-    cuts = np.searchsorted(ends, np.arange(MATCH_CHUNK_PAIRS, ends[-1], MATCH_CHUNK_PAIRS), "left")
-    bounds = np.unique(np.concatenate([[0], cuts + 1, [n_target]]))
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        chunk_lengths = lengths[lo:hi]
-        targets = np.repeat(np.arange(lo, hi), chunk_lengths)
-        offsets = np.arange(len(targets)) - np.repeat(np.cumsum(chunk_lengths) - chunk_lengths, chunk_lengths)
-        candidates = order[start[targets] + offsets]
-        values = synthetic_values[candidates, 1:]
-        inside = np.all((values >= lows[targets, 1:]) & (values <= highs[targets, 1:]), axis=1)
-        counts[lo:hi] = np.bincount(targets[inside] - lo, minlength=hi - lo)
-    return counts
-
-
 def _match(original, synthetic, categorical, numeric, tolerance, relative):
     """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``."""
 
     # Exact part: the categorical values and, for numeric variables, whether the value is
     # missing (missing matches missing only).
     def exact_columns(frame):
-        return [_comparable_values(frame[c], CATEGORICAL) for c in categorical] + [
+        return [comparable_values(frame[c], CATEGORICAL) for c in categorical] + [
             frame[c].isna().reset_index(drop=True) for c in numeric
         ]
 
-    target_groups, synthetic_groups = _joint_codes([exact_columns(original), exact_columns(synthetic)])
+    target_groups, synthetic_groups = joint_codes([exact_columns(original), exact_columns(synthetic)])
     if not numeric:
         per_group = np.bincount(synthetic_groups, minlength=int(target_groups.max()) + 1)
         return per_group[target_groups], target_groups == synthetic_groups
@@ -799,7 +731,7 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
     # are not lost to rounding; a zero tolerance stays exact.
     width *= 1.0 + 1e-9
     lows, highs = x - width, x + width
-    counts = _count_matches(target_groups, synthetic_groups, lows, highs, y)
+    counts = count_matches(target_groups, synthetic_groups, lows, highs, y)
     own = (target_groups == synthetic_groups) & np.all((y >= lows) & (y <= highs), axis=1)
     return counts, own
 

@@ -55,9 +55,10 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
+from privlib.matching import attack_distances, check_tables, gower_setup, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
-from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.schema import NUMERIC, TableEncoder, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
@@ -398,20 +399,6 @@ def _check_share(value, name: str) -> float:
     return float(value)
 
 
-def _check_tables(**tables) -> dict:
-    """Check every table and that each has the first one's columns and column types.
-
-    Categories absent from the first table are allowed: a distance simply counts them as
-    different, and a holdout may well hold a rare category the training data lacks.
-    """
-    (first_name, first), *rest = tables.items()
-    check_frame(first, first_name)
-    for name, table in rest:
-        check_frame(table, name)
-        check_comparable(first, table, (first_name, name), unseen="ignore")
-    return tables
-
-
 def _spread(values) -> tuple[float, float, float]:
     """Mean and the 2.5 %/97.5 % quantiles of repetition values (NaN values ignored)."""
     values = np.asarray(values, dtype="float64")
@@ -419,18 +406,6 @@ def _spread(values) -> tuple[float, float, float]:
         return math.nan, math.nan, math.nan
     low, high = np.nanquantile(values, [0.025, 0.975])
     return float(np.nanmean(values)), float(low), float(high)
-
-
-def _subsample_rows(n_rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` of the positions ``0 .. n_rows - 1`` drawn without replacement, in increasing order."""
-    return np.sort(rng.choice(n_rows, size, replace=False))
-
-
-def _subsample(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
-    """``size`` rows of ``table`` drawn without replacement (the table itself when it has that many)."""
-    if len(table) == size:
-        return table
-    return table.iloc[_subsample_rows(len(table), size, rng)]
 
 
 def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
@@ -829,7 +804,7 @@ def ground_truth_risk(
     >>> r.f1, judge(r).verdict
     (1.0, 'risk')
     """
-    _check_tables(population=population, synthetic=synthetic)
+    check_tables(population=population, synthetic=synthetic)
     size = len(population)
     is_member = _member_mask(members, size)
     n = int(is_member.sum())
@@ -1025,7 +1000,7 @@ def partition_risk(
     many records as there are members; it uses no membership label). The verdict takes the
     riskier of the two, and the result says which h each number used.
     """
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
     n = len(train)
     if population_size is not None:
         population_size = _check_integer(population_size, "population_size")
@@ -1076,25 +1051,6 @@ def partition_risk(
 # --------------------------------------------------------------------------------------------
 # Distance attacks (Gower)
 # --------------------------------------------------------------------------------------------
-def _equal_sizes(train, holdout, rng):
-    """Subsample the larger of training and holdout to the size of the smaller."""
-    size = min(len(train), len(holdout))
-    return _subsample(train, size, rng), _subsample(holdout, size, rng)
-
-
-def _gower_setup(train, holdout, synthetic, rng=None):
-    """A Gower encoder fitted on the three tables, and training and holdout data to compare.
-
-    With ``rng`` the larger of training and holdout is subsampled to the smaller's size.
-    """
-    encoder = TableEncoder(metric="gower").fit(
-        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
-    )
-    if rng is not None:
-        train, holdout = _equal_sizes(train, holdout, rng)
-    return encoder, train, holdout
-
-
 @validate_params(
     {
         "synthetic": [Table()],
@@ -1143,8 +1099,8 @@ def dcr_holdout_share(
     1.0
     """
     confidence = check_confidence(confidence)
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    encoder, train, holdout = _gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    encoder, train, holdout = gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
     to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder, client=client)
     to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder, client=client)
     tied = to_train == to_holdout
@@ -1170,27 +1126,6 @@ def dcr_holdout_share(
         dcr_train=to_train,
         dcr_holdout=to_holdout,
     )
-
-
-def _attack_distances(train, holdout, synthetic, rng=None, client=None):
-    """DCR to the synthetic data of each training and holdout record, and who is a member.
-
-    With ``rng`` the larger of training and holdout is subsampled to the smaller's size. The
-    whole tables are searched and the drawn records' distances kept, so that the attacks with
-    and without subsampling make the same two searches, which an audit makes once
-    (:func:`privlib.search_reuse.reuse_searches`).
-    """
-    encoder, _, _ = _gower_setup(train, holdout, synthetic)
-    distances = [
-        nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
-        for table in (train, holdout)
-    ]
-    if rng is not None:
-        size = min(len(train), len(holdout))
-        distances = [d if d.size == size else d[_subsample_rows(d.size, size, rng)] for d in distances]
-    dcr = np.concatenate(distances)
-    is_member = np.repeat([True, False], [distances[0].size, distances[1].size])
-    return dcr, is_member
 
 
 @validate_params(
@@ -1241,8 +1176,8 @@ def threshold_attack(
         threshold ``precision`` (NaN where nobody is called) and ``recall``.
     """
     confidence = check_confidence(confidence)
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, np.random.default_rng(random_state), client)
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    dcr, is_member = attack_distances(train, holdout, synthetic, np.random.default_rng(random_state), client)
     if thresholds is None:
         thresholds = np.unique(np.concatenate([[0.0], np.quantile(dcr, np.linspace(0.02, 1, 50))]))
     else:
@@ -1340,8 +1275,8 @@ def nn_mia(
     1.0
     """
     confidence = check_confidence(confidence)
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    dcr, is_member = attack_distances(train, holdout, synthetic, rng=None, client=client)
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
     low, high = auc_interval(
@@ -1446,7 +1381,7 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
-    draws = [_subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
+    draws = [subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
     fixed_self = _self_distances(fixed, options)
     drawn_rows = np.unique(np.concatenate(draws))
     if 2 * drawn_rows.size > len(drawn):
@@ -1559,7 +1494,7 @@ def adversarial_accuracy(
     0.0
     """
     confidence = check_confidence(confidence)
-    _check_tables(target=target, synthetic=synthetic)
+    check_tables(target=target, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
     repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats, client)
@@ -1647,7 +1582,7 @@ def privacy_loss(
     0.0
     """
     confidence = check_confidence(confidence)
-    _check_tables(train=train, test=test, synthetic=synthetic)
+    check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
     on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
@@ -1826,7 +1761,7 @@ def discriminator_test(
     >>> res.ci_low <= res.value <= res.ci_high
     True
     """
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
     if len(synthetic) < 2:
         raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     confidence = check_confidence(confidence)

@@ -77,6 +77,7 @@ import pandas as pd
 from scipy.stats import beta, hypergeom, nhypergeom
 
 from privlib.errors import PrivlibError
+from privlib.matching import attack_distances, check_tables, comparable_values, count_matches, joint_codes
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import (
     CATEGORICAL,
@@ -508,10 +509,8 @@ def nn_mia_low_fpr(
     >>> point.measure, point.members_called, point.nonmembers_called
     ('nn_mia_tpr_at_0.1pct', 1000, 0)
     """
-    from privlib.membership import _attack_distances, _check_tables
-
-    _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = _attack_distances(train, holdout, synthetic, rng=None, client=client)
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    dcr, is_member = attack_distances(train, holdout, synthetic, rng=None, client=client)
     return tpr_at_low_fpr(
         member_scores=-dcr[is_member],
         nonmember_scores=-dcr[~is_member],
@@ -575,16 +574,14 @@ def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[floa
 def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> np.ndarray:
     """Per real record: some synthetic record equals it, numbers within ``tolerance`` (a width
     per numeric column; missing equal to missing)."""
-    from privlib.identity import _comparable_values, _count_matches, _joint_codes
-
     numeric = list(tolerance)
 
     def exact_part(frame):  # the other values, and whether each number is missing
-        return [_comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in tolerance] + [
+        return [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in tolerance] + [
             frame[c].isna().reset_index(drop=True) for c in numeric
         ]
 
-    real_groups, synthetic_groups = _joint_codes([exact_part(real), exact_part(synthetic)])
+    real_groups, synthetic_groups = joint_codes([exact_part(real), exact_part(synthetic)])
     if not numeric:
         return np.isin(real_groups, synthetic_groups)
     # a missing number is set to 0: the exact part already pairs missing with missing
@@ -594,7 +591,7 @@ def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> n
     )
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
     width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
-    return _count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
+    return count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
 
 
 @validate_params(

@@ -51,6 +51,7 @@ from threadpoolctl import threadpool_limits
 
 from privlib import attribute, membership
 from privlib.errors import PrivlibError
+from privlib.matching import subsample_rows
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
@@ -1078,7 +1079,7 @@ def _at_most(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.Dat
     """``table``, or ``size`` of its rows drawn without replacement (in table order) when it has more."""
     if len(table) <= size:
         return table
-    return table.iloc[membership._subsample_rows(len(table), size, rng)]
+    return table.iloc[subsample_rows(len(table), size, rng)]
 
 
 # --------------------------------------------------------------------------------------------
