@@ -26,7 +26,7 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 from privlib.datasets import DATASETS, DatasetInfo, dataset_info, load_dataset, read_table
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, ParameterError, PrivlibError
 from privlib.results import Result
 
 try:
@@ -64,7 +64,9 @@ _SUBMODULES = {
 
 __all__ = [
     "DATASETS",
+    "DataError",
     "DatasetInfo",
+    "ParameterError",
     "PrivlibError",
     "Result",
     "dataset_info",

@@ -32,7 +32,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.neighbors import kneighbors
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
@@ -57,6 +57,7 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.validation import (
+    CLIENT,
     CONFIDENCE,
     Boolean,
     HasMethods,
@@ -88,10 +89,10 @@ def _check_keys_target(original, synthetic, keys, target):
     check_columns(synthetic, target, "target", "synthetic")
     for name, columns in (("keys", keys), ("target", target)):
         if len(set(columns)) < len(columns):
-            raise PrivlibError(f"`{name}` names a column twice ({columns}); name each once.")
+            raise ParameterError(f"`{name}` names a column twice ({columns}); name each once.")
     both = [c for c in target if c in keys]
     if both:
-        raise PrivlibError(
+        raise ParameterError(
             f"`target` column(s) {both} are also among the `keys`; an intruder who already knows "
             "a variable cannot learn it. Remove them from `keys` or from `target`."
         )
@@ -288,7 +289,7 @@ def cap(
     """
     confidence = check_confidence(confidence)
     if variant not in (1, 2) or isinstance(variant, bool):
-        raise PrivlibError(f"`variant` must be 1 or 2, got {variant!r}.")
+        raise ParameterError(f"`variant` must be 1 or 2, got {variant!r}.")
     keys, target = _check_keys_target(original, synthetic, keys, target)
     n = len(original)
     key_codes = _value_codes(original, synthetic, keys)
@@ -381,7 +382,7 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
         ``n_bins`` is not an integer of at least 2.
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
-        raise PrivlibError(f"`n_bins` must be an integer of at least 2, got {n_bins!r}.")
+        raise ParameterError(f"`n_bins` must be an integer of at least 2, got {n_bins!r}.")
     check_frame(original, "original")
     check_frame(synthetic, "synthetic")
     kinds = infer_kinds(original, name="original")
@@ -395,7 +396,7 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
     check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
     not_numeric = [c for c in columns if kinds[c] != NUMERIC]
     if not_numeric:
-        raise PrivlibError(
+        raise ParameterError(
             f"`columns` names {not_numeric}, which are not numeric in `original`; only numeric "
             "columns can be cut into bins."
         )
@@ -605,7 +606,7 @@ def _check_k(k, estimator, n_original, n_synthetic):
     if estimator is not None:
         return
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise PrivlibError(f"`k` must be a positive integer, got {k!r}.")
+        raise ParameterError(f"`k` must be a positive integer, got {k!r}.")
     if k > n_synthetic:
         raise PrivlibError(
             f"`k` = {k} is larger than the synthetic data ({n_synthetic} rows); choose a smaller k."
@@ -681,13 +682,13 @@ def _estimator_predictions(original, synthetic, keys, y_r, y_s, estimator, cv, r
 def _check_estimator(estimator, regression, target, cv, n):
     """A clone of ``estimator`` checked for kind, and ``cv`` checked when it will be used."""
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-        raise PrivlibError(
+        raise ParameterError(
             "`estimator` must be a scikit-learn estimator with fit and predict, got "
             f"{type(estimator).__name__}."
         )
     if regression != is_regressor(estimator) or regression == is_classifier(estimator):
         kind, wanted = ("numeric", "regressor") if regression else ("categorical", "classifier")
-        raise PrivlibError(
+        raise ParameterError(
             f"`target` {target!r} is {kind}, so `estimator` must be a scikit-learn {wanted}; "
             f"got {type(estimator).__name__}."
         )
@@ -695,7 +696,7 @@ def _check_estimator(estimator, regression, target, cv, n):
     if not leave_one_out and (
         isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n
     ):
-        raise PrivlibError(
+        raise ParameterError(
             f"`cv` must be an integer between 2 and the number of original records ({n}), got {cv!r}."
         )
     return clone(estimator)
@@ -714,6 +715,7 @@ def _check_estimator(estimator, regression, target, cv, n):
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
         "progress": [Boolean()],
+        "client": [CLIENT, None],
     }
 )
 def knn_risk(
@@ -828,7 +830,7 @@ def knn_risk(
     """
     keys, targets = _check_keys_target(original, synthetic, keys, target)
     if len(targets) != 1:
-        raise PrivlibError(
+        raise ParameterError(
             f"`target` names {len(targets)} columns {targets}; knn_risk predicts one variable "
             "at a time (cap accepts a joint target)."
         )
@@ -837,7 +839,7 @@ def knn_risk(
     confidence = check_confidence(confidence)
     _check_k(k, estimator, n, len(synthetic))
     if metric not in KNN_METRICS:
-        raise PrivlibError(f"`metric` must be one of {list(KNN_METRICS)}, got {metric!r}.")
+        raise ParameterError(f"`metric` must be one of {list(KNN_METRICS)}, got {metric!r}.")
     regression = infer_kinds(original[[target]], name="original")[target] == NUMERIC
     rng = np.random.default_rng(random_state)
     if estimator is not None:

@@ -72,7 +72,7 @@ import pandas as pd
 from numba import njit, prange
 
 from privlib import neighbors
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import (
     MISSING,
@@ -406,7 +406,7 @@ def _check_tables(synthetic, train, control) -> None:
 
 def _check_count(value, name: str, *, low: int = 1, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise PrivlibError(f"`{name}` must be a whole number >= {low}, got {value!r}.")
+        raise ParameterError(f"`{name}` must be a whole number >= {low}, got {value!r}.")
     if high is not None and value > high:
         raise PrivlibError(f"`{name}` must be at most {high} here, got {value!r}.")
     return int(value)
@@ -833,7 +833,7 @@ def singling_out(
     """
     _check_tables(synthetic, train, control)
     if mode not in ("univariate", "multivariate"):
-        raise PrivlibError(f"`mode` must be 'univariate' or 'multivariate', got {mode!r}.")
+        raise ParameterError(f"`mode` must be 'univariate' or 'multivariate', got {mode!r}.")
     n_requested = _check_count(n_attacks, "n_attacks")
     p = train.shape[1]
     n_cols = 1 if mode == "univariate" else _check_count(n_cols, "n_cols", high=p)
@@ -918,7 +918,7 @@ def _check_aux(columns, parameter, train) -> list:
     columns = check_columns(train, columns, parameter, "train")
     duplicated = sorted({c for c in columns if columns.count(c) > 1}, key=str)
     if duplicated:
-        raise PrivlibError(f"`{parameter}` names {duplicated} more than once; name each column once.")
+        raise ParameterError(f"`{parameter}` names {duplicated} more than once; name each column once.")
     return columns
 
 
@@ -1004,7 +1004,7 @@ def linkability(
         or len(aux_columns) != 2
         or any(isinstance(half, str) or not isinstance(half, (tuple, list, pd.Index)) for half in aux_columns)
     ):
-        raise PrivlibError(
+        raise ParameterError(
             "`aux_columns` must be two lists of columns, the attacker's two datasets, e.g. "
             "(['age', 'sex'], ['zip'])."
         )
@@ -1139,7 +1139,7 @@ def inference(
     """
     _check_tables(synthetic, train, control)
     if not isinstance(secret, str) or secret not in train.columns:
-        raise PrivlibError(
+        raise ParameterError(
             f"`secret` must be the name of one column of `train`, got {secret!r}; the columns are "
             f"{list(train.columns)}."
         )
@@ -1149,13 +1149,13 @@ def inference(
             raise PrivlibError("`train` has no column besides `secret`; the attacker needs known columns.")
     aux_columns = _check_aux(aux_columns, "aux_columns", train)
     if secret in aux_columns:
-        raise PrivlibError(
+        raise ParameterError(
             f"`secret` {secret!r} is also in `aux_columns`; the attacker cannot already know the "
             "column it guesses: remove it from `aux_columns`."
         )
     n_requested = _check_count(n_attacks, "n_attacks")
     if isinstance(tolerance, bool) or not isinstance(tolerance, Real) or not 0 <= tolerance < math.inf:
-        raise PrivlibError(f"`tolerance` must be a number >= 0, got {tolerance!r}.")
+        raise ParameterError(f"`tolerance` must be a number >= 0, got {tolerance!r}.")
     confidence = check_confidence(confidence)
     rng = np.random.default_rng(random_state)
 

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from privlib import neighbors
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import comparable_values, count_matches, joint_codes
 from privlib.results import Result, per_record
 from privlib.schema import (
@@ -58,8 +58,11 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.validation import (
+    CLIENT,
     CONFIDENCE,
+    TOLERANCES,
     Boolean,
+    Instance,
     Integer,
     Names,
     Number,
@@ -82,7 +85,6 @@ __all__ = [
     "ReplicatedUniques",
     "MatchRisk",
 ]
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,6 +249,8 @@ def identical_match_share(
         "max_memory_mb": [Number(low=1)],
         "n_jobs": [Integer(low=-1), None],
         "progress": [Boolean()],
+        "encoder": [Instance(TableEncoder), None],
+        "client": [CLIENT, None],
     }
 )
 def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
@@ -369,6 +373,7 @@ class DCRSummary(Result):
         "max_memory_mb": [Number(low=1)],
         "n_jobs": [Integer(low=-1), None],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def dcr_summary(
@@ -683,19 +688,19 @@ def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
             or not isinstance(value, Real)
             or not (value >= 0 and math.isfinite(value))
         ):
-            raise PrivlibError(f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}.")
+            raise ParameterError(f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}.")
         return float(value)
 
     if isinstance(numeric_tolerance, Mapping):
         unknown = [c for c in numeric_tolerance if c not in numeric_columns]
         if unknown:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`numeric_tolerance` names {unknown}, which are not numeric matching variables; "
                 f"the numeric ones are {numeric_columns}."
             )
         missing = [c for c in numeric_columns if c not in numeric_tolerance]
         if missing:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`numeric_tolerance` gives no tolerance for the numeric variables {missing}; "
                 "name every numeric matching variable or pass one number for all."
             )
@@ -745,6 +750,7 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
         "relative": [Boolean()],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "numeric_tolerance": [Number(low=0), TOLERANCES],
     }
 )
 def match_risk(
@@ -838,7 +844,7 @@ def match_risk(
     synthesized = check_columns(original, synthesized, "synthesized", "original")
     both = [c for c in known if c in synthesized]
     if both:
-        raise PrivlibError(
+        raise ParameterError(
             f"{both} listed in both `known` and `synthesized`; a variable is either released "
             "unchanged or synthesized."
         )
@@ -851,7 +857,7 @@ def match_risk(
             "original row i."
         )
     if not isinstance(relative, (bool, np.bool_)):
-        raise PrivlibError(f"`relative` must be True or False, got {relative!r}.")
+        raise ParameterError(f"`relative` must be True or False, got {relative!r}.")
     check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
     kinds = infer_kinds(original[columns], name="original")
     numeric = [c for c in columns if kinds[c] == NUMERIC]

@@ -54,7 +54,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, gower_setup, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
@@ -72,11 +72,14 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.validation import (
+    CLIENT,
     CONFIDENCE,
     Boolean,
     HasMethods,
+    Instance,
     Integer,
     Number,
+    Numbers,
     RandomState,
     Table,
     validate_params,
@@ -389,13 +392,13 @@ class DiscriminatorTest(_Repeated):
 # --------------------------------------------------------------------------------------------
 def _check_integer(value, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise PrivlibError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
+        raise ParameterError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
     return int(value)
 
 
 def _check_share(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
-        raise PrivlibError(f"`{name}` must be a number between 0 and 1, got {value!r}.")
+        raise ParameterError(f"`{name}` must be a number between 0 and 1, got {value!r}.")
     return float(value)
 
 
@@ -607,6 +610,7 @@ def _hamming_attack(
 # --------------------------------------------------------------------------------------------
 # Relative risk
 # --------------------------------------------------------------------------------------------
+@validate_params({"t": [Numbers(low=0, high=1)]})
 def naive_f1(t):
     """F1 of an adversary who calls every record of the attack set a member, F_max = 2t / (1 + t).
 
@@ -626,16 +630,12 @@ def naive_f1(t):
     >>> naive_f1(0.5)
     0.6666666666666666
     """
-    try:
-        values = np.asarray(t, dtype="float64")
-    except (TypeError, ValueError):
-        values = np.array(np.nan)
-    if isinstance(t, bool) or np.isnan(values).any() or (values < 0).any() or (values > 1).any():
-        raise PrivlibError(f"`t` must hold shares between 0 and 1, got {t!r}.")
+    values = np.asarray(t, dtype="float64")
     out = 2 * values / (1 + values)
     return float(out) if out.ndim == 0 else out
 
 
+@validate_params({"f1": [Number(low=0, high=1)], "n": [Integer(low=1)], "N": [Integer(low=1)]})
 def relative_risk(f1, n, N):
     """Relative membership risk M = (F1 - F_max) / (1 - F_max), F_max = :func:`naive_f1` (n / N).
 
@@ -665,9 +665,6 @@ def relative_risk(f1, n, N):
     >>> round(relative_risk(0.5, 1000, 3000), 4)  # F_max = 0.5
     0.0
     """
-    f1 = _check_share(f1, "f1")
-    n = _check_integer(n, "n")
-    N = _check_integer(N, "N")
     if n > N:
         raise PrivlibError(
             f"the training data (n = {n}) cannot be larger than the population it was drawn from "
@@ -683,6 +680,7 @@ def relative_risk(f1, n, N):
     return (f1 - f_max) / (1 - f_max)
 
 
+@validate_params({"m": [Numbers(high=1)], "utility": [Numbers(low=0, high=1)]})
 def risk_utility_loss(m, utility):
     """Loss for tuning a generator: -max([M > 0.2] (0.31 + 1 / (1 + e^(M - 1))), [M <= 0.2]) * U.
 
@@ -713,10 +711,6 @@ def risk_utility_loss(m, utility):
     """
     m_values = np.asarray(m, dtype="float64")
     u_values = np.asarray(utility, dtype="float64")
-    if not np.isfinite(m_values).all() or (m_values > 1).any():
-        raise PrivlibError(f"`m` must be a relative risk of at most 1, got {m!r}.")
-    if not np.isfinite(u_values).all() or (u_values < 0).any() or (u_values > 1).any():
-        raise PrivlibError(f"`utility` must be a score between 0 and 1, got {utility!r}.")
     factor = np.where(m_values > M_THRESHOLD, 0.31 + 1 / (1 + np.exp(m_values - 1)), 1.0)
     out = -factor * u_values
     return float(out) if out.ndim == 0 else out
@@ -735,6 +729,17 @@ def risk_utility_loss(m, utility):
         "n_bins": [Integer(low=1)],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
+        "members": [
+            Instance(
+                list,
+                tuple,
+                np.ndarray,
+                pd.Series,
+                pd.Index,
+                description="an array of booleans or row positions",
+            )
+        ],
     }
 )
 def ground_truth_risk(
@@ -847,30 +852,30 @@ def _member_mask(members, size: int) -> np.ndarray:
     except Exception:  # noqa: BLE001 - anything that is not array-like
         values = np.array(None)
     if values.ndim != 1 or values.size == 0:
-        raise PrivlibError(
+        raise ParameterError(
             "`members` must be a non-empty boolean mask over the population's rows or a list of "
             "row positions."
         )
     if values.dtype == bool:
         if values.size != size:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`members` is a boolean mask of length {values.size}, but `population` has "
                 f"{size} rows; give one entry per population row."
             )
         if not values.any():
-            raise PrivlibError("`members` marks no population row as a member; mark the training rows.")
+            raise ParameterError("`members` marks no population row as a member; mark the training rows.")
         return values
     if values.dtype.kind not in "iu":
-        raise PrivlibError(
+        raise ParameterError(
             f"`members` must be booleans or integer row positions, got values of type {values.dtype}."
         )
     if values.min() < 0 or values.max() >= size:
-        raise PrivlibError(
+        raise ParameterError(
             f"`members` holds positions outside 0..{size - 1}; give 0-based row positions into "
             "`population` (as for .iloc), not index labels."
         )
     if np.unique(values).size != values.size:
-        raise PrivlibError("`members` lists some row positions more than once; list each member once.")
+        raise ParameterError("`members` lists some row positions more than once; list each member once.")
     mask = np.zeros(size, dtype=bool)
     mask[values] = True
     return mask
@@ -917,6 +922,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
         "n_repeats": [Integer(low=1)],
         "n_bins": [Integer(low=1)],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def partition_risk(
@@ -1058,6 +1064,7 @@ def partition_risk(
         "holdout": [Table()],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def dcr_holdout_share(
@@ -1135,6 +1142,8 @@ def dcr_holdout_share(
         "synthetic": [Table()],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
+        "thresholds": [Numbers(low=0, scalar=False), None],
     }
 )
 def threshold_attack(
@@ -1181,10 +1190,7 @@ def threshold_attack(
     if thresholds is None:
         thresholds = np.unique(np.concatenate([[0.0], np.quantile(dcr, np.linspace(0.02, 1, 50))]))
     else:
-        thresholds = np.asarray(thresholds, dtype="float64").ravel()
-        if thresholds.size == 0 or not np.isfinite(thresholds).all() or (thresholds < 0).any():
-            raise PrivlibError("`thresholds` must be a non-empty list of non-negative distances.")
-        thresholds = np.sort(thresholds)
+        thresholds = np.sort(np.asarray(thresholds, dtype="float64").ravel())
     called = dcr[None, :] <= thresholds[:, None]
     n_called = called.sum(axis=1)
     hits = (called & is_member[None, :]).sum(axis=1)
@@ -1226,6 +1232,7 @@ def threshold_attack(
         "synthetic": [Table()],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def nn_mia(
@@ -1445,6 +1452,7 @@ def _aa_resampled(repeat, rng) -> np.ndarray:
         "random_state": [RandomState()],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def adversarial_accuracy(
@@ -1532,6 +1540,7 @@ def adversarial_accuracy(
         "random_state": [RandomState()],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def privacy_loss(
@@ -1766,7 +1775,7 @@ def discriminator_test(
         raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     confidence = check_confidence(confidence)
     if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
-        raise PrivlibError(
+        raise ParameterError(
             "`estimator` must be a scikit-learn classifier with fit and predict_proba, "
             f"got {type(estimator).__name__}."
         )

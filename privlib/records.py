@@ -76,7 +76,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, hypergeom, nhypergeom
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, comparable_values, count_matches, joint_codes
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import (
@@ -88,7 +88,7 @@ from privlib.schema import (
     numeric_values,
 )
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence, wilson_interval
-from privlib.validation import CONFIDENCE, Number, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Instance, Number, Numbers, Table, validate_params
 
 __all__ = [
     "CLOPPER_PEARSON",
@@ -236,14 +236,15 @@ class LowFprPoint(Result):
         return self.with_judgement(text + ".")
 
 
-def _scores(values, name: str) -> np.ndarray:
-    array = np.asarray(values, dtype="float64").ravel()
-    if array.size == 0 or np.isnan(array).any():
-        raise PrivlibError(f"`{name}` must be a non-empty array of scores without NaN.")
-    return array
-
-
-@validate_params({"fpr": [Number(low=0, high=1, closed="neither")], "confidence": [CONFIDENCE]})
+@validate_params(
+    {
+        "fpr": [Number(low=0, high=1, closed="neither")],
+        "confidence": [CONFIDENCE],
+        "member_scores": [Numbers(scalar=False, finite=False)],
+        "nonmember_scores": [Numbers(scalar=False, finite=False)],
+        "attack": [Instance(str)],
+    }
+)
 def tpr_at_low_fpr(
     *,
     member_scores,
@@ -287,8 +288,7 @@ def tpr_at_low_fpr(
     """
     confidence = check_confidence(confidence)
     members, nonmembers = (
-        _scores(member_scores, "member_scores"),
-        _scores(nonmember_scores, "nonmember_scores"),
+        np.asarray(scores, dtype="float64").ravel() for scores in (member_scores, nonmember_scores)
     )
     m, n = members.size, nonmembers.size
     allowed = math.floor(fpr * n + 1e-9)
@@ -358,7 +358,7 @@ def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
     """
     kind = type(attack_result).__name__
     if kind not in _ATTACK_SCORES:
-        raise PrivlibError(
+        raise ParameterError(
             f"`attack_result` must be the result of nn_mia, density_attack or shadow_model_attack, "
             f"got {kind}; for other scores call tpr_at_low_fpr."
         )
@@ -372,7 +372,15 @@ def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
     return attack, np.asarray(members, dtype="float64"), np.asarray(nonmembers, dtype="float64")
 
 
-@validate_params({"confidence": [CONFIDENCE, None]})
+@validate_params(
+    {
+        "confidence": [CONFIDENCE, None],
+        "attack_result": [
+            Instance(Result, description="the result of nn_mia, density_attack or shadow_model_attack")
+        ],
+        "fprs": [Numbers(low=0, high=1, closed="neither", scalar=False)],
+    }
+)
 def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[LowFprPoint, ...]:
     """The low false-positive operating points of a membership attack the kit has run.
 
@@ -466,6 +474,7 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
         "synthetic": [Table()],
         "fpr": [Number(low=0, high=1, closed="neither")],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def nn_mia_low_fpr(

@@ -69,12 +69,22 @@ from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import KernelDensity
 from threadpoolctl import threadpool_limits
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.neighbors import nearest_distances
 from privlib.results import Result, per_record
 from privlib.schema import MISSING, NUMERIC, TableEncoder, check_comparable, check_frame
 from privlib.uncertainty import BOOTSTRAP, bootstrap_interval, check_confidence
-from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
+from privlib.validation import (
+    CONFIDENCE,
+    HasMethods,
+    Instance,
+    Integer,
+    Number,
+    Options,
+    RandomState,
+    Table,
+    validate_params,
+)
 
 __all__ = [
     "FEATURE_SETS",
@@ -412,6 +422,8 @@ def _auc_with_interval(groups, rng, confidence) -> tuple[float, float, float]:
         "n_jobs": [Integer(low=-1)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
+        "synthesizer": [Instance(str, type), HasMethods("fit", "sample")],
+        "targets": [Instance(list, tuple, np.ndarray, pd.Index, description="a list of row positions"), None],
     }
 )
 def shadow_model_attack(
@@ -504,7 +516,7 @@ def shadow_model_attack(
     confidence = check_confidence(confidence)
     _check_tables({"train": train, "population": population})
     if features not in FEATURE_SETS:
-        raise PrivlibError(f"`features` must be one of {list(FEATURE_SETS)}, got {features!r}.")
+        raise ParameterError(f"`features` must be one of {list(FEATURE_SETS)}, got {features!r}.")
     n_shadows = _check_count(n_shadows, "n_shadows", minimum=2)
     n_test = _check_count(n_test, "n_test", minimum=2)
     n_jobs = _check_count(n_jobs, "n_jobs")
@@ -526,7 +538,7 @@ def shadow_model_attack(
             or target_index.max() >= len(train)
             or len(set(target_index)) < target_index.size
         ):
-            raise PrivlibError(
+            raise ParameterError(
                 f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1})."
             )
         target_distance = nearest_distances(train, train, exclude_self=True)[target_index]

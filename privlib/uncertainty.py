@@ -34,7 +34,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.stats import norm
 
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -65,9 +65,9 @@ BOOTSTRAP = "bootstrap"
 
 
 def check_confidence(confidence) -> float:
-    """``confidence`` as a float strictly between 0 and 1, or a :class:`PrivlibError`."""
+    """``confidence`` as a float strictly between 0 and 1, or a :class:`ParameterError`."""
     if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0 < confidence < 1:
-        raise PrivlibError(
+        raise ParameterError(
             f"`confidence` must be a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}."
         )
     return float(confidence)

@@ -50,7 +50,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from privlib import attribute, membership
-from privlib.errors import PrivlibError
+from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import subsample_rows
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
@@ -170,12 +170,12 @@ def _main_effects(kinds: dict) -> ColumnTransformer:
 
 def _check_estimator(estimator, needs_proba: bool):
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
-        raise PrivlibError(
+        raise ParameterError(
             f"`estimator` must be an unfitted scikit-learn estimator or Pipeline, got "
             f"{type(estimator).__name__}."
         )
     if needs_proba and not hasattr(estimator, "predict_proba"):
-        raise PrivlibError(
+        raise ParameterError(
             f"`estimator` ({type(estimator).__name__}) has no predict_proba; the propensity score "
             "needs a probabilistic classifier such as LogisticRegression or a tree ensemble."
         )
@@ -190,7 +190,7 @@ def _check_pair(original, synthetic, count, name: str) -> dict:
     check_frame(synthetic, "synthetic")
     check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
     if not isinstance(count, (int, np.integer)) or count < 1:
-        raise PrivlibError(f"`{name}` must be a positive integer, got {count!r}.")
+        raise ParameterError(f"`{name}` must be a positive integer, got {count!r}.")
     return infer_kinds(original, name="original")
 
 
@@ -345,7 +345,7 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
     check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
     check_comparable(train, holdout, ("train", "holdout"), unseen="ignore")
     if not isinstance(target, str):
-        raise PrivlibError(f"`target` must be one column name, got {target!r}.")
+        raise ParameterError(f"`target` must be one column name, got {target!r}.")
     features = [c for c in train.columns if c != target]
     if not features:
         raise PrivlibError(f"`train` has no column besides the target {target!r}; add predictors.")
@@ -373,7 +373,7 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
 
     metric = _default_metric(task) if metric is None else metric
     if metric not in get_scorer_names():
-        raise PrivlibError(
+        raise ParameterError(
             f"`metric` must be a scikit-learn scorer name such as 'roc_auc', 'accuracy' or 'r2', "
             f"got {metric!r}."
         )
@@ -1186,7 +1186,7 @@ def compare_synthesizers(
         (the message names the table).
     """
     if not isinstance(synthetic, dict) or not synthetic:
-        raise PrivlibError(
+        raise ParameterError(
             "`synthetic` must be a non-empty dict mapping a name to a synthetic DataFrame, e.g. "
             "{'SequentialTrees': table}."
         )
@@ -1196,7 +1196,7 @@ def compare_synthesizers(
     keys = check_columns(train, keys, "keys", "train")
     target = check_columns(train, target, "target", "train")
     if len(target) != 1:
-        raise PrivlibError(f"`target` must name one column for TSTR, got {target}.")
+        raise ParameterError(f"`target` must name one column for TSTR, got {target}.")
     target = target[0]
     for name, table in synthetic.items():
         check_frame(table, f"synthetic[{name!r}]")

@@ -2,8 +2,8 @@
 
 Modelled on scikit-learn's ``validate_params``: a function declares, per parameter, the kinds of
 value it accepts, and :func:`validate_params` checks them before the body runs. A value that fits
-none raises :class:`~privlib.errors.PrivlibError` with one message that names the parameter, says
-what it must be and what it got:
+none raises :class:`~privlib.errors.ParameterError` (whether one kind or several are accepted) with
+one message that names the parameter, says what it must be and what it got:
 
 >>> @validate_params({"n": [Integer(low=1)], "share": [Number(low=0, high=1), None]})
 ... def f(*, n, share=None):
@@ -11,10 +11,11 @@ what it must be and what it got:
 >>> f(n=True)
 Traceback (most recent call last):
 ...
-privlib.errors.PrivlibError: `n` must be a whole number >= 1, got True.
+privlib.errors.ParameterError: `n` must be a whole number >= 1, got True.
 
-Tables (:class:`Table`) are checked for what breaks every measure: not a DataFrame, no rows, a
-column name used twice, a column with no value at all.
+Tables (:class:`Table`) are checked for what breaks every measure: not a DataFrame (a bad
+argument, :class:`~privlib.errors.ParameterError`), and, for a DataFrame, no rows, a column name
+used twice, a column with no value (properties of the data, :class:`~privlib.errors.DataError`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 
 __all__ = [
     "validate_params",
@@ -40,7 +42,10 @@ __all__ = [
     "Boolean",
     "HasMethods",
     "Instance",
+    "Numbers",
     "CONFIDENCE",
+    "CLIENT",
+    "TOLERANCES",
 ]
 
 
@@ -53,18 +58,22 @@ def _short(value) -> str:
 
 
 class _Constraint:
-    """One kind of accepted value: :meth:`problem` says why ``value`` is not one, or ``None``."""
+    """One kind of accepted value: :meth:`problem` says why ``value`` is not one, or ``None``;
+    :meth:`data_problem`, for a value of this kind, why the data it holds cannot be used."""
 
     description = ""
 
     def problem(self, value, name: str) -> str | None:
         raise NotImplementedError
 
+    def data_problem(self, value, name: str) -> str | None:
+        return None
+
 
 class Table(_Constraint):
-    """A pandas DataFrame with at least ``min_rows`` rows, distinct column names and, when it has
-    several rows, no column that is entirely missing (one record with a missing value is a
-    record, a column with no value in a table is a mistake)."""
+    """A pandas DataFrame; its data must have at least ``min_rows`` rows, distinct column names
+    and, when it has several rows, no column that is entirely missing (one record with a missing
+    value is a record, a column with no value in a table is a mistake)."""
 
     def __init__(self, min_rows: int = 1):
         self.min_rows = min_rows
@@ -73,6 +82,9 @@ class Table(_Constraint):
     def problem(self, value, name):
         if not isinstance(value, pd.DataFrame):
             return f"`{name}` must be a pandas DataFrame, got {_short(value)}."
+        return None
+
+    def data_problem(self, value, name):
         if len(value) < self.min_rows:
             return f"`{name}` has {len(value)} row(s); it needs at least {self.min_rows}."
         repeated = sorted({str(c) for c in value.columns[value.columns.duplicated()]})
@@ -125,6 +137,42 @@ class Number(_Constraint):
         if ok and self.high is not None:
             ok = value <= self.high if self.closed in ("both", "right") else value < self.high
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
+class Numbers(_Constraint):
+    """Real numbers within bounds (as :class:`Number`, without NaN): one number, when ``scalar``,
+    or a non-empty list, tuple, array or Series of them. ``finite=False`` allows infinities (a
+    score), never NaN."""
+
+    def __init__(self, low=None, high=None, closed="both", *, scalar=True, finite=True):
+        self.bounds = Number(low=low, high=high, closed=closed)
+        self.scalar, self.finite = scalar, finite
+        within = self.bounds.description.removeprefix("a number")  # " >= 0 and <= 1", or ""
+        self.description = (
+            ("a number or " if scalar else "")
+            + f"a non-empty array of numbers{within}"
+            + ("" if finite else " (infinities allowed)")
+        )
+
+    def problem(self, value, name):
+        wrong = f"`{name}` must be {self.description}, got {_short(value)}."
+        if isinstance(value, (list, tuple, np.ndarray, pd.Series, pd.Index)):
+            values = np.asarray(value, dtype=object).ravel()
+            if values.size == 0:
+                return wrong
+        elif self.scalar:
+            values = np.array([value], dtype=object)
+        else:
+            return wrong
+        for item in values:
+            if isinstance(item, (bool, np.bool_)) or not isinstance(item, (Real, np.floating, np.integer)):
+                return wrong
+            number = float(item)
+            if math.isnan(number) or (math.isinf(number) and self.finite):
+                return wrong
+            if math.isfinite(number) and self.bounds.problem(number, name):
+                return wrong
+        return None
 
 
 class Options(_Constraint):
@@ -183,9 +231,9 @@ class Boolean(_Constraint):
 class HasMethods(_Constraint):
     """An object with all the given methods (e.g. a scikit-learn estimator: ``fit``, ``predict``)."""
 
-    def __init__(self, *methods):
+    def __init__(self, *methods, description: str | None = None):
         self.methods = methods
-        self.description = "an object with " + " and ".join(f"{m}()" for m in methods)
+        self.description = description or "an object with " + " and ".join(f"{m}()" for m in methods)
 
     def problem(self, value, name):
         ok = all(callable(getattr(value, m, None)) for m in self.methods)
@@ -204,13 +252,33 @@ class Instance(_Constraint):
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
+def check_value(value, name: str, accepted: list) -> None:
+    """Raise :class:`~privlib.errors.ParameterError` when ``value`` is of none of the ``accepted``
+    kinds (constraints, or ``None`` for the value ``None``), and
+    :class:`~privlib.errors.DataError` when the kind that accepts it finds its data unusable."""
+    if value is None and None in accepted:
+        return
+    kinds = [c for c in accepted if c is not None]
+    problems = [c.problem(value, name) for c in kinds]
+    fitting = [c for c, problem in zip(kinds, problems) if problem is None]
+    if not fitting:
+        if len(problems) == 1:
+            raise ParameterError(problems[0])
+        descriptions = [c.description for c in kinds] + (["None"] if None in accepted else [])
+        raise ParameterError(f"`{name}` must be {' or '.join(descriptions)}, got {_short(value)}.")
+    data_problem = fitting[0].data_problem(value, name)
+    if data_problem is not None:
+        raise DataError(data_problem)
+
+
 def validate_params(constraints: dict):
     """Decorate a function so its parameters are checked against ``constraints`` first.
 
     ``constraints`` maps a parameter name to a list of accepted kinds: constraint objects of this
     module, or ``None`` (the value ``None`` is accepted). A parameter left at its default is
     checked too, so a wrong default shows up in the tests. The first problem found raises
-    :class:`~privlib.errors.PrivlibError`.
+    :class:`~privlib.errors.ParameterError` when the value is of no accepted kind, and
+    :class:`~privlib.errors.DataError` when it is (a DataFrame) but its data cannot be used.
     """
 
     def decorate(function):
@@ -227,17 +295,7 @@ def validate_params(constraints: dict):
                 raise ParameterError(f"{function.__name__}(): {exc}; pass the tables by name.") from None
             bound.apply_defaults()
             for name, accepted in constraints.items():
-                value = bound.arguments[name]
-                if value is None and None in accepted:
-                    continue
-                problems = [c.problem(value, name) for c in accepted if c is not None]
-                if problems and all(problems):
-                    if len(problems) == 1:
-                        raise PrivlibError(problems[0])
-                    kinds = [c.description for c in accepted if c is not None] + (
-                        ["None"] if None in accepted else []
-                    )
-                    raise ParameterError(f"`{name}` must be {' or '.join(kinds)}, got {_short(value)}.")
+                check_value(bound.arguments[name], name, accepted)
             return function(*args, **kwargs)
 
         checked.__privlib_constraints__ = constraints
@@ -248,3 +306,10 @@ def validate_params(constraints: dict):
 
 #: The level of a confidence interval: strictly between 0 and 1.
 CONFIDENCE = Number(low=0, high=1, closed="neither")
+
+#: A Dask client (``dask.distributed.Client``): what the neighbour engine calls on it.
+CLIENT = HasMethods("scatter", "submit", "gather", description="a dask.distributed.Client")
+
+#: Tolerances per column: a mapping of column names to numbers, checked by the function that knows
+#: the columns.
+TOLERANCES = Instance(Mapping, description="a mapping of column names to numbers")
