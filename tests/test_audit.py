@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from privlib.audit import (
     run,
     sha256,
 )
+from privlib.audit.catalogue import release
 from privlib.audit.report import NOT_ASSESSED
 from privlib.errors import PrivlibError
 from privlib.pipeline import params_file, run_course
@@ -179,6 +181,19 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     )
     with pytest.raises(AuditError, match="calls its function wrongly"):
         _audit(inputs, [wrong_call])
+    # one bad value, which a single constraint refuses (issue 30: it was a skip "the data do not
+    # allow it"), is a bug of the entry as well
+    one_bad_value = dataclasses.replace(
+        wrong_call, arguments=lambda c: release(c) | {"holdout": c.train, "confidence": 1.0}
+    )
+    with pytest.raises(AuditError, match="calls its function wrongly: `confidence` must be"):
+        _audit(inputs, [one_bad_value])
+    # a table of the right kind whose data cannot be used is a property of the data: a skip
+    no_rows = dataclasses.replace(wrong_call, arguments=lambda c: release(c) | {"holdout": c.train.iloc[:0]})
+    skipped = _audit(inputs, [no_rows]).skipped
+    assert [(s.key, s.reason) for s in skipped] == [
+        ("nn_mia_auc", "the data do not allow it: `holdout` has 0 row(s); it needs at least 1.")
+    ]
     with pytest.raises(AuditError, match="gave a result for 'privacy_loss'"):
         _audit(inputs, [_spec("nn_mia_auc", measure="privacy_loss", value=0.1)])
     with pytest.raises(KeyError):  # a bug in an argument builder surfaces as itself

@@ -8,14 +8,16 @@ needs stay on the Python object (:meth:`AuditReport.result`) and never reach the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import tempfile
+import typing
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 
@@ -79,27 +81,45 @@ class AtRisk(_Frozen):
     what: str
 
 
-class MeasureRecord(_Frozen):
-    """One computed measure, judged."""
+def _result_columns() -> dict[str, Any]:
+    """Every field of :class:`~privlib.results.Result`, as a column of :class:`MeasureRecord`
+    under the same name, type and default: a number may be ``None`` (NaN and infinities are
+    written as null), and the verdict, which the runner always sets, is one of the four."""
+    hints = typing.get_type_hints(Result)
+    columns: dict[str, Any] = {}
+    for field in dataclasses.fields(Result):
+        kind = hints[field.name]
+        default = ... if field.default is dataclasses.MISSING else field.default
+        if field.name == "verdict":
+            kind, default = Verdict, ...
+        elif kind is float:
+            kind = float | None
+        columns[field.name] = (kind, default)
+    return columns
+
+
+#: The columns every measure has, read from the fields of ``Result``: a field added there is a
+#: column of metrics.json without another line here or in the runner.
+#: (Typed ``Any`` for the type checker, which cannot see fields made at run time.)
+_ResultColumns: Any = create_model("_ResultColumns", __base__=_Frozen, **_result_columns())
+
+
+class MeasureRecord(_ResultColumns):
+    """One computed measure, judged: every field of its :class:`~privlib.results.Result` (the
+    per-record arrays left out), where and what it is, its reading and the result's other scalar
+    fields (``details``)."""
 
     key: str = Field(description="unique per measure and target, e.g. cap[DIS]")
-    measure: str = Field(description="the measure's declaration key (Result.measure)")
     target: str | None = None
     family: str
     title: str
-    value: float | None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    ci_method: str | None = None
-    confidence: float = 0.95
-    baseline: float | None = None
-    threshold: float | None = None
-    higher_is_riskier: bool = True
-    verdict: Verdict
-    verdict_rule: str | None = None
     reading: str
     seconds: float
     details: dict[str, Any] = Field(default_factory=dict, description="the result's other scalar fields")
+
+    if typing.TYPE_CHECKING:  # the columns made from Result's fields, which the checker cannot see
+
+        def __getattr__(self, name: str) -> Any: ...
 
 
 class Skipped(_Frozen):

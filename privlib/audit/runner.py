@@ -8,9 +8,10 @@ the threshold registry and the spec's overrides (:func:`privlib.thresholds.judge
 public function a notebook would call.
 
 Errors by kind: a measure whose data do not allow it (a :class:`~privlib.errors.PrivlibError`
-from the computation) is skipped with its reason; a broken catalogue entry (a
-:class:`~privlib.errors.ParameterError`, a result under another key, any other exception) is an
-:class:`AuditError`.
+other than a bad argument, such as a :class:`~privlib.errors.DataError`, from the computation) is
+skipped with its reason; a broken catalogue entry (a :class:`~privlib.errors.ParameterError`: a
+bad argument, even a single one, from the entry or the kit's own call of the fidelity summary; a
+result under another key; any other exception) is an :class:`AuditError`, never a skip.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import platform
 import re
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import Any
 
 import pandas as pd
 
@@ -43,7 +44,6 @@ from privlib.audit.report import (
     MeasureRecord,
     Provenance,
     Skipped,
-    Verdict,
     plain_number,
 )
 from privlib.audit.spec import AuditSpec
@@ -60,23 +60,6 @@ logger = logging.getLogger(__name__)
 
 #: ``progress(done, total, key)``: called after each measure.
 Progress = Callable[[int, int, str], None]
-
-#: The fields every result has, kept as columns of a MeasureRecord; the others go to ``details``.
-_RECORD_FIELDS = {
-    "measure",
-    "value",
-    "ci_low",
-    "ci_high",
-    "ci_method",
-    "confidence",
-    "baseline",
-    "threshold",
-    "verdict",
-    "verdict_rule",
-    "higher_is_riskier",
-    "judgement",
-    "reading",
-}
 
 #: Verdicts in order of severity (not assessable shows nothing about the data).
 _SEVERITY = {NO_EVIDENCE: 0, INCONCLUSIVE: 1, RISK: 2}
@@ -325,31 +308,26 @@ class Audit:
     def _record(
         self, spec: MeasureSpec, key: str, target: str | None, result: Result, seconds: float
     ) -> MeasureRecord:
-        scalars = result.to_dict()
-        details = {name: value for name, value in scalars.items() if name not in _RECORD_FIELDS}
+        scalars = _json_safe(result.to_dict())
+        columns = {
+            name: self.redact(value) if isinstance(value, str) else value
+            for name, value in scalars.items()
+            if name in MeasureRecord.model_fields
+        }
         return MeasureRecord(
-            key=key,
-            measure=spec.key,
-            target=target,
-            family=spec.family,
-            title=spec.title,
-            value=plain_number(result.value),
-            ci_low=plain_number(result.ci_low),
-            ci_high=plain_number(result.ci_high),
-            ci_method=result.ci_method,
-            confidence=result.confidence,
-            baseline=plain_number(result.baseline),
-            threshold=plain_number(result.threshold),
-            higher_is_riskier=result.higher_is_riskier,
-            verdict=cast(Verdict, result.verdict or NOT_ASSESSABLE),
-            verdict_rule=self._redacted(result.verdict_rule),
-            reading=self.redact(result.reading()),
-            seconds=round(seconds, 3),
-            details=_json_safe(details),
+            **columns
+            | dict(
+                key=key,
+                target=target,
+                family=spec.family,
+                title=spec.title,
+                verdict=result.verdict or NOT_ASSESSABLE,
+                seconds=round(seconds, 3),
+                details={
+                    name: value for name, value in scalars.items() if name not in MeasureRecord.model_fields
+                },
+            )
         )
-
-    def _redacted(self, text: str | None) -> str | None:
-        return None if text is None else self.redact(text)
 
     def _skip(self, spec: MeasureSpec, key: str, reason: str, target: str | None = None) -> None:
         self._skipped.append(
@@ -416,6 +394,8 @@ class Audit:
                 random_state=self.spec.seed,
                 max_records=None if self.spec.fidelity_sample == "all" else self.spec.fidelity_sample,
             )
+        except ParameterError as exc:
+            raise AuditError(f"the audit calls fidelity_summary wrongly: {exc}") from exc
         except PrivlibError as exc:
             logger.info("    fidelity not computed: the data do not allow it")
             return {
