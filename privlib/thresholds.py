@@ -124,6 +124,14 @@ class Threshold:
     risk_words: str = "the value lies beyond its cut-off"
     safe_words: str = "the value stays on the safe side of its cut-off"
 
+    def __post_init__(self) -> None:
+        # a direction written as a word ("lower") or a number would be read as truthy: higher
+        if not isinstance(self.higher_is_riskier, bool):
+            raise TypeError(
+                f"`higher_is_riskier` must be True (values above the cut-off are the risk) or False "
+                f"(values below it), got {self.higher_is_riskier!r}."
+            )
+
     def effective(
         self, baseline: float | None, reference: float | None = None, count: float | None = None
     ) -> float | None:

@@ -3,12 +3,15 @@ produce has a rule there (issue 20).
 
 The checks read the declarations (``MEASURES``, ``CATALOGUE``, ``_DECLARED``) and the library's
 source: a measure name typed into a compute function but missing from the declarations, a key
-declared twice, a family or an input that does not exist, each fails here with the name at fault.
+declared twice, each fails here with the name at fault. A family or an input that does not exist,
+or a threshold direction that is not True or False, fails earlier, when the declaration is made
+(at import), with the valid names (issue 30); the tests below show it does.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import importlib
 import inspect
 import re
@@ -19,9 +22,10 @@ import pandas as pd
 import pytest
 
 import privlib
-from privlib.audit.catalogue import FAMILIES, NEEDS
+from privlib.audit.catalogue import FAMILIES, NEEDS, FamilyKey, Need
 from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES, RULES
 from privlib.results import Result
+from privlib.thresholds import Threshold
 
 SOURCE = Path(privlib.__file__).parent
 
@@ -209,3 +213,46 @@ def test_every_family_and_every_input_needed_exists():
     # every family has a measure, and every input a measure needs
     assert {spec.family for spec in _DECLARED} == set(FAMILIES)
     assert {need for spec in _DECLARED for need in spec.needs} <= set(NEEDS)
+
+
+# --------------------------------------------------------------------------------------------
+# (5) a typo in a declaration fails when the declaration is made, with the valid names
+# --------------------------------------------------------------------------------------------
+def test_the_declared_names_are_the_literal_types():
+    assert (
+        typing.get_args(FamilyKey) == tuple(FAMILIES) == ("identity", "attribute", "membership", "comparison")
+    )
+    assert typing.get_args(Need) == tuple(NEEDS)
+
+
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        (dict(family="membreship"), ValueError, "unknown family 'membreship'; use one of ['identity', "),
+        (dict(needs=("holdout", "key")), ValueError, "unknown needs ['key']; use some of ['holdout', "),
+        (dict(needs="holdout"), TypeError, "`needs` must be a tuple of input names, got 'holdout'"),
+    ],
+)
+def test_a_typo_in_a_declaration_fails_when_it_is_made(change, error, message):
+    declared = MEASURES["nn_mia_auc"]
+    with pytest.raises(error) as raised:
+        dataclasses.replace(declared, **change)
+    assert str(raised.value).startswith(f"measure 'nn_mia_auc': {message}")
+
+
+@pytest.mark.parametrize("direction", ["lower", 0, None])
+def test_a_threshold_direction_that_is_not_true_or_false_fails(direction):
+    with pytest.raises(TypeError, match="`higher_is_riskier` must be True .* or False"):
+        Threshold(0.05, source="kit default", higher_is_riskier=direction)
+    assert Threshold(0.05, source="kit default", higher_is_riskier=False).higher_is_riskier is False
+
+
+def test_a_module_that_declares_a_typo_fails_at_import(tmp_path, monkeypatch):
+    (tmp_path / "scratch_declarations.py").write_text(
+        "from privlib.audit.catalogue import MeasureSpec\n"
+        "SPEC = MeasureSpec('scratch', 'Scratch', 'identiy', None)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="unknown family 'identiy'; use one of"):
+        importlib.import_module("scratch_declarations")

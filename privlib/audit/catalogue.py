@@ -11,26 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import pandas as pd
 
 from privlib.thresholds import Threshold
 
-__all__ = ["Family", "FAMILIES", "MeasureSpec", "Context", "NEEDS", "with_settings", "release"]
+__all__ = [
+    "FamilyKey",
+    "Need",
+    "Family",
+    "FAMILIES",
+    "MeasureSpec",
+    "Context",
+    "NEEDS",
+    "with_settings",
+    "release",
+]
+
+#: The kinds of disclosure, each a section of the report (:data:`FAMILIES`).
+FamilyKey = Literal["identity", "attribute", "membership", "comparison"]
+
+#: The inputs a measure may need (:data:`NEEDS`).
+Need = Literal["holdout", "population_size", "keys", "sensitive", "several_synthetic", "targeted_attack"]
 
 
 @dataclass(frozen=True)
 class Family:
     """A kind of disclosure: a section of the report."""
 
-    key: str
+    key: FamilyKey
     title: str
     question: str
     introduction: str
 
 
-FAMILIES = {
+FAMILIES: dict[FamilyKey, Family] = {
     family.key: family
     for family in (
         Family(
@@ -90,7 +106,7 @@ FAMILIES = {
 }
 
 #: Why a measure does not run when an input it needs is missing (``Measure.needs`` keys).
-NEEDS = {
+NEEDS: dict[Need, str] = {
     "holdout": "no holdout data was given (or it had too few rows), so there is no set of "
     "non-members to compare the training data with",
     "population_size": "no population size N was given",
@@ -101,6 +117,9 @@ NEEDS = {
     "--targeted-attack NAME or module:Class; it is off by default because it refits the generator "
     "many times)",
 }
+
+# The two names for each set say the same: a family or an input added to one is added to the other.
+assert tuple(FAMILIES) == get_args(FamilyKey) and tuple(NEEDS) == get_args(Need)
 
 
 @dataclass(frozen=True)
@@ -139,8 +158,9 @@ class MeasureSpec:
         sensitive variable, its key in ``metrics.json``.
     title : str
         Its name for people ("Nearest-neighbour membership attack (AUC)").
-    family : str
-        A key of :data:`FAMILIES`.
+    family : FamilyKey
+        A key of :data:`FAMILIES`; another name fails when the declaration is made, with the
+        valid names.
     rule : Threshold or None
         How its results are judged (``None`` for a measure that gives a table, not a result).
     function : callable or None
@@ -148,8 +168,9 @@ class MeasureSpec:
         (a notebook may still compute and judge it).
     arguments : callable
         ``arguments(context) -> dict`` of keyword arguments for ``function``.
-    needs : tuple of str
-        Keys of :data:`NEEDS`: the inputs without which the measure is skipped.
+    needs : tuple of Need
+        Keys of :data:`NEEDS`: the inputs without which the measure is skipped; checked, as the
+        family, when the declaration is made.
     per_target : bool
         Run once per sensitive variable.
     applies : callable or None
@@ -169,17 +190,31 @@ class MeasureSpec:
 
     key: str
     title: str
-    family: str
+    family: FamilyKey
     rule: Threshold | None
     function: Callable[..., Any] | None = None
     arguments: Callable[[Context], dict] = _no_arguments
-    needs: tuple[str, ...] = ()
+    needs: tuple[Need, ...] = ()
     per_target: bool = False
     applies: Callable[[Context], bool] | None = None
     not_applicable: str | None = None
     plot: Callable | None = None
     table: Callable | None = None
     at_risk: Callable | None = None
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(
+                f"measure {self.key!r}: unknown family {self.family!r}; use one of {list(FAMILIES)}."
+            )
+        if not isinstance(self.needs, tuple):
+            raise TypeError(
+                f"measure {self.key!r}: `needs` must be a tuple of input names, got {self.needs!r} "
+                "(one name is written ('holdout',))."
+            )
+        unknown = [need for need in self.needs if need not in NEEDS]
+        if unknown:
+            raise ValueError(f"measure {self.key!r}: unknown needs {unknown}; use some of {list(NEEDS)}.")
 
     @property
     def audited(self) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from privlib.audit.catalogue import FAMILIES, NEEDS, Context, MeasureSpec
+from privlib.audit.catalogue import FAMILIES, NEEDS, Context, FamilyKey, MeasureSpec, Need
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
 from privlib.audit.measures import CATALOGUE
 from privlib.audit.report import (
@@ -233,11 +233,11 @@ class Audit:
                     planned.append((spec, target))
         return planned
 
-    def _missing(self, needs: tuple[str, ...]) -> str | None:
+    def _missing(self, needs: tuple[Need, ...]) -> str | None:
         """Why a measure needing ``needs`` cannot run, or ``None`` when it can."""
         if not self.inputs.assessable:
             return f"inputs too small to assess: {self.inputs.problem}"
-        have = {
+        have: dict[Need, bool] = {
             "holdout": self.inputs.holdout is not None,
             "population_size": self.inputs.population_size is not None,
             "keys": bool(self.inputs.keys),
@@ -247,7 +247,7 @@ class Audit:
         }
         for need in needs:
             if need not in have:
-                raise AuditError(f"unknown requirement {need!r}; use one of {sorted(have)}.")
+                raise AuditError(f"the runner cannot tell whether the input {need!r} was given.")
             if not have[need]:
                 return NEEDS[need].format(min_rows=MIN_ROWS)
         return None
@@ -407,7 +407,7 @@ class Audit:
         fidelity["skipped"] = [dict(s, reason=self.redact(s["reason"])) for s in fidelity["skipped"]]
         return fidelity
 
-    def _finding(self, family: str) -> FamilyFinding:
+    def _finding(self, family: FamilyKey) -> FamilyFinding:
         """The family's verdict: the most severe of its measures', decided by the measure furthest
         beyond its threshold; "not assessed" when none of its measures could be judged."""
         about = FAMILIES[family]
