@@ -1,169 +1,72 @@
 """One common test of bad input for every public measure: wrong types, empty tables, booleans
-for counts, columns with no value; each must raise a PrivlibError that names the parameter.
+for counts, columns with no value; each must raise the error of its cause (a bad argument a
+ParameterError, a table whose data cannot be used a DataError) naming the parameter.
 
-Every public function of the measure modules must appear in ``VALID`` (a test checks it), with
-arguments that work; each case then spoils one argument.
+Nothing is listed by hand: the functions are found by introspection, their valid arguments are
+made from their own constraints (``test_public_functions.valid_arguments``), and the parameters to
+spoil are read from the constraints too (a table, a count, a seed, a confidence). The checks run
+before a function's body, so a spoiled argument is refused before any work.
 """
 
 from __future__ import annotations
-
-import inspect
 
 import numpy as np
 import pandas as pd
 import pytest
 from test_api import FUNCTIONS
+from test_public_functions import constraints_of, valid_arguments
 
-import privlib as pl
-from privlib.errors import PrivlibError
-from privlib.validation import Integer, Number, Options, Table, validate_params
+from privlib.errors import DataError, ParameterError, PrivlibError
+from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
 
-
-def _table(n=40, seed=0):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "age": rng.integers(20, 70, n).astype(float),
-            "sex": pd.Categorical(rng.choice(["F", "M"], n)),
-            "ill": pd.Categorical(rng.choice(["y", "n"], n)),
-        }
-    )
+T = pd.DataFrame(
+    {
+        "age": np.arange(40, dtype=float),
+        "sex": pd.Categorical(["F", "M"] * 20),
+        "ill": pd.Categorical(["y", "n"] * 20),
+    }
+)
 
 
-T, H, S = _table(seed=0), _table(seed=1), _table(seed=2)
-POPULATION = pd.concat([T, H, S], ignore_index=True)
-
-#: Arguments that work, per public function.
-VALID = {
-    "identity.identical_match_share": dict(synthetic=S, train=T, holdout=H),
-    "identity.dcr": dict(synthetic=S, reference=T),
-    "identity.copy_test": dict(train=T, holdout=H, synthetic=S),
-    "identity.dcr_summary": dict(synthetic=S, train=T, holdout=H),
-    "identity.replicated_uniques": dict(original=T, synthetic=S, keys=["sex", "ill"]),
-    "identity.match_risk": dict(original=T, synthetic=S, known=["sex"], synthesized=["ill"]),
-    "identity.singling_out": dict(synthetic=S, train=T, control=H, n_attacks=5, random_state=0),
-    "identity.linkability": dict(
-        synthetic=S, train=T, control=H, aux_columns=(["age"], ["sex", "ill"]), n_attacks=5, random_state=0
-    ),
-    "attribute.cap": dict(original=T, synthetic=S, keys=["sex"], target="ill"),
-    "attribute.discretize": dict(original=T, synthetic=S),
-    "attribute.knn_risk": dict(original=T, synthetic=S, keys=["age", "sex"], target="ill", random_state=0),
-    "attribute.inference": dict(synthetic=S, train=T, control=H, secret="ill", n_attacks=5, random_state=0),
-    "membership.naive_f1": dict(t=0.2),
-    "membership.relative_risk": dict(f1=0.5, n=40, N=120),
-    "membership.risk_utility_loss": dict(m=0.1, utility=0.8),
-    "membership.ground_truth_risk": dict(
-        population=POPULATION, members=np.arange(40), synthetic=S, attack_size=30, h=1, random_state=0
-    ),
-    "membership.partition_risk": dict(
-        train=T, holdout=H, synthetic=S, t=0.5, attack_size=20, h=1, random_state=0
-    ),
-    "membership.dcr_holdout_share": dict(synthetic=S, train=T, holdout=H, random_state=0),
-    "membership.threshold_attack": dict(train=T, holdout=H, synthetic=S, random_state=0),
-    "membership.nn_mia": dict(train=T, holdout=H, synthetic=S, random_state=0),
-    "membership.adversarial_accuracy": dict(target=T, synthetic=S, random_state=0),
-    "membership.privacy_loss": dict(train=T, test=H, synthetic=S, random_state=0),
-    "membership.discriminator_test": dict(train=T, holdout=H, synthetic=S, random_state=0),
-    "membership.shadow_model_attack": dict(
-        synthesizer="IndependentMarginals",
-        train=T,
-        population=POPULATION,
-        n_targets=1,
-        n_shadows=4,
-        n_test=2,
-        shadow_size=20,
-        n_jobs=1,
-        random_state=0,
-    ),
-    "membership.density_attack": dict(
-        train=T, holdout=H, synthetic=S, reference=POPULATION.iloc[80:], random_state=0
-    ),
-    "membership.tpr_at_low_fpr": dict(
-        member_scores=np.arange(40.0), nonmember_scores=np.arange(40.0), fpr=0.05
-    ),
-    "membership.low_fpr_points": dict(
-        attack_result=pl.membership.nn_mia(train=T, holdout=H, synthetic=S), fprs=(0.05,)
-    ),
-    "membership.nn_mia_low_fpr": dict(train=T, holdout=H, synthetic=S, fpr=0.05),
-    "utility.tstr": dict(train=T, synthetic=S, holdout=H, target="ill"),
-    "utility.pmse": dict(original=T, synthetic=S, random_state=0, n_permutations=2),
-    "utility.marginal_fidelity": dict(original=T, synthetic=S),
-    "utility.fidelity_summary": dict(
-        train=T, synthetic=S, holdout=H, target="ill", random_state=0, n_bootstrap=20
-    ),
-    "utility.compare_synthesizers": dict(
-        train=T, holdout=H, synthetic={"s": S}, keys=["sex"], target="ill", random_state=0
-    ),
-}
-#: Functions whose scalar arguments are array-friendly formulas, checked by their own tests.
-FORMULAS = {"membership.naive_f1", "membership.relative_risk", "membership.risk_utility_loss"}
-TABLE_ROLES = {
-    "synthetic",
-    "train",
-    "holdout",
-    "original",
-    "reference",
-    "population",
-    "control",
-    "test",
-    "target",
-}
-COUNTS = {
-    "n_attacks",
-    "attack_size",
-    "n_repeats",
-    "n_permutations",
-    "n_bins",
-    "k",
-    "n_neighbors",
-    "n_cols",
-    "h",
-    "population_size",
-    "n_targets",
-    "n_shadows",
-    "n_test",
-    "shadow_size",
-    "synthetic_size",
-    "n_components",
-}
+def _kinds(accepted) -> set[type]:
+    return {type(c) for c in accepted if c is not None}
 
 
 def _spoiled_cases():
-    for name, arguments in VALID.items():
-        if name in FORMULAS:
-            continue
-        parameters = inspect.signature(FUNCTIONS[name]).parameters
-        for role in sorted(TABLE_ROLES & set(arguments)):
-            if not isinstance(arguments[role], pd.DataFrame):
-                continue
-            frame = arguments[role]
-            yield name, role, "a list", list(frame.itertuples(index=False))
-            yield name, role, "no rows", frame.iloc[:0]
-            yield name, role, "a column with no value", frame.assign(sex=pd.Categorical([None] * len(frame)))
-        for count in sorted(COUNTS & set(parameters)):
-            yield name, count, "a boolean", True
-        if "random_state" in parameters:
-            yield name, "random_state", "a negative seed", -1
-        if "confidence" in parameters:
-            yield name, "confidence", "a confidence of 1", 1.0
+    for name, function in sorted(FUNCTIONS.items()):
+        valid = valid_arguments(function)
+        for parameter, accepted in constraints_of(function).items():
+            kinds = _kinds(accepted)
+            if Table in kinds:
+                frame = valid[parameter]
+                yield name, parameter, "a list", list(frame.itertuples(index=False)), ParameterError
+                yield name, parameter, "no rows", frame.iloc[:0], DataError
+                empty = frame.assign(sex=pd.Categorical([None] * len(frame)))
+                yield name, parameter, "a column with no value", empty, DataError
+            if Integer in kinds:
+                yield name, parameter, "a boolean", True, ParameterError
+            if RandomState in kinds:
+                yield name, parameter, "a negative seed", -1, ParameterError
+            if CONFIDENCE in accepted:
+                yield name, parameter, "a confidence of 1", 1.0, ParameterError
 
 
 CASES = list(_spoiled_cases())
 
 
-def test_every_public_measure_has_valid_arguments_here():
-    assert sorted(set(FUNCTIONS) - set(VALID)) == []
+def test_the_cases_cover_every_kind_of_spoiled_argument():
+    # the cases are read from the constraints: each kind is found, in many functions
+    for what in ("a list", "no rows", "a column with no value", "a boolean", "a negative seed"):
+        assert len({name for name, _, w, _, _ in CASES if w == what}) >= 10, what
+    assert {name for name, _, w, _, _ in CASES if w == "a confidence of 1"} >= {"membership.nn_mia"}
 
 
-@pytest.mark.parametrize("name", sorted(VALID))
-def test_the_valid_arguments_work(name):
-    FUNCTIONS[name](**VALID[name])
-
-
-@pytest.mark.parametrize("name, parameter, what, value", CASES, ids=[f"{n}-{p}-{w}" for n, p, w, _ in CASES])
-def test_bad_input_names_the_parameter(name, parameter, what, value):
-    arguments = dict(VALID[name], **{parameter: value})
-    with pytest.raises(PrivlibError, match=f"`{parameter}`"):
+@pytest.mark.parametrize(
+    "name, parameter, what, value, error", CASES, ids=[f"{n}-{p}-{w}" for n, p, w, _, _ in CASES]
+)
+def test_bad_input_names_the_parameter(name, parameter, what, value, error):
+    arguments = valid_arguments(FUNCTIONS[name]) | {parameter: value}
+    with pytest.raises(error, match=f"`{parameter}`"):
         FUNCTIONS[name](**arguments)
 
 
@@ -181,14 +84,27 @@ def test_constraints_describe_what_they_accept():
 
     assert f(n=3, table=T) == 3
     cases = [
-        (dict(n=0, table=T), "`n` must be a whole number >= 1, got 0."),
-        (dict(n=np.int64(2), share=1.0, table=T), "`share` must be a number > 0 and < 1, got 1.0."),
-        (dict(n=1, mode="c", table=T), "`mode` must be one of 'a', 'b', got 'c'."),
-        (dict(n=1, mode=True, table=T), "`mode` must be one of 'a', 'b', got True."),
-        (dict(n=1, table=T.assign(extra=np.nan)), "`table` has column(s) ['extra'] with no value at all"),
-        (dict(n=1, table=pd.concat([T, T["age"]], axis=1)), "`table` names column(s) ['age'] more than once"),
+        (dict(n=0, table=T), ParameterError, "`n` must be a whole number >= 1, got 0."),
+        (
+            dict(n=np.int64(2), share=1.0, table=T),
+            ParameterError,
+            "`share` must be a number > 0 and < 1, got 1.0.",
+        ),
+        (dict(n=1, mode="c", table=T), ParameterError, "`mode` must be one of 'a', 'b', got 'c'."),
+        (dict(n=1, mode=True, table=T), ParameterError, "`mode` must be one of 'a', 'b', got True."),
+        (dict(n=1, table=T.values), ParameterError, "`table` must be a pandas DataFrame, got "),
+        (
+            dict(n=1, table=T.assign(extra=np.nan)),
+            DataError,
+            "`table` has column(s) ['extra'] with no value at all",
+        ),
+        (
+            dict(n=1, table=pd.concat([T, T["age"]], axis=1)),
+            DataError,
+            "`table` names column(s) ['age'] more than once",
+        ),
     ]
-    for arguments, message in cases:
+    for arguments, kind, message in cases:
         with pytest.raises(PrivlibError) as error:
             f(**arguments)
-        assert str(error.value).startswith(message), (str(error.value), message)
+        assert type(error.value) is kind and str(error.value).startswith(message), (str(error.value), message)
