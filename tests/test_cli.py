@@ -9,6 +9,7 @@ print training records).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -22,31 +23,72 @@ import pytest
 
 import privlib as pl
 from privlib.audit import comparable_metrics
+from privlib.audit.catalogue import Context
+from privlib.audit.measures import CATALOGUE
 from privlib.cli import main
 from privlib.pipeline import AUDIT_FILES
+from privlib.schema import infer_kinds
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-# CE's Expenditure is a number: its k-NN attack is the squared-error form.
-EXPECTED_MEASURES = {
-    "copy_test",
-    "nn_mia_tpr_at_0.1pct",
-    "dcr_zero_share",
-    "replicated_uniques",
-    "singling_out_univariate",
-    "singling_out_multivariate",
-    "linkability_risk",
-    "cap[Expenditure]",
-    "knn_risk_relative_error[Expenditure]",
-    "inference_risk[Expenditure]",
-    "dcr_holdout_share",
-    "threshold_attack_precision",
-    "nn_mia_auc",
-    "adversarial_accuracy",
-    "privacy_loss",
-    "partition_f1",
-    "discriminator_excess_realness",
-}
+#: The inputs the audit of these tests gives (keys of ``privlib.audit.catalogue.NEEDS``): no
+#: generator for the targeted attack.
+GIVEN = {"holdout", "keys", "sensitive", "several_synthetic", "population_size"}
+
+
+def expected_measures(paths: dict) -> set[str]:
+    """The keys metrics.json must list for the audit of ``_audit_args``, read from the catalogue:
+    every audited measure with a rule whose inputs are given, once per sensitive variable where it
+    runs per target, in the form that applies to the data (CE's Expenditure is a number: its k-NN
+    attack is the squared-error form)."""
+    train = pd.read_csv(paths["train"])
+    context = Context(
+        train=train,
+        synthetic=pd.read_csv(paths["synthetic"]),
+        holdout=pd.read_csv(paths["holdout"]),
+        synthetics={},
+        keys=["Income", "UrbanRural", "Race"],
+        sensitive=["Expenditure"],
+        population_size=5000,
+        settings={},
+        binned=lambda columns: (train[columns], train[columns]),
+        kinds=infer_kinds(train),
+    )
+    keys = set()
+    for spec in CATALOGUE:
+        if spec.function is None or spec.rule is None or not set(spec.needs) <= GIVEN:
+            continue
+        for target in context.sensitive if spec.per_target else [None]:
+            where = dataclasses.replace(context, target=target)
+            if spec.applies is None or spec.applies(where):
+                keys.add(spec.key if target is None else f"{spec.key}[{target}]")
+    return keys
+
+
+def test_the_expected_measures_are_read_from_the_catalogue(tmp_path):
+    # the forms that do not apply here are left out: the fixed copy margin (a holdout is given),
+    # the accuracy form of the k-NN attack (the target is a number), the targeted attack (no
+    # generator), a comparison table (no rule) and the measures the audit never runs
+    expected = expected_measures(_make_inputs(tmp_path))
+    assert {
+        "copy_test",
+        "knn_risk_relative_error[Expenditure]",
+        "cap[Expenditure]",
+        "partition_f1",
+    } <= expected
+    assert (
+        not {
+            "identical_match_share",
+            "knn_risk_accuracy[Expenditure]",
+            "shadow_model_auc",
+            "compare_synthesizers",
+            "expected_match_risk",
+            "cap",
+        }
+        & expected
+    )
+
+
 SECTION_HEADINGS = [
     "Decision",
     "Fidelity beside privacy",
@@ -170,7 +212,7 @@ def test_report_has_sections_verdict_table_and_pages(rendered):
     groups = re.findall(r'<tr class="privlib-family"><th colspan="5">(.*?)</th>', verdicts)
     assert groups == ["Identity disclosure", "Attribute disclosure", "Membership disclosure"]
     keys = re.findall(r'<span class="privlib-key">(.*?)</span></td>', verdicts)
-    assert set(keys) == EXPECTED_MEASURES
+    assert set(keys) == expected_measures(paths)
     # No code cell is rendered, and nothing is fetched from the network.
     assert "highlight hl-ipython3" not in page and "import privlib" not in text
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=\"http", page)
@@ -206,7 +248,7 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     assert metrics["assessable"] is True
     assert metrics["schema_version"] == "2.0" and metrics["decision"] == "do not release"
     by_label = {m["key"]: m for m in metrics["measures"]}
-    assert set(by_label) == EXPECTED_MEASURES
+    assert set(by_label) == expected_measures(paths)
     for m in metrics["measures"]:
         assert {"value", "baseline", "threshold", "verdict", "reading"} <= set(m)
         # every measure has one of the four verdicts, and an interval around its value unless
