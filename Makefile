@@ -27,7 +27,7 @@ REPORT_PARAMS ?= reports/params/acs.yaml
 REPORT_OUT ?= reports/out
 REPORT_DIR := $(REPORT_OUT)/$(basename $(notdir $(REPORT_PARAMS)))
 
-.PHONY: all env test unit lint notebooks report reports benchmark clean help
+.PHONY: all env test unit lint notebooks report reports benchmark pins clean help
 
 help:
 	@echo "make test     set up the environment; lint, type-check, run the unit tests and the notebooks"
@@ -36,6 +36,7 @@ help:
 	@echo "make report   set up the environment and write the default audit to $(REPORT_DIR)/"
 	@echo "make reports  render the audit and the course for every bundled dataset"
 	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
+	@echo "make pins     rewrite tests/pinned_audit_metrics.json from fresh audits; prints the diff"
 
 env: $(STAMP)
 
@@ -74,6 +75,11 @@ reports: $(STAMP)
 
 benchmark: $(STAMP)
 	$(PY) benchmarks/neighbors.py
+
+# The pinned numbers of the ACS and Adult audits, rewritten from fresh audits, with the diff printed
+# for review (a pin changes only where a measure or a rule changed on purpose).
+pins: $(STAMP)
+	MPLBACKEND=Agg PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(PY) tests/pins.py
 
 clean:
 	rm -rf .venv .pytest_cache build dist *.egg-info

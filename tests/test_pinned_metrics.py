@@ -3,37 +3,28 @@
 ``pinned_audit_metrics.json`` holds every measure's value, interval, baseline, threshold and verdict
 as the audit gave them before the one-spec refactor (issue 20), keyed by today's measure keys: a
 change of the audit's seams must not move a number. Tolerance 0 where the computation is unchanged.
-A deliberate change of a measure or a rule updates this file in the same commit, with the reason.
+A deliberate change of a measure or a rule updates this file in the same commit, with the reason:
+``make pins`` rewrites it from fresh audits (``tests/pins.py``) and prints the diff to review.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
+from pins import AUDITS, PINNED_PATH, audit
 
-from privlib.audit import materialise, read_params, run
+from privlib.audit import read_params
 from privlib.audit.report import plain_number
-from privlib.pipeline import audit_spec, params_file
+from privlib.pipeline import params_file
 
-PINNED = json.loads((Path(__file__).with_name("pinned_audit_metrics.json")).read_text())
+PINNED = json.loads(PINNED_PATH.read_text())
 
 
-@pytest.mark.parametrize("name", ["acs", "adult"])
+@pytest.mark.parametrize("name", AUDITS)
 def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
-    spec, recipe = audit_spec(params=params_file(name))
-    made = materialise(recipe | {"seed": spec.seed}, tmp_path)
-    report = run(
-        spec.model_copy(
-            update={
-                "train": Path(made["train"]),
-                "holdout": Path(made["holdout"]),
-                "synthetic": [Path(p) for p in made["synthetic"]],
-            }
-        )
-    )
+    report = audit(name, tmp_path)
     got = {m.key: m for m in report.measures}
     assert set(got) == set(PINNED[name])
     for key, pinned in PINNED[name].items():
@@ -42,5 +33,5 @@ def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
             if isinstance(expected, float):
                 expected = plain_number(expected)
             assert value == expected or (value is None and expected is None), (key, field, value, expected)
-    assert read_params(params_file(name))["seed"] == spec.seed
+    assert read_params(params_file(name))["seed"] == report.provenance.spec["seed"]
     assert not any(isinstance(m.value, float) and math.isnan(m.value) for m in report.measures)
