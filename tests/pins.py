@@ -52,8 +52,10 @@ def as_text(pinned: dict) -> str:
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        fresh = {name: pins(audit(name, Path(folder) / name)) for name in AUDITS}
+    fresh = {}
+    for name in AUDITS:
+        with tempfile.TemporaryDirectory() as folder:
+            fresh[name] = pins(audit(name, Path(folder)))
     old, new = PINNED_PATH.read_text(encoding="utf-8"), as_text(fresh)
     diff = list(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "pinned", "fresh audits"))
     if not diff:
