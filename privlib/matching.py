@@ -36,8 +36,7 @@ __all__ = [
     "subsample_rows",
 ]
 
-#: Candidate (target, synthetic record) pairs examined at once by :func:`count_matches` (for :func:`privlib.identity.match_risk` and
-#: :func:`privlib.records.copy_test`) when more
+#: Candidate (target, synthetic record) pairs examined at once by :func:`count_matches` when more
 #: than one numeric variable is matched with a tolerance; bounds its working memory.
 MATCH_CHUNK_PAIRS = 2_000_000
 

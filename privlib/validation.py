@@ -157,21 +157,22 @@ class Numbers(_Constraint):
     def problem(self, value, name):
         wrong = f"`{name}` must be {self.description}, got {_short(value)}."
         if isinstance(value, (list, tuple, np.ndarray, pd.Series, pd.Index)):
-            values = np.asarray(value, dtype=object).ravel()
-            if values.size == 0:
-                return wrong
-        elif self.scalar:
-            values = np.array([value], dtype=object)
+            array = np.asarray(value)
+        elif self.scalar and isinstance(value, (Real, np.floating, np.integer)):
+            array = np.asarray([value])
         else:
             return wrong
-        for item in values:
-            if isinstance(item, (bool, np.bool_)) or not isinstance(item, (Real, np.floating, np.integer)):
-                return wrong
-            number = float(item)
-            if math.isnan(number) or (math.isinf(number) and self.finite):
-                return wrong
-            if math.isfinite(number) and self.bounds.problem(number, name):
-                return wrong
+        # whole arrays at once: a score per record may come by the million
+        if array.size == 0 or array.dtype.kind not in "iuf":  # no bool, text or mixed objects
+            return wrong
+        numbers = array.astype("float64", copy=False)
+        if np.isnan(numbers).any() or (self.finite and np.isinf(numbers).any()):
+            return wrong
+        finite = numbers[np.isfinite(numbers)]
+        if finite.size and (
+            self.bounds.problem(finite.min(), name) or self.bounds.problem(finite.max(), name)
+        ):
+            return wrong
         return None
 
 
