@@ -26,7 +26,7 @@ PINNED = json.loads(PINNED_PATH.read_text())
 def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
     report = audit(name, tmp_path)
     got = {m.key: m for m in report.measures}
-    assert set(got) == set(PINNED[name])
+    assert set(got) == set(PINNED[name]), "measures added or gone: run `make pins` and review its diff"
     for key, pinned in PINNED[name].items():
         for field, expected in pinned.items():
             value = getattr(got[key], field)
