@@ -13,7 +13,7 @@ import pytest
 
 import privlib.identity as identity
 import privlib.matching as matching
-from privlib import PrivlibError
+from privlib import ParameterError, PrivlibError
 from privlib.plots import plot_dcr_histogram
 from privlib.thresholds import judge
 
@@ -365,9 +365,13 @@ def test_match_risk_errors(partially_synthetic):
     ):
         identity.match_risk(original=original, synthetic=synthetic, known=[], synthesized=["dis"])
     numbers = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
-    with pytest.raises(PrivlibError, match="`numeric_tolerance` must be a non-negative number"):
+    with pytest.raises(ParameterError, match="`numeric_tolerance` must be a number >= 0 or a mapping"):
         identity.match_risk(
             original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1
+        )
+    with pytest.raises(ParameterError, match=r"`numeric_tolerance`\['v'\] must be a non-negative number"):
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={"v": -1}
         )
     with pytest.raises(PrivlibError, match="gives no tolerance for the numeric variables \\['v'\\]"):
         identity.match_risk(
