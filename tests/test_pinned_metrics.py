@@ -13,7 +13,7 @@ import json
 import math
 
 import pytest
-from pins import AUDITS, PINNED_PATH, audit
+from pins import AUDITS, PINNED_PATH, as_text, audit
 
 from privlib.audit import read_params
 from privlib.audit.report import plain_number
@@ -35,3 +35,8 @@ def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
             assert value == expected or (value is None and expected is None), (key, field, value, expected)
     assert read_params(params_file(name))["seed"] == report.provenance.spec["seed"]
     assert not any(isinstance(m.value, float) and math.isnan(m.value) for m in report.measures)
+
+
+def test_make_pins_writes_the_file_in_its_own_format():
+    # so that `make pins` shows only the numbers that changed, never a reformatted file
+    assert as_text(PINNED) == PINNED_PATH.read_text()
