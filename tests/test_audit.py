@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privlib import membership
+from privlib import membership, utility
 from privlib.audit import (
     CATALOGUE,
     FAMILIES,
@@ -32,7 +32,7 @@ from privlib.audit import (
 )
 from privlib.audit.catalogue import release
 from privlib.audit.report import NOT_ASSESSED
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, ParameterError, PrivlibError
 from privlib.pipeline import params_file, run_course
 from privlib.results import NO_EVIDENCE, RISK, Result
 from privlib.thresholds import REGISTRY
@@ -210,6 +210,24 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
                 )
             ],
         )
+
+
+@pytest.mark.parametrize("error, refused", [(ParameterError, True), (DataError, False)])
+def test_the_fidelity_summary_called_wrongly_is_an_error_its_data_a_skip(files, monkeypatch, error, refused):
+    # the audit's own call of fidelity_summary: a bad argument is the kit's bug, as in a catalogue
+    # entry; data that do not allow it leave the fidelity out with the reason
+    def fidelity_summary(**arguments):
+        raise error("`n_bootstrap` must be a whole number >= 1, got 0.")
+
+    monkeypatch.setattr(utility, "fidelity_summary", fidelity_summary)
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"])
+    if refused:
+        with pytest.raises(AuditError, match="calls fidelity_summary wrongly: `n_bootstrap`"):
+            _audit(inputs, [])
+    else:
+        assert _audit(inputs, []).fidelity["skipped"] == [
+            {"key": "fidelity", "reason": "`n_bootstrap` must be a whole number >= 1, got 0."}
+        ]
 
 
 def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
