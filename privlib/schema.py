@@ -343,9 +343,9 @@ def harmonize(frames: Mapping[str, pd.DataFrame], columns: Sequence[str] | None 
             continue
         ordered_source = next(
             (
-                f[column].dtype
-                for f in frames.values()
-                if isinstance(f[column].dtype, pd.CategoricalDtype) and f[column].dtype.ordered
+                dtype
+                for dtype in (f[column].dtype for f in frames.values())
+                if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
             ),
             None,
         )
