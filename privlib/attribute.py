@@ -167,6 +167,7 @@ class CAPResult(Result):
             f"(version {self.variant}); the original data would give {_fmt(self.original_cap)} "
             f"and guessing from the overall shares {_fmt(self.baseline)}"
         )
+        assert self.baseline is not None  # cap() always gives the no-data baseline (NaN when undefined)
         gap = self.original_cap - self.baseline
         if gap > 0:
             text += (
@@ -412,7 +413,8 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
         labels = _bin_labels(inner, is_date)
         dtype = pd.CategoricalDtype(labels, ordered=True)
         for frame in (out_original, out_synthetic):
-            codes = pd.cut(numeric_values(frame[column]), edges, right=False, labels=False)
+            # pandas-stubs: cut's bins leave out the numpy array of edges that pandas takes
+            codes = pd.cut(numeric_values(frame[column]), edges, right=False, labels=False)  # type: ignore[call-overload]
             frame[column] = pd.Categorical.from_codes(
                 np.where(np.isnan(codes), -1, codes).astype(int), dtype=dtype
             )

@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import cast
 
 from privlib.errors import PrivlibError
 
@@ -90,7 +91,7 @@ def _sample_size(text: str) -> int | str:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
-    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity = _Parser(add_help=False)  # a parent of the subcommands' parsers, of their class
     verbosity.add_argument(
         "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress lines, only errors"
     )
@@ -342,7 +343,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # a usage error (one line already printed), --help or --version
-        return exc.code
+        return cast(int, exc.code)  # argparse exits with a whole-number status
     _configure_logging(args)
     for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
         logging.getLogger(noisy).setLevel(logging.ERROR)

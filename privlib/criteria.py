@@ -66,6 +66,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -159,8 +160,10 @@ class CriterionRisk(Result):
     baseline_success: np.ndarray = per_record(default=None)
     control_success: np.ndarray = per_record(default=None)
 
-    #: What one attack is, for the reading (set by each subclass).
-    _attack_text = "attacks"
+    @property
+    def _attack_text(self) -> str:
+        """What one attack is, for the reading (said by each subclass)."""
+        return "attacks"
 
     def beats_baseline(self) -> bool:
         """Whether the attack succeeds more often than random guessing (its risk means something)."""
@@ -407,7 +410,8 @@ def _check_tables(synthetic, train, control) -> None:
 def _check_count(value, name: str, *, low: int = 1, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
         raise ParameterError(f"`{name}` must be a whole number >= {low}, got {value!r}.")
-    if high is not None and value > high:
+    # An Integral compares as an int does; typeshed's numbers.Integral declares only < and <=.
+    if high is not None and cast(int, value) > high:
         raise PrivlibError(f"`{name}` must be at most {high} here, got {value!r}.")
     return int(value)
 
@@ -598,7 +602,8 @@ def _univariate_predicates(synthetic: np.ndarray, numeric, n: int, rng) -> _Pred
     singles out its record in the synthetic data by construction; ``n`` of them are drawn at
     random.
     """
-    parts = []  # per column: (ops, values, rows) of its candidates
+    # per column: (column, ops, values, rows) of its candidates
+    parts: list[tuple[int, list | np.ndarray, list | np.ndarray, list | np.ndarray]] = []
     for j in range(synthetic.shape[1]):
         cells = synthetic[:, j]
         missing = np.flatnonzero(np.isnan(cells))
@@ -639,7 +644,8 @@ def _multivariate_predicates(synthetic, numeric, n, n_cols, max_attempts, rng) -
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column has no median
         medians = np.nanmedian(synthetic, axis=0)
     numeric = np.asarray(numeric)
-    kept = _Predicates(*(np.empty((0, n_cols)) for _ in range(3)), np.empty(0, dtype=np.int64))
+    no_columns, no_ops, no_values = (np.empty((0, n_cols)) for _ in range(3))
+    kept = _Predicates(no_columns, no_ops, no_values, np.empty(0, dtype=np.int64))
     indexed = _Indexed.of(synthetic)
     attempts = 0
     while len(kept) < n and attempts < max_attempts:
@@ -841,6 +847,8 @@ def singling_out(
     confidence = check_confidence(confidence)
     rng = np.random.default_rng(random_state)
 
+    tr: np.ndarray | _Indexed
+    ctl: np.ndarray | _Indexed
     (syn, tr, ctl), numeric = _encode(train.columns, synthetic, train, control)
     tr, ctl = _Indexed.of(tr), _Indexed.of(ctl)  # each is asked several times
     if mode == "univariate":
@@ -1154,7 +1162,12 @@ def inference(
             "column it guesses: remove it from `aux_columns`."
         )
     n_requested = _check_count(n_attacks, "n_attacks")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, Real) or not 0 <= tolerance < math.inf:
+    # A Real compares and multiplies as a float does; typeshed's numbers.Real declares only < and <=.
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, Real)
+        or not 0 <= cast(float, tolerance) < math.inf
+    ):
         raise ParameterError(f"`tolerance` must be a number >= 0, got {tolerance!r}.")
     confidence = check_confidence(confidence)
     rng = np.random.default_rng(random_state)
@@ -1165,12 +1178,12 @@ def inference(
     queries = [train.iloc[targets], control.iloc[control_targets]]
     nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
     right = {
-        name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, tolerance)
+        name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, cast(float, tolerance))
         for name, found, query in zip(("attack", "control"), nearest, queries)
     }
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))
     right["baseline"] = _guess_is_right(
-        secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, tolerance
+        secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, cast(float, tolerance)
     )
     return _finish(
         InferenceRisk,

@@ -21,6 +21,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -118,7 +119,7 @@ def data_dir() -> Path:
     return resource_path("data")
 
 
-_INFO = {
+_INFO: dict[str, dict[str, Any]] = {
     "adult": dict(
         title="UCI Adult (1994 US Census extract)",
         keys=["age", "sex", "race", "marital-status", "native-country"],
@@ -423,9 +424,10 @@ def _typed_like(df: pd.DataFrame, label: str, like: pd.DataFrame) -> pd.DataFram
     shared = {c: k for c, k in kinds.items() if c in df.columns}
     df = coerce_kinds(df, shared)
     for column in shared:
-        if isinstance(like[column].dtype, pd.CategoricalDtype):
-            _check_booleans(df[column], like[column].dtype, column, label)
-            df[column] = _as_categories_of(df[column], like[column].dtype)
+        reference_dtype = like[column].dtype
+        if isinstance(reference_dtype, pd.CategoricalDtype):
+            _check_booleans(df[column], reference_dtype, column, label)
+            df[column] = _as_categories_of(df[column], reference_dtype)
         elif pd.api.types.is_datetime64_any_dtype(like[column].dtype):
             parsed = pd.to_datetime(df[column], errors="coerce")
             unreadable = int((parsed.isna() & df[column].notna()).sum())

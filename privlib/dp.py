@@ -82,6 +82,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -314,6 +315,7 @@ class _Discrete:
         dtype = self.like.dtype
         if isinstance(dtype, pd.CategoricalDtype):
             return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype), name=self.like.name)
+        assert self.labels is not None  # fit keeps the labels of a column that is not categorical
         out = pd.api.extensions.take(self.labels, codes, allow_fill=True)
         return pd.Series(out, name=self.like.name, dtype=object).astype(dtype)
 
@@ -351,7 +353,8 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
     for column, pair in bounds.items():
         if column not in data.columns:
             raise PrivlibError(f"`bounds` names column {column!r}, which is not in the data.")
-        if not _is_number(data[column]):
+        # one column, a Series: check_frame refuses duplicated column names
+        if not _is_number(cast(pd.Series, data[column])):
             raise PrivlibError(f"`bounds` names column {column!r}, which is not numeric.")
         try:
             low, high = (float(v) for v in pair)
@@ -448,7 +451,8 @@ class MST(_Synthesizer):
             two_way[a, b] = counts + rng.normal(0.0, sigma, size=counts.shape)
         self._build_network(one_way, two_way, edges, n_columns)
         names = list(data.columns)
-        self.tree_ = [(names[p], names[c]) for p, c in self.order_[1:]]
+        # after the root, every column has a parent
+        self.tree_ = [(names[p], names[c]) for p, c in cast(list[tuple[int, int]], self.order_[1:])]
 
     @staticmethod
     def _measure_one_way(codes, sizes, rho, rng):
@@ -502,13 +506,14 @@ class MST(_Synthesizer):
 
     def _build_network(self, one_way, two_way, edges, n_columns):
         """Root column 0; each other column given its parent, from clipped noisy counts."""
-        neighbours = {j: [] for j in range(n_columns)}
+        neighbours: dict[int, list[int]] = {j: [] for j in range(n_columns)}
         for a, b in edges:
             neighbours[a].append(b)
             neighbours[b].append(a)
         root_counts = np.clip(one_way[0], 0, None)
         self.root_ = _normalise(root_counts, len(root_counts))
-        self.order_, self.conditionals_ = [(None, 0)], {}
+        self.order_: list[tuple[int | None, int]] = [(None, 0)]  # (parent, child), the root first
+        self.conditionals_: dict[int, np.ndarray] = {}
         seen, queue = {0}, [0]
         while queue:
             parent = queue.pop(0)

@@ -30,6 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -104,7 +105,7 @@ def _pct(value: float) -> str:
     return "undefined" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
-def _share_interval(count: int, total: int, confidence: float) -> dict:
+def _share_interval(count: int | np.integer, total: int, confidence: float) -> dict:
     """The interval fields of a share ``count / total``: Wilson."""
     low, high = wilson_interval(int(count), int(total), confidence=confidence)
     return dict(ci_low=low, ci_high=high, ci_method=WILSON, confidence=confidence)
@@ -349,6 +350,7 @@ class DCRSummary(Result):
             return self.with_judgement(
                 text + "; give a holdout set to see how close new real people come by chance."
             )
+        assert self.holdout_median is not None  # measured on the holdout, as the baseline is
         text += (
             f"; for holdout records, real people the generator never saw, {_pct(self.baseline)} "
             f"and {self.holdout_median:.3f}"
@@ -442,7 +444,7 @@ def dcr_summary(
         baseline=float(np.mean(holdout_distances == 0)) if holdout is not None else None,
         median=float(np.median(distances)),
         percentile_5=float(np.percentile(distances, 5)),
-        holdout_median=float(np.median(holdout_distances)) if holdout is not None else None,
+        holdout_median=float(np.median(holdout_distances)) if holdout_distances is not None else None,
         distances=distances,
         holdout_distances=holdout_distances,
     )
@@ -683,10 +685,11 @@ def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
     """Validate ``numeric_tolerance`` and return one tolerance per numeric matching column."""
 
     def check_value(value, where):
+        # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
         if (
             isinstance(value, bool)
             or not isinstance(value, Real)
-            or not (value >= 0 and math.isfinite(value))
+            or not (cast(float, value) >= 0 and math.isfinite(value))
         ):
             raise ParameterError(f"`numeric_tolerance`{where} must be a non-negative number, got {value!r}.")
         return float(value)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -397,7 +398,8 @@ def _check_integer(value, name: str, minimum: int = 1) -> int:
 
 
 def _check_share(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+    # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= cast(float, value) <= 1:
         raise ParameterError(f"`{name}` must be a number between 0 and 1, got {value!r}.")
     return float(value)
 
@@ -444,6 +446,8 @@ def _averaged_interval(intervals) -> tuple[float, float]:
 def _severity(result: MembershipRisk) -> int:
     """How the F1's interval lies against the cut-off of M = :data:`M_THRESHOLD` (the rule the
     audit judges the partitioning attack by): 2 wholly above, 1 straddling, 0 below."""
+    # Both attacks set F_max and the F1's interval.
+    assert result.baseline is not None and result.ci_low is not None and result.ci_high is not None
     cut = result.baseline + M_THRESHOLD * (1 - result.baseline)
     return 2 if result.ci_low > cut else 1 if result.ci_high > cut else 0
 
@@ -1781,6 +1785,10 @@ def discriminator_test(
         )
     kinds = infer_kinds(train, name="train")
     tables = (train, holdout, synthetic)
+    # coded arrays for the default model, frames for the one-hot encoding of a given estimator
+    x_train: np.ndarray | pd.DataFrame
+    x_holdout: np.ndarray | pd.DataFrame
+    x_synthetic: np.ndarray | pd.DataFrame
     if estimator is None:
         (x_train, x_holdout, x_synthetic), categorical = _coded_features(tables, kinds)
         model = HistGradientBoostingClassifier(categorical_features=categorical, class_weight="balanced")
@@ -1807,7 +1815,7 @@ def discriminator_test(
     labels = np.repeat([1, 0], [len(train), n_fit])
     holdout_sum = np.zeros(len(holdout))
     synthetic_sum, synthetic_count = np.zeros(len(synthetic)), np.zeros(len(synthetic))
-    rows = []
+    per_repeat = []  # mean P(real) of the holdout, of the scored synthetic records, and the AUC
     threads = _check_threads(n_jobs, len(labels))
     for _ in _repetitions(n_repeats, progress):
         fitted = clone(model)
@@ -1830,8 +1838,8 @@ def discriminator_test(
         auc = roc_auc_score(
             np.repeat([1, 0], [p_holdout.size, p_synthetic.size]), np.concatenate([p_holdout, p_synthetic])
         )
-        rows.append((p_holdout.mean(), p_synthetic.mean(), auc))
-    rows = np.array(rows)
+        per_repeat.append((p_holdout.mean(), p_synthetic.mean(), auc))
+    rows = np.array(per_repeat)
     differences = rows[:, 1] - rows[:, 0]
     mean, low, high = _spread(differences)
 

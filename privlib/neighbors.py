@@ -34,6 +34,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import cast
 
 import numba
 import numpy as np
@@ -165,7 +166,7 @@ def kneighbors(
     budget = _check_memory(max_memory_mb)
     threads = _check_jobs(n_jobs)
     if metric in ("gower", "hamming"):
-        tables = _TableSource(query, reference, metric, encoder, exclude_self)
+        tables: _TableSource | _ArraySource = _TableSource(query, reference, metric, encoder, exclude_self)
     else:
         if encoder is not None:
             raise PrivlibError(
@@ -231,7 +232,8 @@ def _check_k(k, n_reference: int, exclude_self: bool) -> int:
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
         raise PrivlibError(f"`k` must be a positive integer, got {k!r}.")
     available = n_reference - 1 if exclude_self else n_reference
-    if k > available:
+    # An Integral compares as an int does; typeshed's numbers.Integral declares only < and <=.
+    if cast(int, k) > available:
         what = f"{n_reference} - 1 = {available} other" if exclude_self else f"{available}"
         raise PrivlibError(
             f"`k` = {k} is larger than the {what} record(s) of `reference`; "
@@ -241,17 +243,18 @@ def _check_k(k, n_reference: int, exclude_self: bool) -> int:
 
 
 def _check_memory(max_memory_mb) -> int:
+    # A Real computes as a float does; typeshed's numbers.Real declares only < and <= and vague arithmetic.
     if (
         isinstance(max_memory_mb, bool)
         or not isinstance(max_memory_mb, Real)
-        or not (max_memory_mb > 0 and np.isfinite(max_memory_mb))
+        or not (cast(float, max_memory_mb) > 0 and np.isfinite(cast(float, max_memory_mb)))
     ):
         raise PrivlibError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
-    return int(max_memory_mb * 2**20)
+    return int(cast(float, max_memory_mb) * 2**20)
 
 
 def _check_jobs(n_jobs) -> int:
-    available = numba.config.NUMBA_NUM_THREADS
+    available = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba.config sets it at run time, unseen by its type hints
     if n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1):
         return available
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs < 1:
@@ -570,7 +573,7 @@ def _worker_block(xq, self_offset, prepared_blocks, settings, k, n_jobs):
     indices = np.full((len(xq), k), -1, dtype=np.int64)
     with _WORKER_LOCK:
         previous = numba.get_num_threads()
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]  # as above
         try:
             _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices)
         finally:

@@ -100,7 +100,9 @@ def _ipc_kernel_manager():
             kw.setdefault("stderr", subprocess.DEVNULL)
             return await super()._async_pre_start_kernel(**kw)
 
-        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        # jupyter_client types AsyncKernelManager.shutdown_kernel as a coroutine but its base's as
+        # returning None (and silences the clash on its side).
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:  # type: ignore[override]
             """Ask the kernel to shut down, without the SIGINT jupyter_client sends it first.
 
             papermill shuts the kernel down once the notebook has run. jupyter_client's own

@@ -54,7 +54,7 @@ def _kit_folders() -> list[tuple[Path, Path | None]]:
     """The kit's own folders, each with the folder inside it where reports may go (or None)."""
     from privlib.resources import RESOURCES, resource_path
 
-    folders = [(Path(__file__).resolve().parent, None)]
+    folders: list[tuple[Path, Path | None]] = [(Path(__file__).resolve().parent, None)]
     for kind in RESOURCES:
         with contextlib.suppress(PrivlibError):  # a folder that is missing holds nothing to overwrite
             folder = Path(os.path.realpath(resource_path(kind)))

@@ -761,7 +761,7 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
     for key, p in present.items():
         if not 0 <= p <= 1:
             raise PrivlibError(f"the p-value of {key!r} must lie between 0 and 1, got {p!r}.")
-    order = sorted(present, key=present.get)
+    order = sorted(present, key=present.__getitem__)
     adjusted, running = {}, 0.0
     for i, key in enumerate(order):
         running = max(running, min(1.0, (len(order) - i) * present[key]))

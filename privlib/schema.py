@@ -307,6 +307,9 @@ def restore_numeric(values: np.ndarray, like: pd.Series) -> pd.Series:
     if pd.api.types.is_integer_dtype(dtype):
         if np.isnan(values).any():
             return pd.Series(np.round(values), name=like.name).astype("Int64")
+        # A nullable integer dtype (Int64, UInt8...) is pandas', which numpy's astype cannot take.
+        if not isinstance(dtype, np.dtype):
+            return pd.Series(np.round(values), name=like.name).astype(dtype)
         return pd.Series(np.round(values).astype(dtype), name=like.name)
     return pd.Series(values, name=like.name).astype(dtype)
 
@@ -343,9 +346,9 @@ def harmonize(frames: Mapping[str, pd.DataFrame], columns: Sequence[str] | None 
             continue
         ordered_source = next(
             (
-                f[column].dtype
-                for f in frames.values()
-                if isinstance(f[column].dtype, pd.CategoricalDtype) and f[column].dtype.ordered
+                dtype
+                for dtype in (f[column].dtype for f in frames.values())
+                if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
             ),
             None,
         )

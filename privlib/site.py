@@ -159,7 +159,7 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     slide_lines = []
     assets = fetch_assets(root / "build" / "slides-assets") if slides else None
     (staging / "slides").mkdir()
-    if slides:
+    if assets is not None:  # slides asked for
         shutil.copytree(assets, staging / "slides" / "slides" / "assets")
         for lesson in lessons:
             render_slides(
@@ -238,8 +238,8 @@ def build_site(root, out, *, slides=True, strict=False, lessons=None) -> Path:
     """
     out = Path(out)
     staging = stage_site(root, out / "src", slides=slides, lessons=lessons)
-    program = Path(sys.executable).parent / "jupyter-book"
-    program = str(program) if program.exists() else (shutil.which("jupyter-book") or "jupyter-book")
+    in_venv = Path(sys.executable).parent / "jupyter-book"
+    program = str(in_venv) if in_venv.exists() else (shutil.which("jupyter-book") or "jupyter-book")
     command = [program, "build", str(staging), "--path-output", str(out), "--builder", "html"]
     if strict:
         command.append("-W")

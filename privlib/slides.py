@@ -238,7 +238,9 @@ def _text_lines(text: str, width: int) -> float:
     displayed = len(re.findall(r"\$\$.*?\$\$", text, flags=re.DOTALL))
     text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.DOTALL)
     plain = re.sub(r"[*_`#>]|\]\([^)]*\)|\\\w+|[{}$]", "", text)
-    level = len(re.match(r"#*", text.lstrip()).group())
+    hashes = re.match(r"#*", text.lstrip())
+    assert hashes is not None  # "#*" matches at the start of every text, if only the empty string
+    level = len(hashes.group())
     if level:  # a heading: larger type, fewer characters a line (reveal.js's h1, h2, h3)
         height, characters = {1: (2.4, 30), 2: (1.8, 40)}.get(level, (1.4, 50))
         return height * max(1, math.ceil(len(plain.strip()) / characters))
@@ -247,7 +249,7 @@ def _text_lines(text: str, width: int) -> float:
 
 def _markdown_pieces(cell) -> list[tuple[nbformat.NotebookNode, float]]:
     """Paragraphs one by one, and each list (or quote) cut into runs of items that fit a slide."""
-    runs = []
+    runs: list[tuple[list[str], float]] = []
     for text, joined in _markdown_blocks(cell.source):
         cost = _text_lines(text, _PROSE_CHARACTERS) + (0.2 if joined else 0.6)
         if joined and runs and runs[-1][1] + cost <= SLIDE_LINES - 2:
@@ -282,6 +284,7 @@ def _reading(lines: list[str]):
 
 def _output_groups(outputs) -> list[tuple[list, float]]:
     """The outputs of a code cell in groups that each fit on a slide."""
+    reading: list[str]  # printed lines waiting to become one reading output
     groups, reading, used = [], [], 0.0
     for output in outputs:
         if output.get("output_type") == "stream" and output.get("name") == "stderr":

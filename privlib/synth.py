@@ -51,6 +51,7 @@ import importlib
 import inspect
 import numbers
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -109,11 +110,12 @@ class _Column:
                     "finite numbers or NaN before fitting."
                 )
             return cls(series.name, True, like), values
+        labels: np.ndarray | None
         if isinstance(series.dtype, pd.CategoricalDtype):
             codes, labels = series.cat.codes.to_numpy(), None
         else:
-            codes, labels = pd.factorize(series, sort=True)
-            labels = np.asarray(labels, dtype=object)
+            codes, uniques = pd.factorize(series, sort=True)
+            labels = np.asarray(uniques, dtype=object)
         coded = np.where(codes < 0, np.nan, codes).astype("float64")
         return cls(series.name, False, like, labels), coded
 
@@ -124,6 +126,7 @@ class _Column:
         dtype = self.like.dtype
         if isinstance(dtype, pd.CategoricalDtype):
             return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype), name=self.name)
+        assert self.labels is not None  # fit keeps the labels of a column that is not categorical
         out = pd.api.extensions.take(self.labels, codes, allow_fill=True)
         return pd.Series(out, name=self.name, dtype=object).astype(dtype)
 
@@ -163,10 +166,11 @@ def _rng(random_state) -> np.random.Generator:
 
 def _check_number(value, parameter: str, *, low: float, high: float = np.inf, low_open=False):
     """Check that a real-valued hyper-parameter is a number within its range."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or np.isnan(value):
+    # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or np.isnan(cast(float, value)):
         raise PrivlibError(f"`{parameter}` must be a number, got {value!r}.")
     too_low = value <= low if low_open else value < low
-    if too_low or value > high:
+    if too_low or cast(float, value) > high:
         bracket = "(" if low_open else "["
         raise PrivlibError(f"`{parameter}` must lie in {bracket}{low}, {high}], got {value!r}.")
 
@@ -395,8 +399,8 @@ class GaussianCopula(_Synthesizer):
                 index = np.minimum(np.floor(u[:, j] * observed.size).astype(int), observed.size - 1)
                 out[:, j] = observed[index]
         indicators = u[:, len(self.sorted_) :]
-        for k, j in enumerate(self.with_missing_):
-            out[indicators[:, k] < self.missing_share_[j], j] = np.nan
+        for k, column in enumerate(self.with_missing_):
+            out[indicators[:, k] < self.missing_share_[column], column] = np.nan
         return self.table_.decode(out)
 
 
@@ -466,6 +470,7 @@ class ParzenWindows(_Synthesizer):
                     out[drawn_missing, j] = np.nan
             else:
                 levels = self.levels_[j]
+                assert levels is not None  # a categorical column has its levels
                 states = np.searchsorted(levels, donor)  # NaN sorts last, like in np.unique
                 out[:, j] = levels[self._noisy_argmax(states, levels.size, rng)]
         return self.table_.decode(out)
@@ -478,7 +483,7 @@ class _LeafDonors:
     ``tree=None`` means a single leaf holding the whole column (its marginal).
     """
 
-    tree: object
+    tree: DecisionTreeClassifier | DecisionTreeRegressor | None
     leaves: np.ndarray
     starts: np.ndarray
     counts: np.ndarray
@@ -596,7 +601,8 @@ class SequentialTrees(_Synthesizer):
         # predictor code for a missing value: below every observed value of that column
         low, high = np.nanmin(train, axis=0), np.nanmax(train, axis=0)
         self.missing_code_ = low - np.maximum(1.0, high - low)
-        self.steps_ = []  # (column index, predictor indices, donors for missingness, donors)
+        # (column index, predictor indices, donors for missingness, donors)
+        self.steps_: list[tuple[int, list[int], _LeafDonors | None, _LeafDonors]] = []
         before = [position[c] for c in kept]
         for column in order:
             j = position[column]

@@ -240,6 +240,7 @@ def resolve_synthesizer(spec, **params):
                 f"`synthesizer` entry point {module_name}:{class_name} cannot be imported "
                 f"({type(exc).__name__}); give 'module:Class' with the module on the Python path."
             ) from None
+    made: object  # checked for fit() and sample() below
     if isinstance(spec, str):
         made = synth.make(spec, **params)
     elif inspect.isclass(spec):

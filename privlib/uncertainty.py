@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 from scipy.stats import norm
@@ -66,7 +67,12 @@ BOOTSTRAP = "bootstrap"
 
 def check_confidence(confidence) -> float:
     """``confidence`` as a float strictly between 0 and 1, or a :class:`ParameterError`."""
-    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0 < confidence < 1:
+    # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, Real)
+        or not 0 < cast(float, confidence) < 1
+    ):
         raise ParameterError(
             f"`confidence` must be a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}."
         )

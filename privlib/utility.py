@@ -854,6 +854,7 @@ def _pmse_ratio_interval(
     squared = (result.propensity - result.synthetic_share) ** 2
     groups = (squared[:n_original], squared[n_original:])
     means = sum(len(g) * resampled_means(g, rng=rng, n_bootstrap=n_bootstrap) for g in groups) / len(squared)
+    assert result.baseline is not None  # pmse() always sets the null expectation
     return percentile_interval(means / result.baseline, confidence=confidence)
 
 

@@ -25,6 +25,7 @@ import inspect
 import math
 from collections.abc import Mapping
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -211,7 +212,12 @@ class RandomState(_Constraint):
         ok = (
             value is None
             or isinstance(value, np.random.Generator)
-            or (isinstance(value, (Integral, np.integer)) and not isinstance(value, bool) and value >= 0)
+            # an Integral compares as an int does; typeshed's numbers.Integral declares only < and <=
+            or (
+                isinstance(value, (Integral, np.integer))
+                and not isinstance(value, bool)
+                and cast(int, value) >= 0
+            )
         )
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
@@ -299,7 +305,8 @@ def validate_params(constraints: dict):
                 check_value(bound.arguments[name], name, accepted)
             return function(*args, **kwargs)
 
-        checked.__privlib_constraints__ = constraints
+        # typeshed's functools._Wrapped omits the attributes every function object accepts.
+        checked.__privlib_constraints__ = constraints  # type: ignore[attr-defined]
         return checked
 
     return decorate

@@ -13,6 +13,7 @@ from privlib.schema import (
     check_frame,
     harmonize,
     infer_kinds,
+    restore_numeric,
 )
 
 
@@ -175,3 +176,12 @@ def test_unseen_categories_differ_from_each_other_and_keep_their_code_across_tab
     result = kneighbors(query, reference, encoder=encoder)
     # "new" equals "new" (distance 0); "other" differs from "new" (distance 1), though neither was seen.
     assert result.distances[:, 0].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "Int64", "UInt8"])
+def test_restore_numeric_rounds_back_into_the_integer_dtype(dtype):
+    # 1.4 rounds to 1 and 2.6 to 3, in the column's own dtype, nullable ones included.
+    restored = restore_numeric(np.array([1.4, 2.6]), pd.Series([], dtype=dtype, name="count"))
+    assert restored.dtype == dtype
+    assert restored.name == "count"
+    assert restored.tolist() == [1, 3]
