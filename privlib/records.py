@@ -78,6 +78,7 @@ from scipy.stats import beta, hypergeom, nhypergeom
 
 from privlib.errors import PrivlibError
 from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import (
     CATEGORICAL,
     NUMERIC,
@@ -109,8 +110,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The false-positive rates at which attacks are read: 0.1 % (judged) and 1 % (reported).
-LOW_FPRS = (0.001, 0.01)
 
 #: Share of a numeric variable's range within which two values count as the same in
 #: :func:`copy_test`.
@@ -126,17 +125,6 @@ _ATTACK_SCORES = {
     "DensityAttack": ("density_attack", lambda r: (r.score[r.is_member], r.score[~r.is_member])),
     "ShadowModelAttack": ("shadow_model", lambda r: (r.scores_in, r.scores_out)),
 }
-
-
-def low_fpr_key(attack: str, fpr: float) -> str:
-    """The measure key of ``attack``'s TPR at false-positive rate ``fpr``.
-
-    Examples
-    --------
-    >>> low_fpr_key("nn_mia", 0.001), low_fpr_key("density_attack", 0.01)
-    ('nn_mia_tpr_at_0.1pct', 'density_attack_tpr_at_1pct')
-    """
-    return f"{attack}_tpr_at_{100 * fpr:g}pct"
 
 
 def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:

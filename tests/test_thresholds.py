@@ -5,6 +5,8 @@ the training rows on Adult.
 
 import dataclasses
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,7 @@ from privlib import attribute, identity
 from privlib import membership as mb
 from privlib.audit.catalogue import FAMILIES
 from privlib.audit.measures import MEASURES
+from privlib.audit.rulebook import disagreements, registry_frame
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.thresholds import (
@@ -22,9 +25,7 @@ from privlib.thresholds import (
     Threshold,
     check_overrides,
     cutoff,
-    disagreements,
     judge,
-    registry_frame,
     verdict_sentence,
 )
 
@@ -305,3 +306,19 @@ def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release
     for r in membership_results(train, holdout, synthetic):
         assert r.verdict in VERDICTS and r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
         assert r.ci_low <= r.value <= r.ci_high
+
+
+def test_judging_a_result_imports_no_measure_module_nor_plotting_or_model_library():
+    # issue 30: the rules live apart from the measures, so judging loads neither them nor their
+    # libraries (and no import cycle runs thresholds -> measures -> catalogue -> thresholds)
+    code = (
+        "import sys\n"
+        "from privlib.results import Result\n"
+        "from privlib.thresholds import judge\n"
+        "judge(Result(measure='cap', value=0.4, ci_low=0.3, ci_high=0.5, baseline=0.2, ))\n"
+        "heavy = ('matplotlib', 'sklearn', 'numba', 'privlib.audit', 'privlib.attribute', "
+        "'privlib.membership', 'privlib.identity', 'privlib.plots')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
