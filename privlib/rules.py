@@ -104,8 +104,10 @@ class Threshold:
 
         Examples
         --------
+        >>> RULES["partition_f1"].describe().split(" lies ")[1]
+        'above the baseline plus 0.2 of the way to 1'
         >>> RULES["cap"].describe().split(" lies ")[1]
-        "above the baseline plus 0.5 of the way to the result's original_cap"
+        'above the baseline plus 0.05'
         """
         side = "above" if self.higher_is_riskier else "below"
         if self.gap_to is not None:
@@ -195,6 +197,26 @@ _CARLINI = (
     "an attack that identifies a few members with certainty is a privacy failure even when its AUC "
     "is 0.5"
 )
+
+
+def _control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Threshold:
+    """The rule of an attribute measure read against its holdout control: the training records'
+    excess over the holdout records (baseline 0), with a margin of 0.05."""
+    return Threshold(
+        0.05,
+        from_baseline=True,
+        source=f"kit default: the {quantity} of training records more than 0.05 better than that "
+        "of holdout records the generator never saw, the difference read from an interval that "
+        "resamples both groups. Above guessing, a release teaches something about anyone in the "
+        "population; only the training records' excess over the control is a disclosure about "
+        f"the people in the data ({context}; 0.05 is about twice the standard error of the "
+        "difference between two groups of 2,000 records)",
+        scope=scope,
+        risk_words=f"the {attack} attack learns the sensitive value of training records better than "
+        "that of people the generator never saw",
+        safe_words=f"the {attack} attack learns the sensitive value of training records no better than "
+        "that of people the generator never saw, within the margin",
+    )
 
 
 def _low_fpr_rule(attack: str, rate: str) -> Threshold:
@@ -292,43 +314,28 @@ RULES: dict[str, Threshold] = {
         risk_words="an intruder would identify more targets than the public-release threshold allows",
         safe_words="an intruder would identify fewer targets than the public-release threshold allows",
     ),
-    "cap": Threshold(
-        0.5,
-        gap_to="original_cap",
-        source="kit default: the synthetic data goes more than half of the way from guessing "
-        "from the overall shares to what the original data reveals (Taub et al. 2018 compare "
-        "the two without a cut-off)",
-        scope="averages, over the original records, how often the synthetic records sharing "
-        "a person's key carry that person's target value",
-        risk_words="the synthetic data reveals most of what the original reveals about the target",
-        safe_words="the synthetic data reveals less than half of what the original reveals beyond guessing",
+    "cap": _control_rule(
+        "CAP",
+        "average correct attribution probability",
+        "Taub et al. 2018 compare CAP with the original data's without a cut-off",
+        scope="averages, over the training records and over the holdout records, how often the "
+        "synthetic records sharing a person's key carry that person's target value, and judges "
+        "the difference",
     ),
-    "knn_risk_accuracy": Threshold(
-        0.5,
-        gap_to="original_value",
-        source="kit default: a model fitted on the synthetic data goes more than half of the "
-        "way from the majority-class guess to the same model fitted on the original data "
-        "(Choi et al. 2017 compare the two without a cut-off)",
-        scope="fits a model on the synthetic data and counts the original records whose "
-        "target it predicts correctly",
-        risk_words="the synthetic data predicts the target nearly as well as the original",
-        safe_words="the synthetic data predicts the target less than half as well as the "
-        "original, beyond guessing",
+    "knn_risk_accuracy": _control_rule(
+        "k-NN",
+        "share of records whose category the model predicts right",
+        "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+        scope="fits a model on the synthetic data and counts the training and the holdout "
+        "records whose target it predicts correctly, and judges the difference",
     ),
-    "knn_risk_relative_error": Threshold(
-        0.5,
-        gap_to="original_value",
-        higher_is_riskier=False,
-        source="kit default: a model fitted on the synthetic data closes more than half of the "
-        "gap in error (in interquartile ranges of the target, each record's error capped at one) "
-        "between guessing the median and the same model fitted on the original data (Choi et al. "
-        "2017 compare the two without a cut-off)",
-        scope="fits a model on the synthetic data and measures its error on the original "
-        "records' target, in interquartile ranges of the target, each record's error capped at "
-        "one, so that no outlier can be read back from it",
-        risk_words="the synthetic data predicts the target nearly as well as the original",
-        safe_words="the synthetic data predicts the target less than half as well as the "
-        "original, beyond guessing",
+    "knn_risk_relative_error": _control_rule(
+        "k-NN",
+        "mean error, in interquartile ranges of the target (each record's capped at one),",
+        "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+        scope="fits a model on the synthetic data and measures how much smaller its error is on "
+        "the training records' target than on the holdout records', in interquartile ranges of "
+        "the target, each record's error capped at one, so that no outlier can be read back",
     ),
     "inference_risk": _criterion_rule(
         "inference",

@@ -21,8 +21,8 @@ import pytest
 import privlib
 from privlib.audit.catalogue import FAMILIES, NEEDS
 from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES
-from privlib.rules import RULES
 from privlib.results import Result
+from privlib.rules import RULES
 
 SOURCE = Path(privlib.__file__).parent
 

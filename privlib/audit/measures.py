@@ -23,6 +23,7 @@ __all__ = ["MEASURES", "CATALOGUE"]
 #: Attacks drawn by each criterion of Opinion 05/2014 (singling out, linkability, inference).
 N_ATTACKS = 2000
 
+
 # -- argument builders ---------------------------------------------------------------------------
 def _criterion(**fixed):
     """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
@@ -35,10 +36,22 @@ def _criterion(**fixed):
 
 
 def _cap_arguments(context: Context) -> dict:
-    original, synthetic = context.binned(context.keys + [context.target])
+    columns = context.keys + [context.target]
+    original, synthetic = context.binned(columns)
+    assert context.holdout is not None  # the measure needs a holdout
+    holdout = context.holdout[columns]
+    numeric = [c for c in columns if context.kinds.get(c) == NUMERIC]
+    if numeric:  # the control cut into the training data's bins, as the synthetic data is
+        holdout = attribute.discretize(
+            original=context.train[columns],
+            synthetic=holdout,
+            columns=numeric,
+            n_bins=context.settings["cap_bins"],
+        )[1]
     return {
         "original": original,
         "synthetic": synthetic,
+        "holdout": holdout,
         "keys": context.keys,
         "target": context.target,
         "random_state": context.settings["seed"],
@@ -49,6 +62,7 @@ def _knn_arguments(context: Context) -> dict:
     return {
         "original": context.train,
         "synthetic": context.synthetic,
+        "holdout": context.holdout,
         "keys": context.keys,
         "target": context.target,
         "random_state": context.settings["seed"],
@@ -198,7 +212,7 @@ _DECLARED = (
         RULES["cap"],
         attribute.cap,
         _cap_arguments,
-        needs=("keys", "sensitive"),
+        needs=("holdout", "keys", "sensitive"),
         per_target=True,
         plot=lambda r, ax: plots.plot_cap_scatter(r, ax=ax, title=f"CAP per training record: {r.target[0]}"),
         at_risk=lambda r: (
@@ -213,7 +227,7 @@ _DECLARED = (
         RULES["knn_risk_accuracy"],
         attribute.knn_risk,
         _knn_arguments,
-        needs=("keys", "sensitive"),
+        needs=("holdout", "keys", "sensitive"),
         per_target=True,
         applies=lambda c: not _numeric_target(c),
     ),
@@ -224,7 +238,7 @@ _DECLARED = (
         RULES["knn_risk_relative_error"],
         attribute.knn_risk,
         _knn_arguments,
-        needs=("keys", "sensitive"),
+        needs=("holdout", "keys", "sensitive"),
         per_target=True,
         applies=_numeric_target,
     ),
