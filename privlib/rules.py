@@ -67,6 +67,13 @@ class Threshold:
         What the measure looks at, in a clause ("ranks every training and holdout record by ...").
     risk_words, safe_words : str
         What a ``risk`` (a ``no evidence of risk``) verdict means for this measure, in a clause.
+    exact_test : bool
+        Whether the verdict is an exact test on the value itself: the baseline is the largest
+        value chance gives at the audit's confidence, so the value above it is the risk and the
+        interval, shown beside it, does not decide.
+    lowest, highest : float or None
+        The values the measure can take: a cut-off beyond them on the risky side cannot be
+        crossed, and the result is then not assessable rather than safe by construction.
     """
 
     cutoff: float
@@ -80,6 +87,25 @@ class Threshold:
     scope: str = ""
     risk_words: str = "the value lies beyond its cut-off"
     safe_words: str = "the value stays on the safe side of its cut-off"
+    exact_test: bool = False
+    lowest: float | None = None
+    highest: float | None = None
+
+    @property
+    def side(self) -> str:
+        """Where the risk lies: ``"above"`` or ``"below"`` the cut-off."""
+        return "above" if self.higher_is_riskier else "below"
+
+    @property
+    def judged(self) -> str:
+        """What the verdict reads against the cut-off: the whole interval, or the value alone."""
+        return "the value" if self.exact_test else "the whole interval"
+
+    def reachable(self, cut: float) -> bool:
+        """Whether some value the measure can take lies on the risky side of ``cut``."""
+        if self.higher_is_riskier:
+            return self.highest is None or cut < self.highest
+        return self.lowest is None or cut > self.lowest
 
     def effective(
         self, baseline: float | None, reference: float | None = None, count: float | None = None
@@ -109,10 +135,11 @@ class Threshold:
         >>> RULES["cap"].describe().split(" lies ")[1]
         'above the baseline plus 0.05'
         """
-        side = "above" if self.higher_is_riskier else "below"
         if self.gap_to is not None:
             reference = f"the result's {self.gap_to}" if isinstance(self.gap_to, str) else f"{self.gap_to:g}"
             cut = f"the baseline plus {self.cutoff:g} of the way to {reference}"
+        elif self.from_baseline and self.exact_test:
+            cut = "the baseline, the largest value chance gives (an exact test)"
         elif self.from_baseline:
             cut = f"the baseline {'plus' if self.higher_is_riskier else 'minus'} {self.cutoff:g}"
         elif self.per is not None:
@@ -121,7 +148,7 @@ class Threshold:
             cut = f"{self.cutoff:g}"
         if self.fallback is not None:
             cut += f" ({self.fallback:g} when there is no baseline)"
-        return f"risk when the whole interval lies {side} {cut}"
+        return f"risk when {self.judged} lies {self.side} {cut}"
 
     def reference_of(self, result: Result) -> float | None:
         """The gap reference for ``result`` (a number, or the named field's value)."""
@@ -225,6 +252,9 @@ def _low_fpr_rule(attack: str, rate: str) -> Threshold:
     return Threshold(
         0.0,
         from_baseline=True,
+        exact_test=True,
+        lowest=0.0,
+        highest=1.0,
         source=_CARLINI,
         scope=f"calls a record a member only when its {attack} score beats all but {rate} of the "
         "holdout records, the threshold chosen on the holdout alone: it sees the few members an "
@@ -251,6 +281,7 @@ RULES: dict[str, Threshold] = {
     "copy_test": Threshold(
         0.0,
         from_baseline=True,
+        exact_test=True,
         source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
         "training records with a synthetic copy against the holdout records with one; no "
         "margin, since every record copied beyond chance is a disclosure. It replaces the "
@@ -380,6 +411,8 @@ RULES: dict[str, Threshold] = {
         0.05,
         from_baseline=True,
         higher_is_riskier=False,
+        lowest=0.0,
+        highest=1.0,
         source="kit default: more than 0.05 below the accuracy of indistinguishable tables "
         "(0.5 less half the share of tied comparisons, which the strict '>' of Yale et al. "
         "2019 counts against the real record), the same margin as the attack AUC's",

@@ -71,26 +71,33 @@ def rule_text(
     >>> rule_text(REGISTRY["nn_mia_auc"], 0.5).split(";")[0]
     'risk when the interval lies above 0.55 (the baseline 0.5 plus 0.05)'
     """
-    side = "above" if entry.higher_is_riskier else "below"
+    side, what = entry.side, "the interval" if not entry.exact_test else "the value"
     value = entry.effective(baseline, reference, count)
     if value is None:
         how = "no cut-off applies without a baseline"
     elif entry.gap_to is not None and not is_missing(baseline) and not is_missing(reference):
         how = (
-            f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} plus "
+            f"risk when {what} lies {side} {value:.3g} (the baseline {baseline:.3g} plus "
             f"{entry.cutoff:.3g} of the way to {reference:.3g})"
         )
+    elif entry.from_baseline and entry.exact_test and not is_missing(baseline):
+        how = (
+            f"risk when {what} lies {side} {value:.3g}, the largest value chance gives at this "
+            "confidence (an exact test; the interval is shown, not used)"
+        )
+    elif entry.from_baseline and entry.cutoff == 0 and not is_missing(baseline):
+        how = f"risk when {what} lies {side} {value:.3g} (the baseline)"
     elif entry.from_baseline and not is_missing(baseline):
         how = (
-            f"risk when the interval lies {side} {value:.3g} (the baseline {baseline:.3g} "
+            f"risk when {what} lies {side} {value:.3g} (the baseline {baseline:.3g} "
             f"{'plus' if entry.higher_is_riskier else 'minus'} {entry.cutoff:.3g})"
         )
     elif entry.per is not None:
-        how = f"risk when the interval lies {side} {value:.3g} ({entry.cutoff:.3g} of {count:.0f})"
+        how = f"risk when {what} lies {side} {value:.3g} ({entry.cutoff:.3g} of {count:.0f})"
     elif entry.from_baseline or entry.gap_to is not None:
-        how = f"risk when the interval lies {side} {value:.3g} (no baseline: the fallback cut-off)"
+        how = f"risk when {what} lies {side} {value:.3g} (no baseline: the fallback cut-off)"
     else:
-        how = f"risk when the interval lies {side} {value:.3g}"
+        how = f"risk when {what} lies {side} {value:.3g}"
     return f"{how}; {entry.source}"
 
 
@@ -206,8 +213,18 @@ def _verdict_of(result: Result, override: float | None) -> Result:
             verdict=NOT_ASSESSABLE,
             verdict_rule="there is no baseline to judge against: " + rule_text(entry),
         )
+    if not entry.reachable(cut):
+        bound = entry.highest if entry.higher_is_riskier else entry.lowest
+        return dataclasses.replace(
+            result,
+            verdict=NOT_ASSESSABLE,
+            higher_is_riskier=entry.higher_is_riskier,
+            verdict_rule=f"the cut-off {cut:.3g} lies {entry.side} {bound:g}, beyond every value the "
+            f"measure can take, so no result could show a risk; these data leave no room for the "
+            f"margin ({rule_text(entry, result.baseline, reference, count)})",
+        )
     low, high = result.ci_low, result.ci_high
-    if low is None or high is None or is_missing(low) or is_missing(high):
+    if entry.exact_test or low is None or high is None or is_missing(low) or is_missing(high):
         low = high = value
     if entry.higher_is_riskier:
         verdict = RISK if low > cut else NO_EVIDENCE if high <= cut else INCONCLUSIVE
@@ -256,7 +273,7 @@ def verdict_sentence(result: Result) -> str:
     }[result.verdict]
     if result.threshold is None:
         return f"{result.verdict.capitalize()}: {words} ({result.verdict_rule})."
-    if is_missing(result.ci_low) or is_missing(result.ci_high):
+    if (entry is not None and entry.exact_test) or is_missing(result.ci_low) or is_missing(result.ci_high):
         where = f"the value {_number(result.value)}"
     else:
         where = f"the {result.confidence:.0%} interval {_number(result.ci_low)} to {_number(result.ci_high)}"

@@ -68,25 +68,49 @@ def test_share_of_the_gap_rules():
     # El Emam's M <= 0.2: F_max = 0.4 -> F1 cut-off 0.4 + 0.2 * 0.6 = 0.52
     f1 = judge(Result(measure="partition_f1", value=0.6, ci_low=0.55, ci_high=0.65, baseline=0.4))
     assert f1.threshold == pytest.approx(0.52) and f1.verdict == RISK
-    # CAP: half of the way from the marginal baseline 0.3 to the original's 0.7 -> 0.5
-    cap = judge(attribute.CAPResult(value=0.45, ci_low=0.4, ci_high=0.49, baseline=0.3, original_cap=0.7))
-    assert cap.threshold == pytest.approx(0.5) and cap.verdict == NO_EVIDENCE
-    # relative error (lower is riskier): half of the way from guessing's 0.8 down to the original's
-    # 0.2 -> 0.5
+    # an F1 baseline that is already perfect leaves nothing to judge
+    empty = judge(Result(measure="partition_f1", value=1.0, ci_low=1.0, ci_high=1.0, baseline=1.0))
+    assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule
+
+
+def test_attribute_rules_judge_the_training_excess_over_the_holdout():
+    # CAP against its control: the excess (training minus holdout) above 0 + 0.05 is the risk
+    cap = judge(attribute.CAPResult(value=0.08, ci_low=0.06, ci_high=0.10, baseline=0.0))
+    assert cap.threshold == pytest.approx(0.05) and cap.verdict == RISK
+    # the error excess is holdout minus training error: larger is riskier, like the accuracy's
     error = judge(
         attribute.KnnRiskResult(
-            measure="knn_risk_relative_error",
-            value=0.3,
-            ci_low=0.25,
-            ci_high=0.35,
-            baseline=0.8,
-            original_value=0.2,
+            measure="knn_risk_relative_error", value=0.02, ci_low=-0.01, ci_high=0.04, baseline=0.0
         )
     )
-    assert error.threshold == pytest.approx(0.5) and error.verdict == RISK
-    # an original that reveals nothing beyond guessing leaves nothing to judge
-    empty = judge(attribute.CAPResult(value=0.5, ci_low=0.4, ci_high=0.6, baseline=0.5, original_cap=0.5))
-    assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule
+    assert error.threshold == pytest.approx(0.05) and error.verdict == NO_EVIDENCE and error.higher_is_riskier
+    accuracy = judge(
+        attribute.KnnRiskResult(
+            measure="knn_risk_accuracy", value=0.04, ci_low=0.02, ci_high=0.06, baseline=0.0
+        )
+    )
+    assert accuracy.verdict == INCONCLUSIVE
+    assert "risk when the interval lies above 0.05 (the baseline 0 plus 0.05)" in accuracy.verdict_rule
+
+
+def test_an_exact_test_is_read_on_the_value_and_shows_its_interval():
+    # copy test: the baseline is the largest excess chance gives; the interval does not decide
+    test = judge(Result(measure="copy_test", value=12.0, ci_low=-3.0, ci_high=25.0, baseline=10.0))
+    assert test.verdict == RISK and test.threshold == 10.0
+    assert "risk when the value lies above 10, the largest value chance gives" in test.verdict_rule
+    assert "the value 12 lies above the cut-off" in test.judgement
+    safe = judge(Result(measure="copy_test", value=10.0, ci_low=-3.0, ci_high=25.0, baseline=10.0))
+    assert safe.verdict == NO_EVIDENCE
+
+
+def test_a_cut_off_the_value_cannot_cross_is_not_assessable():
+    # adversarial accuracy lies in [0, 1]; with a tie-aware baseline of 0.03 the cut-off 0.03 - 0.05
+    # is below 0: no result could show a risk, so the verdict says so instead of "no evidence"
+    ties = judge(Result(measure="adversarial_accuracy", value=0.02, ci_low=0.01, ci_high=0.03, baseline=0.03))
+    assert ties.verdict == NOT_ASSESSABLE and "beyond every value the measure can take" in ties.verdict_rule
+    assert REGISTRY["adversarial_accuracy"].describe() == (
+        "risk when the whole interval lies below the baseline minus 0.05"
+    )
 
 
 def test_fallback_and_count_rules():
@@ -209,6 +233,7 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
     train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
     synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
     binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
+    binned_holdout = attribute.discretize(original=train, synthetic=holdout, columns=["c"])[1]
     computed = [
         identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
         identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
@@ -217,8 +242,14 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
             original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0
         ),
         attribute.cap(
-            original=binned_train, synthetic=binned_synthetic, keys=["a", "c"], target="b", random_state=0
+            original=binned_train,
+            synthetic=binned_synthetic,
+            holdout=binned_holdout,
+            keys=["a", "c"],
+            target="b",
+            random_state=0,
         ),
+        attribute.knn_risk(original=train, synthetic=synthetic, holdout=holdout, keys=["a", "c"], target="b"),
         mb.ground_truth_risk(
             population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0
         ),
