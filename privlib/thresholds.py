@@ -281,7 +281,28 @@ def verdict_sentence(result: Result) -> str:
     relation = {RISK: f"lies {side}", NO_EVIDENCE: "does not reach", INCONCLUSIVE: "straddles"}[
         result.verdict
     ]
-    return (
+    sentence = (
         f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
         f"(rule: {result.verdict_rule})."
+    )
+    if result.verdict == INCONCLUSIVE:
+        sentence += " " + _what_settles_it(result)
+    return sentence
+
+
+def _what_settles_it(result: Result) -> str:
+    """How many more records would settle an inconclusive verdict, were the value to hold: an
+    interval narrows as one over the square root of the records, so its half on the cut-off's
+    side must shrink by the factor (half-width / distance to the cut-off)."""
+    assert result.threshold is not None and result.ci_low is not None and result.ci_high is not None
+    distance = abs(result.value - result.threshold)
+    if distance == 0:
+        return "The value lies on the cut-off itself: no number of records settles it."
+    half = result.value - result.ci_low if result.value > result.threshold else result.ci_high - result.value
+    factor = (half / distance) ** 2
+    if factor > 100:
+        return "The value lies so near the cut-off that a hundred times as many records would not settle it."
+    return (
+        f"Were the value to hold, about {factor:.2g} times as many records would settle it (an "
+        "interval narrows as one over the square root of the records)."
     )

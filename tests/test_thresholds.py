@@ -103,6 +103,15 @@ def test_an_exact_test_is_read_on_the_value_and_shows_its_interval():
     assert safe.verdict == NO_EVIDENCE
 
 
+def test_an_inconclusive_verdict_says_how_many_records_would_settle_it():
+    # cut-off 0.55; the interval's upper half (0.56 - 0.54 = 0.02) is twice the distance to it
+    # (0.01), and an interval narrows as 1 / sqrt(n): 2^2 = 4 times as many records
+    r = judge(auc(0.54, 0.52, 0.56))
+    assert r.verdict == INCONCLUSIVE and "about 4 times as many records would settle it" in r.judgement
+    # below 0.005 of the cut-off at this width, more than 100 times as many
+    assert "a hundred times as many records would not settle it" in judge(auc(0.548, 0.52, 0.576)).judgement
+
+
 def test_a_cut_off_the_value_cannot_cross_is_not_assessable():
     # adversarial accuracy lies in [0, 1]; with a tie-aware baseline of 0.03 the cut-off 0.03 - 0.05
     # is below 0: no result could show a risk, so the verdict says so instead of "no evidence"

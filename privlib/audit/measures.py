@@ -20,8 +20,12 @@ from privlib.schema import NUMERIC, harmonize
 
 __all__ = ["MEASURES", "CATALOGUE"]
 
-#: Attacks drawn by each criterion of Opinion 05/2014 (singling out, linkability, inference).
-N_ATTACKS = 2000
+
+def _every_record(context: Context) -> int:
+    """Attacks of each criterion of Opinion 05/2014 (singling out, linkability, inference): one
+    per training record, every record a target, so that the attacks have all the power the data
+    give (the functions draw no more targets than the smaller of training and control has)."""
+    return len(context.train)
 
 
 # -- argument builders ---------------------------------------------------------------------------
@@ -29,7 +33,8 @@ def _criterion(**fixed):
     """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
     return with_settings(
         lambda c: (
-            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": N_ATTACKS} | fixed
+            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": _every_record(c)}
+            | fixed
         ),
         random_state="seed",
     )
@@ -190,7 +195,7 @@ _DECLARED = (
                 "train": c.train,
                 "control": c.holdout,
                 "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
-                "n_attacks": N_ATTACKS,
+                "n_attacks": _every_record(c),
             },
             random_state="seed",
         ),
@@ -255,7 +260,7 @@ _DECLARED = (
                 "control": c.holdout,
                 "secret": c.target,
                 "aux_columns": list(c.keys),
-                "n_attacks": N_ATTACKS,
+                "n_attacks": _every_record(c),
             },
             random_state="seed",
         ),
