@@ -10,7 +10,7 @@ holdout records, baseline 0, cut-off 0.05), ``copy_test`` and ``nn_mia_tpr_at_0.
 intervals now in ``ci_low``/``ci_high``), and ACS ``adversarial_accuracy`` (a cut-off below 0,
 which no accuracy can cross, is not assessable); on Adult, ``singling_out_multivariate``,
 ``linkability_risk`` and ``inference_risk[income]`` (every one of the 3,000 training records a
-target, not 2,000).
+target, not 2,000); ``inference_risk[*]`` of both (each target averaged over 16 tie-break draws).
 """
 
 from __future__ import annotations
