@@ -16,9 +16,13 @@ guessing "insured" is right 95% of the time without any synthetic data.
 :func:`discretize` cuts numeric variables into bins so that CAP, which needs exact matches, can be
 used on continuous keys or targets.
 
-Each result carries a seeded bootstrap interval over the original records and a verdict from the
-threshold registry (:mod:`privlib.thresholds`): the measure is judged on how far the synthetic
-data goes from the no-data guess towards what the original data itself reveals.
+A release that predicts well teaches something about everyone in the population, not only about
+the people it was trained on. So both measures take ``holdout``, real records the generator never
+saw: computed for them with the same synthetic data, the measure says what anyone in the
+population learns from the release (context), and the verdict of the threshold registry
+(:mod:`privlib.thresholds`) is on the training records' excess over them, with a seeded bootstrap
+interval that resamples the two groups of records separately. Without a holdout the value is
+reported and not judged.
 """
 
 from __future__ import annotations
