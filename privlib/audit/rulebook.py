@@ -11,6 +11,7 @@ import pandas as pd
 
 from privlib.audit.measures import MEASURES
 from privlib.results import NO_EVIDENCE, RISK
+from privlib.rules import RULES
 
 __all__ = ["registry_frame", "disagreements"]
 
@@ -54,7 +55,8 @@ def disagreements(results) -> list[str]:
     >>> len(disagreements([auc, loss]))
     1
     """
-    specs = MEASURES
+    # only a measure with a rule gives a verdict
+    specs = {key: spec for key, spec in MEASURES.items() if spec.rule is not None}
     judged = [r for r in results if r.measure in specs and r.verdict in (RISK, NO_EVIDENCE)]
     out = []
     for i, a in enumerate(judged):
@@ -65,7 +67,7 @@ def disagreements(results) -> list[str]:
             risky, safe = (sa, sb) if a.verdict == RISK else (sb, sa)
             out.append(
                 f"{risky.title} finds a risk and {safe.title} does not, because they look at "
-                f"different things: {risky.title} {risky.rule.scope}, while "
-                f"{safe.title} {safe.rule.scope}."
+                f"different things: {risky.title} {RULES[risky.key].scope}, while "
+                f"{safe.title} {RULES[safe.key].scope}."
             )
     return out
