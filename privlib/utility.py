@@ -981,11 +981,14 @@ def fidelity_summary(
     bootstrap interval (:mod:`privlib.uncertainty`). They are context: no privacy verdict depends
     on them, and they have no threshold.
 
-    * ``tstr_ratio``: :func:`tstr` (default model and metric) divided by its TRTR baseline, the
-      share of the real data's score for predicting ``target`` that the synthetic data keeps
-      (ideal 1). Interval: both fitted models scored on resamples of the holdout's records (the
+    * ``tstr_ratio``: :func:`tstr` (default model and metric) against its TRTR baseline, both
+      measured from chance, ``(TSTR - chance) / (TRTR - chance)``: the share of the real data's
+      gain over chance for predicting ``target`` that the synthetic data keeps (ideal 1, 0 for a
+      release that keeps no relationship between the variables). Interval: both fitted models scored on resamples of the holdout's records (the
       uncertainty of the evaluation, not of the fits). Needs ``holdout`` and ``target``.
-    * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1).
+    * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1;
+      far below 1 is a release closer to its training sample than a fresh sample, a sign of
+      copying, and the reading says so).
       Interval: original and synthetic records resampled separately, the fitted propensities
       held fixed.
     * ``mean_tvd``: :func:`marginal_fidelity`'s mean total variation distance (ideal 0).
