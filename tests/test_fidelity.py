@@ -30,6 +30,9 @@ def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
     assert (ratio.value, ratio.ci_low, ratio.ci_high) == (1.0, 1.0, 1.0)
     assert tvd.value == 0.0 and tvd.ci_low == 0.0
     assert propensity.value == pytest.approx(0.0, abs=1e-9)  # nothing tells a copy from the original
+    # a pMSE ratio far below 1 is not "ideal": the release sits closer to its training sample than
+    # a fresh sample would (issue 31)
+    assert "closer to its training sample than a fresh sample would be" in propensity.reading
     assert summary.skipped == ()
 
 
@@ -63,6 +66,9 @@ def test_pmse_ratio_and_tvd_of_one_binary_variable_by_hand():
     assert propensity.value == pytest.approx(10 / 3, rel=1e-4)
     assert propensity.details["pmse"] == pytest.approx(1 / 24, rel=1e-4)
     assert propensity.ci_low < propensity.value < propensity.ci_high
+    # resampling the saturated model's squared residuals moves the ratio by about 0.25 around
+    # 10/3 (interval 2.9 to 3.8 at this seed): far above 1, easy to tell apart
+    assert propensity.ci_low > 1 and "Above 1: the release is easier to tell apart" in propensity.reading
     assert tvd.value == pytest.approx(0.4)
     assert 0 <= tvd.ci_low < 0.4 < tvd.ci_high <= 1
 
