@@ -16,9 +16,13 @@ guessing "insured" is right 95% of the time without any synthetic data.
 :func:`discretize` cuts numeric variables into bins so that CAP, which needs exact matches, can be
 used on continuous keys or targets.
 
-Each result carries a seeded bootstrap interval over the original records and a verdict from the
-threshold registry (:mod:`privlib.thresholds`): the measure is judged on how far the synthetic
-data goes from the no-data guess towards what the original data itself reveals.
+A release that predicts well teaches something about everyone in the population, not only about
+the people it was trained on. So both measures take ``holdout``, real records the generator never
+saw: computed for them with the same synthetic data, the measure says what anyone in the
+population learns from the release (context), and the verdict of the threshold registry
+(:mod:`privlib.thresholds`) is on the training records' excess over them, with a seeded bootstrap
+interval that resamples the two groups of records separately. Without a holdout the value is
+reported and not judged.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from privlib.errors import ParameterError, PrivlibError
 from privlib.neighbors import kneighbors
-from privlib.results import Result, _fmt
+from privlib.results import NOT_ASSESSABLE, Result, _fmt
 from privlib.results import per_record as per_record_field
 from privlib.schema import (
     MISSING,
@@ -101,6 +105,42 @@ def _check_keys_target(original, synthetic, keys, target):
     return keys, target
 
 
+def _against_control(result, what: str) -> str:
+    """The sentence that reads a result against its holdout control (or says it has none)."""
+    if result.baseline is None:
+        return (
+            "Without holdout records there is no control: what the release teaches about anyone "
+            "in the population cannot be told apart from a disclosure about the people in the data"
+        )
+    holdout = getattr(result, "holdout_cap", None)
+    if holdout is None:
+        holdout = result.holdout_value
+    return (
+        f"For {result.n_holdout} holdout records the generator never saw, the same release gives "
+        f"{_fmt(holdout)}: what anyone in the population learns from it. The {what} excess for "
+        f"training records is {_fmt(result.value)}{result._interval_text()}"
+    )
+
+
+def _excess_interval(train, holdout, *, rng, confidence) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(train) - mean(holdout)``, the two groups of records
+    resampled separately (two independent samples of people)."""
+    return percentile_interval(
+        resampled_means(train, rng=rng) - resampled_means(holdout, rng=rng), confidence=confidence
+    )
+
+
+def _no_control() -> dict:
+    """The fields of an attribute result computed without holdout records: no verdict, and why."""
+    return dict(
+        baseline=None,
+        verdict=NOT_ASSESSABLE,
+        verdict_rule="no holdout records were given, so there is no control to tell a disclosure "
+        "about the people in the data from what the release teaches about anyone in the "
+        "population; pass `holdout`",
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # CAP
 # --------------------------------------------------------------------------------------------
@@ -111,13 +151,25 @@ class CAPResult(Result):
     Attributes
     ----------
     value : float
-        Average CAP from the synthetic data (version 1 or 2, see ``variant``).
-    baseline : float
-        No-data baseline: the share, in the original data, of each record's own target value,
-        averaged over the same records as ``value``.
+        Without a holdout: the average CAP of the original (training) records from the synthetic
+        data (version 1 or 2, see ``variant``). With a holdout: the **excess** for training
+        records, ``train_cap - holdout_cap``, the part of what the release reveals that is about
+        the people in the training data rather than about anyone in the population.
+    baseline : float or None
+        With a holdout, 0 (training records learned about no better than holdout records);
+        without one, ``None``: the verdict needs the control.
+    train_cap : float
+        Average CAP of the original (training) records from the synthetic data.
+    holdout_cap : float or None
+        Average CAP of the holdout records from the same synthetic data: what anyone in the
+        population learns from this release (context, not a verdict).
+    marginal_cap : float
+        Guessing from the overall shares: the share, in the original data, of each record's own
+        target value, scored like ``train_cap`` (version 1: 0 where the key is absent from the
+        synthetic data) and averaged over the same records.
     original_cap : float
         Average CAP computed with the original data in place of the synthetic data (what the
-        original itself would reveal), over the same records as ``value``.
+        original itself would reveal), scored like ``train_cap`` over the same records.
     variant : {1, 2}
         1: records whose key is absent from the synthetic data count as 0; 2: they are left out.
     keys, target : tuple of str
@@ -140,8 +192,12 @@ class CAPResult(Result):
     variant: int = 1
     keys: tuple = ()
     target: tuple = ()
+    train_cap: float = math.nan
+    holdout_cap: float | None = None
+    marginal_cap: float = math.nan
     original_cap: float = math.nan
     n_records: int = 0
+    n_holdout: int = 0
     n_matched: int = 0
     per_record: np.ndarray = per_record_field(default=None)
     per_record_original: np.ndarray = per_record_field(default=None)
@@ -156,25 +212,25 @@ class CAPResult(Result):
             if self.variant == 1
             else f"the {self.n_matched} records whose key appears in the synthetic data"
         )
-        if isinstance(self.value, float) and math.isnan(self.value):
+        if math.isnan(self.train_cap):
             return self.with_judgement(
                 f"Average CAP (version {self.variant}) is undefined: no original record's key "
                 f"({keys}) appears in the synthetic data."
             )
         text = (
             f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
-            f"with probability {_fmt(self.value)}{self._interval_text()} on average over {over} "
-            f"(version {self.variant}); the original data would give {_fmt(self.original_cap)} "
-            f"and guessing from the overall shares {_fmt(self.baseline)}"
+            f"to a training record with probability {_fmt(self.train_cap)}"
+            f"{'' if self.holdout_cap is not None else self._interval_text()} on average over "
+            f"{over} (version {self.variant}); the original data would give "
+            f"{_fmt(self.original_cap)} and guessing from the overall shares {_fmt(self.marginal_cap)}"
         )
-        assert self.baseline is not None  # cap() always gives the no-data baseline (NaN when undefined)
-        gap = self.original_cap - self.baseline
+        gap = self.original_cap - self.marginal_cap
         if gap > 0:
             text += (
-                f", so the synthetic data goes {(self.value - self.baseline) / gap:.0%} of "
+                f", so the synthetic data goes {(self.train_cap - self.marginal_cap) / gap:.0%} of "
                 "the way from guessing to what the original reveals"
             )
-        return self.with_judgement(text + ".")
+        return self.with_judgement(text + ". " + _against_control(self, "CAP") + ".")
 
 
 def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
@@ -204,6 +260,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
         "synthetic": [Table()],
         "keys": [Names()],
         "target": [Names()],
+        "holdout": [Table(), None],
         "variant": [Options(1, 2)],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
@@ -215,6 +272,7 @@ def cap(
     synthetic,
     keys,
     target,
+    holdout=None,
     variant=1,
     random_state=None,
     confidence=DEFAULT_CONFIDENCE,
@@ -241,22 +299,27 @@ def cap(
         The variables the intruder knows (quasi-identifiers).
     target : str or list of str
         The variable(s) to learn; several form one joint target (all must be right).
+    holdout : pandas.DataFrame, optional
+        Real records of the same population the generator never saw (cut into the same bins as
+        ``original``): the control. CAP above guessing is also what a useful release teaches
+        about anyone in the population, so only the excess of the training records over these
+        records is a disclosure about the people in the data.
     variant : {1, 2}, default 1
         1: a record whose key never appears in S counts as CAP 0; 2: such records are left out.
     random_state : int, numpy.random.Generator or None
         Seed for the bootstrap of the interval.
     confidence : float, default 0.95
-        Level of the interval: a percentile bootstrap over the averaged records' CAP values.
+        Level of the interval: a percentile bootstrap over the averaged records' CAP values
+        (with a holdout, of the excess, training and holdout records resampled separately).
 
     Returns
     -------
     CAPResult
-        ``value`` (average CAP) with its interval and verdict, ``baseline`` (average share of
-        each record's target value in R), ``original_cap`` (average CAP with R in place of S), and
-        per-record arrays for plots. Both baselines are averaged over the same records as
-        ``value``. The verdict asks how far the synthetic data goes from ``baseline`` towards
-        ``original_cap`` (:mod:`privlib.thresholds`); when the original reveals no more than
-        guessing there is nothing to reveal and the result is not assessable.
+        With ``holdout``: ``value`` is the excess ``train_cap - holdout_cap`` with its interval and
+        ``baseline`` 0, judged by :mod:`privlib.thresholds`. Without: ``value`` is ``train_cap``
+        and the result is not assessable (no control). Either way ``train_cap``,
+        ``marginal_cap`` (guessing from R's shares) and ``original_cap`` (R in place of S), all
+        scored the same way over the same records, and per-record arrays for plots.
 
     Raises
     ------
@@ -275,6 +338,10 @@ def cap(
     * The computation is one factorisation of the key and target columns and a count per group
       (:func:`numpy.bincount`), so it is linear in the number of rows.
     * Under version 2 with no key in common, ``value`` and both baselines are NaN.
+    * Scored like the measure: under version 1, ``marginal_cap`` and ``original_cap`` also count
+      0 for a record whose key is absent from S, so the share of the way from guessing to the
+      original, ``(train_cap - marginal_cap) / (original_cap - marginal_cap)``, is the same under
+      both versions.
 
     Examples
     --------
@@ -285,13 +352,64 @@ def cap(
     >>> res.per_record.tolist()
     [0.75, 0.25, 0.0]
     >>> v2 = cap(original=r, synthetic=s, keys="sex", target="ill", variant=2, random_state=0)
-    >>> round(res.value, 4), round(v2.value, 4)
+    >>> round(res.train_cap, 4), round(v2.train_cap, 4)
     (0.3333, 0.5)
     """
     confidence = check_confidence(confidence)
     if variant not in (1, 2) or isinstance(variant, bool):
         raise ParameterError(f"`variant` must be 1 or 2, got {variant!r}.")
     keys, target = _check_keys_target(original, synthetic, keys, target)
+    if holdout is not None:
+        _check_keys_target(holdout, synthetic, keys, target)
+    n = len(original)
+    from_synthetic, from_original, marginal, matched = _cap_per_record(original, synthetic, keys, target)
+    # Version 1 scores a record whose key is absent from the synthetic data as 0; its two
+    # baselines are scored the same way, so that the three numbers are on one scale.
+    scored = (lambda a: a[matched]) if variant == 2 else (lambda a: np.where(matched, a, 0.0))
+    if matched.any() or variant == 1:
+        train_value, original_value, marginal_value = (
+            float(scored(a).mean()) for a in (from_synthetic, from_original, marginal)
+        )
+    else:
+        train_value = original_value = marginal_value = math.nan
+    rng = np.random.default_rng(random_state)
+    if holdout is None:
+        low, high = percentile_interval(
+            resampled_means(scored(from_synthetic), rng=rng), confidence=confidence
+        )
+        judged = dict(value=train_value, holdout_cap=None) | _no_control()
+    else:
+        holdout_scores, _, _, holdout_matched = _cap_per_record(holdout, synthetic, keys, target)
+        holdout_scores = holdout_scores[holdout_matched] if variant == 2 else holdout_scores
+        holdout_value = float(holdout_scores.mean()) if len(holdout_scores) else math.nan
+        low, high = _excess_interval(scored(from_synthetic), holdout_scores, rng=rng, confidence=confidence)
+        judged = dict(value=train_value - holdout_value, holdout_cap=holdout_value, baseline=0.0)
+    return CAPResult(
+        **judged,
+        ci_low=low,
+        ci_high=high,
+        ci_method=BOOTSTRAP,
+        confidence=confidence,
+        train_cap=train_value,
+        marginal_cap=marginal_value,
+        original_cap=original_value,
+        variant=variant,
+        keys=tuple(keys),
+        target=tuple(target),
+        n_records=n,
+        n_holdout=0 if holdout is None else len(holdout),
+        n_matched=int(matched.sum()),
+        per_record=from_synthetic,
+        per_record_original=from_original,
+        per_record_marginal=marginal,
+        key_in_synthetic=matched,
+    )
+
+
+def _cap_per_record(original, synthetic, keys, target):
+    """Per record of ``original``: its CAP from ``synthetic`` (0 where its key is absent), its CAP
+    from ``original`` itself, the share of its target value in ``original``, and whether its key
+    appears in ``synthetic``."""
     n = len(original)
     key_codes = _value_codes(original, synthetic, keys)
     target_codes = _value_codes(original, synthetic, target)
@@ -309,36 +427,7 @@ def cap(
     # The record itself is in R, so its key group in R is never empty.
     from_original = counts(p_r)[p_r] / counts(k_r)[k_r]
     marginal = np.bincount(t_r)[t_r] / n
-
-    used = matched if variant == 2 else np.ones(n, dtype=bool)
-    if used.any():
-        value, original_value, baseline = (
-            float(a[used].mean()) for a in (from_synthetic, from_original, marginal)
-        )
-    else:
-        value = original_value = baseline = math.nan
-    low, high = percentile_interval(
-        resampled_means(from_synthetic[used], rng=np.random.default_rng(random_state)),
-        confidence=confidence,
-    )
-    return CAPResult(
-        value=value,
-        ci_low=low,
-        ci_high=high,
-        ci_method=BOOTSTRAP,
-        confidence=confidence,
-        baseline=baseline,
-        original_cap=original_value,
-        variant=variant,
-        keys=tuple(keys),
-        target=tuple(target),
-        n_records=n,
-        n_matched=int(matched.sum()),
-        per_record=from_synthetic,
-        per_record_original=from_original,
-        per_record_marginal=marginal,
-        key_in_synthetic=matched,
-    )
+    return from_synthetic, from_original, marginal, matched
 
 
 @validate_params(
@@ -455,13 +544,23 @@ class KnnRiskResult(Result):
     Attributes
     ----------
     value : float
+        With a holdout, the **excess** for training records: ``train_value - holdout_value``
+        for a category (measure ``knn_risk_accuracy``), ``holdout_value - train_value`` for a
+        number (measure ``knn_risk_relative_error``: a smaller error is the risk), so that a
+        larger value is always the risk. Without a holdout, ``train_value`` (not assessable).
+    train_value : float
         Categorical target: share of original records whose target the model fitted on S
-        predicts correctly (higher is riskier; measure ``knn_risk_accuracy``). Continuous target:
-        mean over original records of the prediction's error in units of the interquartile range
-        of R's target, each capped at 1 (lower is riskier, so ``higher_is_riskier`` is ``False``;
-        measure ``knn_risk_relative_error``, see :func:`knn_risk`).
-    baseline : float
-        The same quantity with no data: always predicting the most common target value of R
+        predicts correctly. Continuous target: mean over original records of the prediction's
+        error in units of the interquartile range of R's target, each capped at 1 (see
+        :func:`knn_risk`).
+    holdout_value : float or None
+        The same for the holdout records, from the same synthetic data: what anyone in the
+        population learns from the release (context, not a verdict).
+    baseline : float or None
+        0 with a holdout (training records predicted no better than holdout records); ``None``
+        without one.
+    guess_value : float
+        ``train_value`` with no data: always predicting the most common target value of R
         (categorical), or R's median (continuous).
     original_value : float
         The same quantity for the same model fitted on R itself, each record predicted by a model
@@ -490,6 +589,10 @@ class KnnRiskResult(Result):
     measure: str = "knn_risk"
     task: str = "classification"
     model: str = ""
+    train_value: float = math.nan
+    holdout_value: float | None = None
+    guess_value: float = math.nan
+    n_holdout: int = 0
     original_value: float = math.nan
     share_worse: float = math.nan
     median_relative_error: float | None = None
@@ -507,20 +610,23 @@ class KnnRiskResult(Result):
             f"{self.share_worse:.0%} of records are predicted less accurately from the synthetic "
             "data than from the original"
         )
+        control = _against_control(self, "accuracy" if self.task == "classification" else "error reduction")
         if self.task == "classification":
             return self.with_judgement(
                 f"Knowing {keys}, a model fitted on the synthetic data predicts {target} correctly "
-                f"for {self.value:.1%}{self._interval_text()} of the original records, against "
+                f"for {self.train_value:.1%} of the training records, against "
                 f"{self.original_value:.1%} for the same model fitted on the original data and "
-                f"{self.baseline:.1%} for always guessing the most common value; {worse}."
+                f"{self.guess_value:.1%} for always guessing the most common value; {worse}. "
+                f"{control}."
             )
         return self.with_judgement(
             f"Knowing {keys}, a model fitted on the synthetic data predicts {target} with a mean "
-            f"error of {_fmt(self.value)}{self._interval_text()} interquartile ranges of {target} "
+            f"error of {_fmt(self.train_value)} interquartile ranges of {target} "
             f"(each error capped at one range; median relative error "
             f"{_fmt(self.median_relative_error)}), against {_fmt(self.original_value)} (median "
             f"relative error {_fmt(self.median_relative_error_original)}) when fitted on the "
-            f"original data and {_fmt(self.baseline)} for always guessing the median; {worse}."
+            f"original data and {_fmt(self.guess_value)} for always guessing the median; {worse}. "
+            f"{control}."
         )
 
 
@@ -532,7 +638,7 @@ def _spread_errors(predicted: np.ndarray, truth: np.ndarray, spread: float) -> n
     return (error > 0).astype(float)
 
 
-def _numeric_knn_risk(y_r, predicted, predicted_original, rng, common: dict) -> KnnRiskResult:
+def _numeric_knn_risk(y_r, predicted, predicted_original, control, rng, common: dict) -> KnnRiskResult:
     """The numeric branch of :func:`knn_risk`: errors relative to the target's interquartile range.
 
     Why not the mean squared error: on the original scale, one extreme record dominates it and
@@ -542,7 +648,8 @@ def _numeric_knn_risk(y_r, predicted, predicted_original, rng, common: dict) -> 
     and a cap at one IQR, so every record weighs at most ``1 / n`` in the mean. The numbers are
     scale-free (the same for dollars and cents), and an extreme value far beyond the quartiles
     changes none of them. With an IQR of 0 (a target mostly one value), an error is 0 for an
-    exact prediction and 1 otherwise, the limit of the rule.
+    exact prediction and 1 otherwise, the limit of the rule. ``control`` is ``(y_h, predicted_h)``
+    for the holdout records, or ``None``; their errors are in the same units (R's IQR).
     """
     q25, q75 = np.quantile(y_r, [0.25, 0.75])
     spread = float(q75 - q25)
@@ -555,19 +662,28 @@ def _numeric_knn_risk(y_r, predicted, predicted_original, rng, common: dict) -> 
     def median_relative(values):  # |y_hat - y| / |y|; a median over records: no record dominates
         return float(np.median(values[defined] / np.abs(y_r[defined]))) if defined.any() else math.nan
 
-    low, high = bootstrap_interval(np.mean, [error], rng=rng, confidence=common["confidence"])
+    train_value = float(np.mean(error))
+    if control is None:
+        low, high = bootstrap_interval(np.mean, [error], rng=rng, confidence=common["confidence"])
+        judged = dict(value=train_value, higher_is_riskier=False) | _no_control()
+    else:
+        holdout_error = _spread_errors(control[1], control[0], spread)
+        # a smaller error on training records is the risk: the excess is holdout minus training
+        low, high = _excess_interval(holdout_error, error, rng=rng, confidence=common["confidence"])
+        holdout_value = float(np.mean(holdout_error))
+        judged = dict(value=holdout_value - train_value, holdout_value=holdout_value, baseline=0.0)
     return KnnRiskResult(
         measure="knn_risk_relative_error",
-        value=float(np.mean(error)),
+        **judged,
         ci_low=low,
         ci_high=high,
         ci_method=BOOTSTRAP,
-        baseline=float(np.mean(guess)),
+        train_value=train_value,
+        guess_value=float(np.mean(guess)),
         original_value=float(np.mean(error_original)),
         share_worse=float(np.mean(absolute > absolute_original)),
         median_relative_error=median_relative(absolute),
         median_relative_error_original=median_relative(absolute_original),
-        higher_is_riskier=False,
         per_record=error,
         per_record_original=error_original,
         **common,
@@ -710,6 +826,7 @@ def _check_estimator(estimator, regression, target, cv, n):
         "synthetic": [Table()],
         "keys": [Names()],
         "target": [Names()],
+        "holdout": [Table(), None],
         "k": [Integer(low=1)],
         "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")],
         "estimator": [HasMethods("fit", "predict"), None],
@@ -726,6 +843,7 @@ def knn_risk(
     synthetic,
     keys,
     target,
+    holdout=None,
     k=3,
     metric="gower",
     estimator=None,
@@ -752,6 +870,11 @@ def knn_risk(
     target : str
         The one variable to predict. Categorical (see :func:`privlib.schema.infer_kinds`):
         classification; numeric: regression.
+    holdout : pandas.DataFrame, optional
+        Real records of the same population the generator never saw: the control. The same model
+        predicts their target from S; only the training records' excess over them is a
+        disclosure about the people in the data, the rest is what the release teaches about
+        anyone.
     k : int, default 3
         Neighbours of the default k-nearest-neighbours model (ignored with ``estimator``).
     metric : {"gower", "l1", "l2"}, default "gower"
@@ -782,11 +905,13 @@ def knn_risk(
     Returns
     -------
     KnnRiskResult
-        ``value`` (accuracy, or the capped relative error for a numeric target, see the Notes)
-        with its interval (Wilson for the accuracy, a share of records; percentile bootstrap over
-        records for the error), ``baseline`` (no-data guess), ``original_value`` (the model
-        fitted on R),
-        ``share_worse``, the verdict from :mod:`privlib.thresholds`, and per-record arrays.
+        ``train_value`` (accuracy, or the capped relative error for a numeric target, see the
+        Notes), ``guess_value`` (no-data guess), ``original_value`` (the model fitted on R),
+        ``share_worse`` and per-record arrays. With ``holdout``: ``value`` is the excess for
+        training records over ``holdout_value``, with a percentile bootstrap interval (training
+        and holdout records resampled separately) and ``baseline`` 0, judged by
+        :mod:`privlib.thresholds`. Without: ``value`` is ``train_value`` with its interval
+        (Wilson for the accuracy, bootstrap for the error), not assessable for want of a control.
 
     Raises
     ------
@@ -831,6 +956,8 @@ def knn_risk(
     1.0
     """
     keys, targets = _check_keys_target(original, synthetic, keys, target)
+    if holdout is not None:
+        _check_keys_target(holdout, synthetic, keys, targets)
     if len(targets) != 1:
         raise ParameterError(
             f"`target` names {len(targets)} columns {targets}; knn_risk predicts one variable "
@@ -850,26 +977,33 @@ def knn_risk(
         if "random_state" in params and params["random_state"] is None:
             estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
 
+    real = original if holdout is None else pd.concat([original, holdout], ignore_index=True)
     if regression:
-        y_r, y_s = numeric_values(original[target]), numeric_values(synthetic[target])
-        if np.isnan(y_r).any() or np.isnan(y_s).any():
+        y_real, y_s = numeric_values(real[target]), numeric_values(synthetic[target])
+        if np.isnan(y_real).any() or np.isnan(y_s).any():
             raise PrivlibError(
                 f"the numeric `target` {target!r} has missing values; fill them in or drop those rows."
             )
     else:
-        # Shared integer labels for both tables; a missing value is a class of its own.
-        labels = _value_codes(original, synthetic, [target])
-        y_r, y_s = labels[:n], labels[n:]
+        # Shared integer labels for the tables; a missing value is a class of its own.
+        labels = _value_codes(real, synthetic, [target])
+        y_real, y_s = labels[: len(real)], labels[len(real) :]
+    y_r, y_h = y_real[:n], y_real[n:]
 
+    def predictions(people, y_people):
+        """Predictions for ``people`` from S, and from ``people`` themselves out of sample."""
+        if estimator is None:
+            return _engine_predictions(
+                people, synthetic, keys, y_people, y_s, k, metric, regression, client, progress
+            )
+        return _estimator_predictions(people, synthetic, keys, y_people, y_s, estimator, cv, rng)
+
+    predicted, predicted_original = predictions(original, y_r)
+    # the holdout records' own out-of-sample predictions are not used: only what S tells about them
+    control = None if holdout is None else (y_h, predictions(holdout, y_h)[0])
     if estimator is None:
-        predicted, predicted_original = _engine_predictions(
-            original, synthetic, keys, y_r, y_s, k, metric, regression, client, progress
-        )
         model_name = f"k-nearest neighbours (k={k}, metric={metric!r}, privlib.neighbors)"
     else:
-        predicted, predicted_original = _estimator_predictions(
-            original, synthetic, keys, y_r, y_s, estimator, cv, rng
-        )
         model_name = repr(estimator)
 
     common = dict(
@@ -878,26 +1012,36 @@ def knn_risk(
         keys=tuple(keys),
         target=(target,),
         n_records=n,
+        n_holdout=0 if holdout is None else len(holdout),
         confidence=confidence,
     )
     if regression:
-        return _numeric_knn_risk(y_r, predicted, predicted_original, rng, common)
+        return _numeric_knn_risk(y_r, predicted, predicted_original, control, rng, common)
     right, right_original = predicted == y_r, predicted_original == y_r
-    low, high = wilson_interval(int(right.sum()), n, confidence=confidence)
-    result = KnnRiskResult(
+    train_value = float(right.mean())
+    if control is None:
+        low, high = wilson_interval(int(right.sum()), n, confidence=confidence)
+        judged = dict(value=train_value, ci_method=WILSON) | _no_control()
+    else:
+        holdout_right = control[1] == control[0]
+        low, high = _excess_interval(right, holdout_right, rng=rng, confidence=confidence)
+        holdout_value = float(holdout_right.mean())
+        judged = dict(
+            value=train_value - holdout_value, holdout_value=holdout_value, baseline=0.0, ci_method=BOOTSTRAP
+        )
+    return KnnRiskResult(
         measure="knn_risk_accuracy",
-        value=float(right.mean()),
+        **judged,
         ci_low=low,
         ci_high=high,
-        ci_method=WILSON,
-        baseline=float(np.bincount(y_r).max() / n),
+        train_value=train_value,
+        guess_value=float(np.bincount(y_r).max() / n),
         original_value=float(right_original.mean()),
         share_worse=float(np.mean(~right & right_original)),
         per_record=right.astype(float),
         per_record_original=right_original.astype(float),
         **common,
     )
-    return result
 
 
 from privlib.criteria import inference  # noqa: E402  (re-exported; issue 14)

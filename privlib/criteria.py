@@ -19,7 +19,9 @@ With success rates ``a`` on the training records and ``c`` on the control record
 the share of the control attack's failures that the training records turn into successes: 0 when
 the synthetic data tells an attacker no more about the people it was trained on than about
 anyone else, 1 when it tells everything. Each rate carries a Wilson interval (Wilson 1927); the
-risk's interval propagates the two rates' half-widths to first order, as anonymeter does.
+risk's interval propagates the two rates' half-widths to first order, as anonymeter does. The
+inference attack averages each target over ``TIE_DRAWS`` draws of its random tie-break, so its
+rates are means of per-target chances, with the normal interval of a mean.
 
 The three attacks (:func:`singling_out`, :func:`linkability`, :func:`inference`) follow the
 paper and anonymeter 1.1.0, the authors' implementation; they run on the kit's own
@@ -71,6 +73,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 from numba import njit, prange
+from scipy.stats import norm
 
 from privlib import neighbors
 from privlib.errors import ParameterError, PrivlibError
@@ -326,10 +329,25 @@ def _rate(successes: int, trials: int, confidence: float) -> tuple[float, float,
     return (successes / trials if trials else math.nan), low, high
 
 
+def _mean_rate(chances: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Mean of per-attack success chances in [0, 1] and its normal interval, from their spread.
+
+    Averaging each attack over its tie-break draws leaves only the variation between targets,
+    which is at most the ``p (1 - p)`` of whole successes; whole successes keep their Wilson
+    interval."""
+    n = len(chances)
+    if not n or np.isin(chances, (0.0, 1.0)).all():
+        return _rate(int(np.sum(chances)), n, confidence)
+    mean = float(chances.mean())
+    half = float(norm.ppf((1 + confidence) / 2)) * float(chances.std()) / math.sqrt(n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
 def _risk(attack, control) -> tuple[float, float, float]:
     """``(a - c) / (1 - c)`` and its interval from the rates' Wilson half-widths.
 
-    ``attack`` and ``control`` are ``(rate, low, high)``. First-order error propagation: the
+    ``attack`` and ``control`` are ``(rate, low, high)``, each interval Wilson's, or for
+    tie-averaged chances the normal interval of their mean. First-order error propagation: the
     risk's half-width is ``sqrt((e_a / (1 - c))^2 + (e_c (a - 1) / (1 - c)^2)^2)`` with ``e_a``,
     ``e_c`` half the width of each rate's interval (as anonymeter does). The
     upper end is capped at 1, the largest possible risk.
@@ -351,9 +369,13 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
     corrected control count may be given as ``control_count``.
     """
     why_none = fields.pop("why_none", "no attack could be made")
-    counts = {name: int(np.sum(hits)) for name, hits in successes.items()}
-    counts["control"] = fields.pop("control_count", counts["control"])
-    rates = {name: _rate(count, trials, confidence) for name, count in counts.items()}
+    counts = {name: int(np.round(np.sum(hits))) for name, hits in successes.items()}
+    rates = {
+        name: _mean_rate(np.asarray(hits, dtype="float64"), confidence) for name, hits in successes.items()
+    }
+    if "control_count" in fields:  # singling out: the control count corrected for the control size
+        counts["control"] = fields.pop("control_count")
+        rates["control"] = _rate(counts["control"], trials, confidence)
     value, low, high = _risk(rates["attack"], rates["control"])
     flat = {}
     for name, (rate, r_low, r_high) in rates.items():
@@ -371,7 +393,7 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
         value=value,
         ci_low=low,
         ci_high=high,
-        ci_method=WILSON,
+        ci_method=WILSON if all(np.isin(hits, (0, 1)).all() for hits in successes.values()) else NORMAL,
         confidence=confidence,
         baseline=0.0,
         n_attacks=trials,
@@ -883,6 +905,15 @@ def singling_out(
     )
 
 
+#: ``ci_method`` of the risk when its rates are means of tie-averaged chances (normal intervals).
+NORMAL = "normal"
+
+#: Draws of the random tie-break that :func:`inference` averages each attack over: a target's
+#: success is then its chance over the tie-break rather than one coin flip among equally near
+#: synthetic records, which on data with few distinct keys halves the interval of the risk
+#: (the expected rates are those of one draw).
+TIE_DRAWS = 16
+
 #: Gower weight of the random tie-breaking variable of :func:`_nearest_synthetic`: small enough
 #: to reorder only distances equal to within about ``1e-10``, large enough to be resolved in
 #: float64 beside distances of order 1.
@@ -1176,11 +1207,14 @@ def inference(
     n, targets, control_targets = _targets(n_requested, train, control, rng)
     secrets_of = synthetic[secret].reset_index(drop=True)
     queries = [train.iloc[targets], control.iloc[control_targets]]
-    nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
-    right = {
-        name: _guess_is_right(secrets_of.iloc[found[:, 0]], query[secret], numeric, cast(float, tolerance))
-        for name, found, query in zip(("attack", "control"), nearest, queries)
-    }
+    right = {"attack": np.zeros(n), "control": np.zeros(n)}
+    for _ in range(TIE_DRAWS):
+        nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
+        for name, found, query in zip(("attack", "control"), nearest, queries):
+            right[name] += _guess_is_right(
+                secrets_of.iloc[found[:, 0]], query[secret], numeric, cast(float, tolerance)
+            )
+    right = {name: hits / TIE_DRAWS for name, hits in right.items()}
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))
     right["baseline"] = _guess_is_right(
         secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, cast(float, tolerance)

@@ -34,6 +34,14 @@ Proposition 1.3 / their eq. 7), :func:`cdp_delta`, inverted by bisection in :fun
 Adding or removing one record changes one cell of each marginal by one, so a set of ``k``
 marginals has L2 sensitivity ``sqrt(k)``, and the L1 score of a pair has sensitivity 1.
 
+The neighbouring notion is add/remove: two tables differ by one person present in one and absent
+from the other. Under it the number of rows is itself private, so ``sample()`` draws as many
+rows as the *noisy* total of the one-way measurement (the mean over columns of the noisy counts'
+sums), as McKenna's reference implementation does with the total of its estimated model: a
+post-processing of measurements already paid for, which spends no further budget. A table of
+exactly the training size would tell D from D plus one record by its length alone. A caller who
+asks for a size of their own choosing (``sample(n)``) releases that choice outside the guarantee.
+
 What the guarantee covers, and what it does not. Steps 2-6 are differentially private with
 respect to the records *given the domain*: the categories, the numeric bounds and which columns
 have missing values. As in McKenna's reference implementation, the domain is taken as public
@@ -398,6 +406,9 @@ class MST(_Synthesizer):
     ----------
     rho_ : float
         The zCDP budget spent by ``fit``.
+    n_records_ : int
+        The noisy number of records, from the one-way measurement (at least 1): the size of a
+        sample drawn with ``n=None``.
     tree_ : list of (str, str)
         The selected pairs of columns (parent, child), in sampling order.
 
@@ -442,6 +453,8 @@ class MST(_Synthesizer):
             codes, [d.size for d in self.discrete_], self.rho_ / 3, rng
         )
         self.groups_ = groups
+        # the released size: the noisy total of the one-way counts, post-processing only
+        self.n_records_ = max(1, round(float(np.mean([counts.sum() for counts in one_way]))))
         sizes = [len(g) for g in groups]
         edges = self._select(codes, sizes, one_way, self.rho_ / 3, rng) if n_columns > 1 else []
         sigma = gaussian_sigma(self.rho_ / 3, max(len(edges), 1))
@@ -528,6 +541,13 @@ class MST(_Synthesizer):
                 self.order_.append((parent, child))
                 seen.add(child)
                 queue.append(child)
+
+    def sample(self, n: int | None = None, random_state=None) -> pd.DataFrame:
+        """Draw a synthetic table of ``n`` rows, by default the noisy number of records
+        ``n_records_`` (not the training size, which add/remove neighbours would reveal)."""
+        if n is None and hasattr(self, "n_train_"):
+            n = self.n_records_
+        return super().sample(n, random_state)
 
     def _sample(self, n, rng):
         n_columns = len(self.discrete_)

@@ -25,7 +25,7 @@ The measures look at different things and can disagree on the same data: the att
 every record by its distance to the synthetic data, so a general shift counts; the privacy loss
 and the adversarial accuracy compare each record's nearest synthetic and nearest real neighbour
 and react mostly to (near) copies; the DCR share asks only which real table is nearer. The
-registry's ``scope`` of each measure says so, and :func:`privlib.thresholds.disagreements` turns
+registry's ``scope`` of each measure says so, and :func:`privlib.audit.rulebook.disagreements` turns
 two differing verdicts into a sentence.
 
 References
@@ -59,6 +59,7 @@ from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, gower_setup, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.rules import M_THRESHOLD
 from privlib.schema import NUMERIC, TableEncoder, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
@@ -113,10 +114,6 @@ __all__ = [
     "low_fpr_points",
     "nn_mia_low_fpr",
 ]
-
-#: Relative risk M above which El Emam, Mosquera & Fang (2022, JAMIA Open 5(4), Discussion) judge
-#: membership disclosure unacceptable; the partitioning measures' rule is declared with it.
-M_THRESHOLD = 0.2
 
 #: Attack-set size of El Emam et al.'s simulations.
 DEFAULT_ATTACK_SIZE = 1000

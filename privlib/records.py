@@ -79,6 +79,7 @@ from scipy.stats import beta, hypergeom, nhypergeom
 from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, comparable_values, count_matches, joint_codes
 from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import (
     CATEGORICAL,
     NUMERIC,
@@ -92,6 +93,7 @@ from privlib.validation import CLIENT, CONFIDENCE, Instance, Number, Numbers, Ta
 
 __all__ = [
     "CLOPPER_PEARSON",
+    "NEWCOMBE",
     "DEFAULT_NUMERIC_TOLERANCE",
     "LOW_FPRS",
     "CopyTest",
@@ -110,8 +112,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The false-positive rates at which attacks are read: 0.1 % (judged) and 1 % (reported).
-LOW_FPRS = (0.001, 0.01)
 
 #: Share of a numeric variable's range within which two values count as the same in
 #: :func:`copy_test`.
@@ -119,6 +119,8 @@ DEFAULT_NUMERIC_TOLERANCE = 0.01
 
 #: ``ci_method`` name of the exact binomial interval.
 CLOPPER_PEARSON = "clopper-pearson"
+#: ``ci_method`` of a difference of two proportions by Newcombe's hybrid score interval.
+NEWCOMBE = "newcombe"
 
 #: Attack name, per result class of the kit, and how to read its member and non-member scores
 #: (higher means "more likely a member").
@@ -127,17 +129,6 @@ _ATTACK_SCORES = {
     "DensityAttack": ("density_attack", lambda r: (r.score[r.is_member], r.score[~r.is_member])),
     "ShadowModelAttack": ("shadow_model", lambda r: (r.scores_in, r.scores_out)),
 }
-
-
-def low_fpr_key(attack: str, fpr: float) -> str:
-    """The measure key of ``attack``'s TPR at false-positive rate ``fpr``.
-
-    Examples
-    --------
-    >>> low_fpr_key("nn_mia", 0.001), low_fpr_key("density_attack", 0.01)
-    ('nn_mia_tpr_at_0.1pct', 'density_attack_tpr_at_1pct')
-    """
-    return f"{attack}_tpr_at_{100 * fpr:g}pct"
 
 
 def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
@@ -178,8 +169,8 @@ def _critical(tail: np.ndarray, level: float) -> int:
 class LowFprPoint(Result):
     """An attack read at a false-positive rate of at most ``fpr_target`` (:func:`tpr_at_low_fpr`).
 
-    ``value`` is the true-positive rate ``members_called / n_members``; ``tpr_low``/``tpr_high``
-    its Clopper-Pearson interval; ``fpr`` the rate achieved on the holdout records
+    ``value`` is the true-positive rate ``members_called / n_members``; ``ci_low``/``ci_high``
+    its Clopper-Pearson interval (shown; the verdict is the exact test's); ``fpr`` the rate achieved on the holdout records
     (``nonmembers_called / n_nonmembers``, at most ``fpr_target``) with its interval;
     ``allowed_false`` the holdout records the target rate allows to be called, and
     ``tied_nonmembers`` the holdout records tied with the threshold score, left uncalled.
@@ -200,8 +191,6 @@ class LowFprPoint(Result):
     nonmembers_called: int = 0
     allowed_false: int = 0
     tied_nonmembers: int = 0
-    tpr_low: float = math.nan
-    tpr_high: float = math.nan
     fpr: float = math.nan
     fpr_low: float = math.nan
     fpr_high: float = math.nan
@@ -217,13 +206,14 @@ class LowFprPoint(Result):
         if self.verdict == NOT_ASSESSABLE or math.isnan(self.value):
             text = f"The {self.attack} attack cannot be read at a false-positive rate of {target}"
             return self.with_judgement(text + ".") if self.judgement else f"{text}: {self.verdict_rule}."
+        assert self.ci_low is not None and self.ci_high is not None  # every readable point has one
         text = (
             f"Called a member when its score beats all but {self.allowed_false} of "
             f"{self.n_nonmembers} holdout records (false-positive rate at most {target}, achieved "
             f"{100 * self.fpr:.2g}%), the {self.attack} attack finds {self.members_called} of "
             f"{self.n_members} training records: TPR {100 * self.value:.2g}% "
-            f"({self.confidence:.0%} Clopper-Pearson interval {100 * self.tpr_low:.2g}% to "
-            f"{100 * self.tpr_high:.2g}%). An attack that cannot tell members from non-members "
+            f"({self.confidence:.0%} Clopper-Pearson interval {100 * self.ci_low:.2g}% to "
+            f"{100 * self.ci_high:.2g}%). An attack that cannot tell members from non-members "
             f"finds {self.critical_count} or more with probability at most "
             f"{1 - self.confidence:.0%} (exact test, p = {self.p_value:.2g})"
         )
@@ -329,8 +319,9 @@ def tpr_at_low_fpr(
         members_called=called,
         nonmembers_called=false,
         tied_nonmembers=int(np.count_nonzero(nonmembers == threshold)),
-        tpr_low=tpr_low,
-        tpr_high=tpr_high,
+        ci_low=tpr_low,
+        ci_high=tpr_high,
+        ci_method=CLOPPER_PEARSON,
         fpr=false / n,
         fpr_low=fpr_low,
         fpr_high=fpr_high,
@@ -459,8 +450,8 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
                 else None,
                 "members called": other.members_called if other.verdict != NOT_ASSESSABLE else None,
                 "TPR": other.value,
-                "TPR low": other.tpr_low,
-                "TPR high": other.tpr_high,
+                "TPR low": other.ci_low,
+                "TPR high": other.ci_high,
                 "p-value": other.p_value,
             }
         )
@@ -537,8 +528,9 @@ class CopyTest(Result):
     """Training records with a synthetic copy, against holdout records with one (:func:`copy_test`).
 
     ``value`` is the excess ``train_copied - holdout_copied * n_train / n_holdout``, the
-    records at risk, with ``at_risk_low``/``at_risk_high`` its interval (Newcombe's, times
-    ``n_train``); ``records_at_risk`` the excess rounded and at least 0. ``p_value`` is Fisher's
+    records at risk, with ``ci_low``/``ci_high`` its interval in records (Newcombe's, times
+    ``n_train``; shown, the verdict is the exact test's); ``records_at_risk`` the excess rounded
+    and at least 0. ``p_value`` is Fisher's
     exact test, one-sided; ``critical_count`` the fewest copied training records (given the
     total copied) that make it significant, and ``baseline`` the excess they would give minus one
     record: the largest excess put down to chance.
@@ -549,8 +541,6 @@ class CopyTest(Result):
     train_copied: int
     holdout_copied: int
     numeric_tolerance: float
-    at_risk_low: float = math.nan
-    at_risk_high: float = math.nan
     records_at_risk: int = 0
     critical_count: int | None = None
     p_value: float = math.nan
@@ -564,10 +554,10 @@ class CopyTest(Result):
         return self.with_judgement(
             f"{self.train_copied} of {self.n_train} training records have a synthetic copy "
             f"(every value equal{tolerance}), against {self.holdout_copied} of {self.n_holdout} "
-            f"holdout records: {self.value:+.1f} records beyond chance ({self.confidence:.0%} "
-            f"interval {self.at_risk_low:.1f} to {self.at_risk_high:.1f}); chance alone copies "
-            f"{self.critical_count} or more training records with probability at most "
-            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g})."
+            f"holdout records: an excess of {self.value:+.1f} people ({self.confidence:.0%} "
+            f"interval {self.ci_low:+.1f} to {self.ci_high:+.1f} people) copied beyond the "
+            f"holdout's rate. Fisher's exact test puts an excess of up to {self.baseline:+.1f} "
+            f"people down to chance at this confidence (p = {self.p_value:.2g})."
         )
 
 
@@ -684,8 +674,9 @@ def copy_test(
         train_copied=a,
         holdout_copied=b,
         numeric_tolerance=float(numeric_tolerance),
-        at_risk_low=n1 * low,
-        at_risk_high=n1 * high,
+        ci_low=n1 * low,
+        ci_high=n1 * high,
+        ci_method=NEWCOMBE,
         records_at_risk=max(0, round(excess(a))),
         critical_count=critical,
         p_value=float(tail[a]),

@@ -210,8 +210,13 @@ class TSTRResult(Result):
     Attributes
     ----------
     ratio : float
-        ``value / baseline``: the share of the real data's score the synthetic data keeps (1 = as
-        useful as the real data for this task; NaN when the baseline is 0).
+        ``(value - chance) / (baseline - chance)``: the share of the real data's gain over chance
+        that the synthetic data keeps (1 = as useful as the real data for this task, 0 = no
+        better than chance; NaN when the real data does no better than chance).
+    chance : float
+        The score of a model that learned nothing: 0.5 for a ROC AUC, the holdout's most common
+        class share for the accuracy, 0 for R² (already measured against the mean) and for any
+        other scorer.
     target : str
         The predicted variable.
     metric : str
@@ -227,14 +232,16 @@ class TSTRResult(Result):
     task: str
     model: str
     ratio: float
+    chance: float = 0.0
     higher_is_riskier: bool = False
 
     def reading(self) -> str:
         return (
             f"Trained on the synthetic data, a {self.model} predicts {self.target!r} on real "
             f"records it never saw with {self.metric} {_fmt(self.value)}, against "
-            f"{_fmt(self.baseline)} when trained on the real training data: the synthetic data "
-            f"keeps {_percent(self.ratio)} of the real data's score for this task."
+            f"{_fmt(self.baseline)} when trained on the real training data and {_fmt(self.chance)} "
+            f"by chance: the synthetic data keeps {_percent(self.ratio)} of the real data's gain "
+            "over chance for this task."
         )
 
 
@@ -290,7 +297,10 @@ def tstr(*, train, synthetic, holdout, target, estimator=None, metric=None) -> T
     Returns
     -------
     TSTRResult
-        ``value`` (TSTR), ``baseline`` (TRTR) and ``ratio`` = value / baseline.
+        ``value`` (TSTR), ``baseline`` (TRTR), ``chance`` (the score of a model that learned
+        nothing) and ``ratio = (value - chance) / (baseline - chance)``: independent marginals,
+        which keep no relationship between the variables, read near 0, not near the AUC of 0.5
+        over the real data's AUC.
 
     Raises
     ------
@@ -334,6 +344,26 @@ class _TSTRFit:
         """The metric of the model fitted on ``source`` on the whole holdout."""
         with threadpool_limits(limits=_THREADS):
             return float(get_scorer(self.metric)(self.models[source], self.x_test, self.y_test))
+
+    @property
+    def chance(self) -> float:
+        """The score of a model that learned nothing: 0.5 for a ROC AUC, the holdout's most common
+        class share for the accuracy (always guessing it), 0 otherwise (R² is already measured
+        against the mean)."""
+        if self.metric == "roc_auc":
+            return 0.5
+        if self.metric == "accuracy":
+            return float(self.y_test.value_counts(normalize=True).max())
+        return 0.0
+
+
+def _over_chance(value, baseline, chance: float):
+    """The share of the baseline's gain over ``chance`` that ``value`` keeps (NaN without a gain)."""
+    gain = np.asarray(baseline, dtype="float64") - chance
+    kept = np.divide(
+        np.asarray(value, dtype="float64") - chance, gain, out=np.full(gain.shape, np.nan), where=gain > 0
+    )
+    return float(kept) if kept.ndim == 0 else kept
 
 
 def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRFit:
@@ -410,7 +440,8 @@ def _tstr_result(fit: _TSTRFit) -> TSTRResult:
         measure="tstr",
         value=value,
         baseline=baseline,
-        ratio=value / baseline if baseline != 0 else float("nan"),
+        chance=fit.chance,
+        ratio=_over_chance(value, baseline, fit.chance),
         target=fit.target,
         metric=fit.metric,
         task=fit.task,
@@ -460,9 +491,33 @@ class PMSEResult(Result):
         return (
             f"A {self.model} separates synthetic from original records with pMSE {_fmt(self.value)},"
             f" {_fmt(self.ratio)} times the {_fmt(self.baseline)} it would reach on two samples "
-            f"of one distribution ({self.null} null; a ratio near 1 means the model cannot tell "
-            "them apart, larger ratios mean lower utility)."
+            f"of one distribution ({self.null} null). {PMSE_RATIO_WORDS}"
         )
+
+
+#: How a pMSE ratio reads, both ways.
+PMSE_RATIO_WORDS = (
+    "A ratio near 1 is a sample-like release: the model cannot tell it from the training data any "
+    "better than it tells two samples of one distribution apart. Far above 1 the release is easy to "
+    "tell apart (lower fidelity). Far below 1 the release is closer to its training sample than a "
+    "fresh sample would be, a sign of copying: read it with the identity family's copies."
+)
+
+
+def _pmse_reading(ratio: float, low: float, high: float, model: str) -> str:
+    """The fidelity summary's reading of a pMSE ratio and its interval, both ways."""
+    text = (
+        f"A {model} tells synthetic from real records {ratio:.2f} times as well as it tells apart two "
+        f"samples of one distribution (interval {low:.2f} to {high:.2f}). "
+    )
+    if high < 1:
+        return text + (
+            "Below 1: the release is closer to its training sample than a fresh sample would be, a "
+            "sign of copying; see the identity family's copies beyond chance."
+        )
+    if low > 1:
+        return text + "Above 1: the release is easier to tell apart than a fresh sample (lower fidelity)."
+    return text + "About 1: a sample-like release, no easier to tell apart than a fresh sample."
 
 
 def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[float, np.ndarray]:
@@ -813,8 +868,8 @@ class FidelitySummary:
 
 
 def _tstr_ratio_interval(fit: _TSTRFit, *, rng, n_bootstrap, confidence) -> tuple[float, float]:
-    """Percentile bootstrap interval of TSTR / TRTR over the holdout's records, the two fitted
-    models held fixed: each resample scores both models on the same resampled records. An AUC is
+    """Percentile bootstrap interval of (TSTR - chance) / (TRTR - chance) over the holdout's
+    records, the two fitted models held fixed: each resample scores both models on the same resampled records. An AUC is
     resampled within each class (the holdout's positives and negatives separately, as
     :func:`privlib.uncertainty.auc_interval` does), so that every resample has both classes."""
     truth = fit.y_test.to_numpy()
@@ -832,13 +887,13 @@ def _tstr_ratio_interval(fit: _TSTRFit, *, rng, n_bootstrap, confidence) -> tupl
         values = np.empty(n_bootstrap)
         for b in range(n_bootstrap):
             rows = ranks["synthetic"].resample(rng)
-            values[b] = ranks["synthetic"].auc(*rows) / ranks["train"].auc(*rows)
+            values[b] = _over_chance(ranks["synthetic"].auc(*rows), ranks["train"].auc(*rows), fit.chance)
         return percentile_interval(values, confidence=confidence)
     score = _DEFAULT_SCORES[fit.metric]
 
-    def ratio(rows):
+    def ratio(rows):  # the chance level of the whole holdout, held fixed like the models
         trtr = score(truth[rows], predicted["train"][rows])
-        return score(truth[rows], predicted["synthetic"][rows]) / trtr if trtr != 0 else float("nan")
+        return _over_chance(score(truth[rows], predicted["synthetic"][rows]), trtr, fit.chance)
 
     return bootstrap_interval(
         ratio, [np.arange(len(truth))], rng=rng, n_bootstrap=n_bootstrap, confidence=confidence
@@ -928,11 +983,14 @@ def fidelity_summary(
     bootstrap interval (:mod:`privlib.uncertainty`). They are context: no privacy verdict depends
     on them, and they have no threshold.
 
-    * ``tstr_ratio``: :func:`tstr` (default model and metric) divided by its TRTR baseline, the
-      share of the real data's score for predicting ``target`` that the synthetic data keeps
-      (ideal 1). Interval: both fitted models scored on resamples of the holdout's records (the
+    * ``tstr_ratio``: :func:`tstr` (default model and metric) against its TRTR baseline, both
+      measured from chance, ``(TSTR - chance) / (TRTR - chance)``: the share of the real data's
+      gain over chance for predicting ``target`` that the synthetic data keeps (ideal 1, 0 for a
+      release that keeps no relationship between the variables). Interval: both fitted models scored on resamples of the holdout's records (the
       uncertainty of the evaluation, not of the fits). Needs ``holdout`` and ``target``.
-    * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1).
+    * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1;
+      far below 1 is a release closer to its training sample than a fresh sample, a sign of
+      copying, and the reading says so).
       Interval: original and synthetic records resampled separately, the fitted propensities
       held fixed.
     * ``mean_tvd``: :func:`marginal_fidelity`'s mean total variation distance (ideal 0).
@@ -1009,17 +1067,19 @@ def fidelity_summary(
             measures.append(
                 FidelityMeasure(
                     key="tstr_ratio",
-                    title="Train on synthetic, test on real (share of the real data's score)",
+                    title="Train on synthetic, test on real (share of the real data's gain over chance)",
                     value=result.ratio,
                     ci_low=low,
                     ci_high=high,
                     ideal=1.0,
                     reading=f"A model trained on the synthetic data predicts {fit.target!r} on unseen real "
-                    f"records with {_percent(result.ratio)} of the {fit.metric} a model trained on the real data "
-                    f"reaches ({result.value:.3f} against {result.baseline:.3f}).",
+                    f"records with {_percent(result.ratio)} of the gain over chance a model trained on the real "
+                    f"data reaches ({fit.metric} {result.value:.3f} against {result.baseline:.3f}; chance "
+                    f"{result.chance:.3f}). 0 is a release that keeps no relationship between the variables.",
                     details={
                         "tstr": result.value,
                         "trtr": result.baseline,
+                        "chance": result.chance,
                         "metric": fit.metric,
                         "target": fit.target,
                         "task": fit.task,
@@ -1037,9 +1097,7 @@ def fidelity_summary(
             ci_low=low,
             ci_high=high,
             ideal=1.0,
-            reading=f"A {propensity.model} tells synthetic from real records {propensity.ratio:.2f} times as "
-            "well as it tells apart two samples of one distribution (1 or less = indistinguishable; larger = "
-            "easier to tell apart).",
+            reading=_pmse_reading(propensity.ratio, low, high, propensity.model),
             details={
                 "pmse": propensity.value,
                 "null_expectation": propensity.baseline,
@@ -1096,8 +1154,9 @@ COMPARISON_COLUMNS = {
     "cap": "average correct attribution probability of the target from the keys (version 1)",
     "tstr": "train-on-synthetic-test-on-holdout score for the target",
     "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
-    "tstr_ratio": "tstr / trtr",
-    "pmse_ratio": "pMSE / its null expectation (about 1 = indistinguishable from real)",
+    "tstr_ratio": "(tstr - chance) / (trtr - chance): the share of the real data's gain over chance kept",
+    "pmse_ratio": "pMSE / its null expectation (about 1 = sample-like; far below 1 = closer to the "
+    "training data than a fresh sample, a sign of copying; far above = easy to tell apart)",
     "mean_tvd": "mean total variation distance of the marginals (0 = identical)",
 }
 

@@ -45,11 +45,62 @@ def test_cap_by_hand_version_1_and_2_differ_when_a_key_is_missing(tiny):
     assert (v1.n_matched, v2.n_matched, v1.n_records) == (3, 3, 4)
     # CAP from R: (F, young) holds y and n -> 1/2 each; records 2 and 3 are alone in R -> 1.
     np.testing.assert_allclose(v1.per_record_original, [0.5, 0.5, 1.0, 1.0])
-    assert v1.original_cap == pytest.approx(3 / 4)
+    # Scored like the measure: version 1 counts record 3 (key absent from S) as 0 in both
+    # baselines too, version 2 leaves it out of all three numbers.
+    assert v1.original_cap == pytest.approx((0.5 + 0.5 + 1.0 + 0.0) / 4)
     assert v2.original_cap == pytest.approx(2 / 3)  # same records as v2's value
     # Marginal: ill is y for 2 of 4 records and n for 2 of 4 -> 1/2 for everyone.
-    assert v1.baseline == pytest.approx(0.5) and v2.baseline == pytest.approx(0.5)
     np.testing.assert_allclose(v1.per_record_marginal, 0.5)
+    assert v1.marginal_cap == pytest.approx(1.5 / 4) and v2.marginal_cap == pytest.approx(0.5)
+    # without holdout records there is no control: the value is the training CAP, no verdict
+    assert v1.value == v1.train_cap and v1.baseline is None and v1.holdout_cap is None
+    assert judge(v1).verdict == "not assessable" and "holdout" in judge(v1).verdict_rule
+
+
+def test_cap_baselines_scored_like_the_measure_give_one_share_of_the_way_for_both_versions():
+    # Keys k, target t. R: (a,x) (a,y) (b,x) (c,y); S: (a,x) (a,x) (a,y) (b,x) (b,y); key c absent.
+    original = pd.DataFrame({"k": ["a", "a", "b", "c"], "t": ["x", "y", "x", "y"]})
+    synthetic = pd.DataFrame({"k": ["a", "a", "a", "b", "b"], "t": ["x", "x", "y", "x", "y"]})
+    v1, v2 = (cap(original=original, synthetic=synthetic, keys="k", target="t", variant=v) for v in (1, 2))
+    # CAP from S: a,x -> 2/3; a,y -> 1/3; b,x -> 1/2; c -> absent.
+    # CAP from R: a group (x, y) -> 1/2 each; b -> 1; c -> 1 (absent from S: 0 under version 1).
+    # Shares in R: x 2/4, y 2/4 -> 1/2 each.
+    assert (v1.train_cap, v1.original_cap, v1.marginal_cap) == pytest.approx(
+        ((2 / 3 + 1 / 3 + 1 / 2) / 4, (1 / 2 + 1 / 2 + 1) / 4, 1.5 / 4)
+    )
+    assert (v2.train_cap, v2.original_cap, v2.marginal_cap) == pytest.approx(
+        ((2 / 3 + 1 / 3 + 1 / 2) / 3, (1 / 2 + 1 / 2 + 1) / 3, 1.5 / 3)
+    )
+    # the share of the way from guessing to the original: (1.5 - 1.5) / (2 - 1.5) = 0 under both
+    shares = [(r.train_cap - r.marginal_cap) / (r.original_cap - r.marginal_cap) for r in (v1, v2)]
+    assert shares == pytest.approx([0.0, 0.0])
+    assert "goes 0% of the way" in v1.reading() and "goes 0% of the way" in v2.reading()
+
+
+def test_cap_against_holdout_records_judges_the_training_excess(tiny):
+    original, synthetic = tiny
+    holdout = pd.DataFrame({"sex": ["F", "M", "M"], "age": ["young", "old", "young"], "ill": ["n", "n", "y"]})
+    # Holdout CAP from S: (F, young, n) 1/3; (M, old, n) 1/2; (M, young) absent -> 0.
+    v1 = cap(
+        original=original,
+        synthetic=synthetic,
+        holdout=holdout,
+        keys=["sex", "age"],
+        target="ill",
+        random_state=3,
+    )
+    assert v1.holdout_cap == pytest.approx((1 / 3 + 1 / 2 + 0) / 3)
+    assert v1.train_cap == pytest.approx(1.5 / 4)
+    assert v1.value == pytest.approx(1.5 / 4 - 5 / 18) and v1.baseline == 0.0
+    assert v1.ci_low <= v1.value <= v1.ci_high and v1.n_holdout == 3
+    v2 = cap(
+        original=original, synthetic=synthetic, holdout=holdout, keys=["sex", "age"], target="ill", variant=2
+    )
+    assert v2.holdout_cap == pytest.approx((1 / 3 + 1 / 2) / 2)  # the absent key left out
+    assert v2.value == pytest.approx(1 / 2 - 5 / 12)
+    judged = judge(v1)
+    assert judged.threshold == pytest.approx(0.05) and judged.higher_is_riskier
+    assert "what anyone in the population learns" in judged.reading()
 
 
 def test_cap_of_original_against_itself(tiny):
@@ -71,11 +122,6 @@ def test_cap_interval_is_a_seeded_bootstrap_of_the_records(tiny):
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
     # per-record CAPs 2/3, 1/3, 1/2, 0 (version 1): a resample's mean lies in [0, 2/3]
     assert 0.0 <= a.ci_low <= a.value <= a.ci_high <= 2 / 3
-    # a copy reveals everything the original reveals: CAP = original CAP above the half-way cut-off
-    copy = judge(
-        cap(original=original, synthetic=original, keys=["sex", "age"], target="ill", random_state=0)
-    )
-    assert copy.threshold == pytest.approx(0.5 + 0.5 * 0.25)
     with pytest.raises(PrivlibError, match="`confidence`"):
         cap(original=original, synthetic=synthetic, keys="sex", target="ill", confidence=2)
 
@@ -145,11 +191,11 @@ def test_cap_result_reads_and_tabulates(tiny):
     row = res.to_frame()
     assert row.loc["cap", "value"] == pytest.approx(0.375)
     assert "per_record" not in row.columns
-    # 0.375 is below the marginal baseline 0.5, which the original (0.75) beats by 0.25: the
-    # synthetic data goes (0.375 - 0.5) / 0.25 = -50% of the way, and the registry's cut-off is
-    # half of the way, 0.5 + 0.5 * 0.25
-    assert "-50% of the way" in res.reading()
-    assert res.threshold == pytest.approx(0.625)
+    # scored like the measure (record 3's key is absent: 0 in all three), guessing gives 1.5 / 4
+    # = 0.375 and the original (0.5 + 0.5 + 1 + 0) / 4 = 0.5: the synthetic data's 0.375 goes
+    # (0.375 - 0.375) / 0.125 = 0% of the way; with no holdout there is no verdict
+    assert "goes 0% of the way" in res.reading() and "no control" in res.reading()
+    assert res.threshold is None and res.verdict == "not assessable"
     assert res.ci_method == "bootstrap" and res.ci_low <= res.value <= res.ci_high
     assert res.to_dict()["keys"] == ["sex", "age"]
 

@@ -319,16 +319,29 @@ def test_a_missing_secret_is_guessed_only_by_a_missing_value():
     ]
 
 
-def test_inference_ties_are_broken_at_random():
+def test_inference_ties_are_broken_at_random_and_averaged_over_the_draws():
     synthetic = pd.DataFrame({"x": ["a", "a"], "s": ["p", "q"]})
     train = pd.DataFrame({"x": ["a"], "s": ["p"]})
-    hits = {
+    rates = [
         pl.attribute.inference(
             synthetic=synthetic, train=train, control=train, secret="s", random_state=seed
-        ).attack_successes
+        ).attack_rate
         for seed in range(8)
-    }
-    assert hits == {0, 1}
+    ]
+    # each of the 16 draws takes one of the two tied records: the target's chance is k / 16 with
+    # k ~ Binomial(16, 1/2); all 16 draws agreeing has probability 2 / 65536 per seed
+    assert all(0 < r < 1 and (r * criteria.TIE_DRAWS).is_integer() for r in rates)
+    assert criteria.TIE_DRAWS == 16
+
+
+def test_tie_averaged_rates_carry_the_normal_interval_of_their_mean():
+    # chances 1/2, 1/2, 1, 0: mean 1/2, standard deviation sqrt(1/8) (over the four), so the 95%
+    # half-width is 1.96 * sqrt(1/8) / 2
+    rate, low, high = criteria._mean_rate(np.array([0.5, 0.5, 1.0, 0.0]), 0.95)
+    half = 1.959963984540054 * math.sqrt(1 / 8) / 2
+    assert (rate, low, high) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    # whole successes keep Wilson's interval
+    assert criteria._mean_rate(np.array([1.0, 1.0, 0.0, 1.0]), 0.95) == criteria._rate(3, 4, 0.95)
 
 
 def test_an_attack_that_does_not_beat_the_baseline_is_not_assessable():

@@ -94,6 +94,25 @@ def test_mst_spends_the_budget_of_its_epsilon_and_delta(mixed):
     assert linked == set(mixed.columns)
 
 
+def test_mst_releases_a_noisy_number_of_records():
+    # Under add/remove neighbours the row count is private: sample() draws the noisy total of the
+    # one-way measurement, the mean over the d columns of their noisy counts' sums. Column j's sum
+    # carries size_j independent N(0, sigma^2) noises, so the mean carries
+    # N(0, sigma^2 sum_j size_j / d^2), sigma that of d marginals at rho / 3.
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.choice(list("xyz"), 500), "b": rng.choice(list("pq"), 500)})
+    models = [dp.MST(epsilon=1.0, random_state=seed).fit(table) for seed in range(200)]
+    sizes = np.array([m.n_records_ for m in models])
+    expected_sd = dp.gaussian_sigma(dp.cdp_rho(1.0, 1e-9) / 3, 2) * math.sqrt(3 + 2) / 2  # 15.8
+    # 200 draws: the mean's standard error is 15.8 / sqrt(200) = 1.1, the SD's about 15.8 / sqrt(400)
+    # = 0.8; the bounds below are 4 standard errors wide
+    assert abs(sizes.mean() - 500) < 4 * expected_sd / math.sqrt(200)
+    assert abs(sizes.std() - expected_sd) < 4 * expected_sd / math.sqrt(400)
+    assert len(set(sizes)) > 20  # about 50 distinct sizes among 200 at this spread, not one
+    assert len(models[0].sample(random_state=0)) == models[0].n_records_
+    assert len(models[0].sample(37, random_state=0)) == 37  # a size of the caller's choosing
+
+
 # --------------------------------------------------------------------------------------------
 # the synthesizer
 # --------------------------------------------------------------------------------------------

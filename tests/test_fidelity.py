@@ -30,12 +30,16 @@ def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
     assert (ratio.value, ratio.ci_low, ratio.ci_high) == (1.0, 1.0, 1.0)
     assert tvd.value == 0.0 and tvd.ci_low == 0.0
     assert propensity.value == pytest.approx(0.0, abs=1e-9)  # nothing tells a copy from the original
+    # a pMSE ratio far below 1 is not "ideal": the release sits closer to its training sample than
+    # a fresh sample would (issue 31)
+    assert "closer to its training sample than a fresh sample would be" in propensity.reading
     assert summary.skipped == ()
 
 
 def test_a_reversed_target_scores_nothing_of_the_real_datas_auc():
     # Trained where y is the opposite of x, the model ranks every holdout record the wrong way:
-    # AUC 0 against 1 for the model trained on the real data, in every resample.
+    # AUC 0 against 1 for the model trained on the real data, in every resample, so the share of
+    # the real data's gain over chance (0.5) is (0 - 0.5) / (1 - 0.5) = -1.
     summary = fidelity_summary(
         train=_linked(300, 0),
         synthetic=_linked(300, 2, flip=True),
@@ -45,8 +49,8 @@ def test_a_reversed_target_scores_nothing_of_the_real_datas_auc():
         n_bootstrap=50,
     )
     ratio = summary.get("tstr_ratio")
-    assert (ratio.value, ratio.ci_low, ratio.ci_high) == (0.0, 0.0, 0.0)
-    assert (ratio.details["tstr"], ratio.details["trtr"]) == (0.0, 1.0)
+    assert (ratio.value, ratio.ci_low, ratio.ci_high) == (-1.0, -1.0, -1.0)
+    assert (ratio.details["tstr"], ratio.details["trtr"], ratio.details["chance"]) == (0.0, 1.0, 0.5)
 
 
 def test_pmse_ratio_and_tvd_of_one_binary_variable_by_hand():
@@ -62,6 +66,9 @@ def test_pmse_ratio_and_tvd_of_one_binary_variable_by_hand():
     assert propensity.value == pytest.approx(10 / 3, rel=1e-4)
     assert propensity.details["pmse"] == pytest.approx(1 / 24, rel=1e-4)
     assert propensity.ci_low < propensity.value < propensity.ci_high
+    # resampling the saturated model's squared residuals moves the ratio by about 0.25 around
+    # 10/3 (interval 2.9 to 3.8 at this seed): far above 1, easy to tell apart
+    assert propensity.ci_low > 1 and "Above 1: the release is easier to tell apart" in propensity.reading
     assert tvd.value == pytest.approx(0.4)
     assert 0 <= tvd.ci_low < 0.4 < tvd.ci_high <= 1
 
@@ -74,7 +81,8 @@ def test_tstr_ratio_is_the_one_tstr_reports():
         )
         for n in (200, 150, 180)
     )
-    train["y"] = np.where(train["x"] > 0, "p", train["y"])
+    for real in (train, holdout):  # the real data's link, which the synthetic data lacks
+        real["y"] = np.where(real["x"] > 0, "p", real["y"])
     summary = fidelity_summary(
         train=train, synthetic=synthetic, holdout=holdout, target="y", random_state=0, n_bootstrap=50
     )

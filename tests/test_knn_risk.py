@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 import privlib as pl
 from privlib import PrivlibError
 from privlib.attribute import _key_features, knn_risk
-from privlib.results import NOT_ASSESSABLE
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE
 from privlib.thresholds import REGISTRY, judge
 
 
@@ -47,8 +47,28 @@ def test_knn_risk_categorical_1nn_by_hand(line):
     np.testing.assert_array_equal(res.per_record_original, [1, 1, 0, 1])
     assert res.original_value == pytest.approx(0.75)
     assert res.share_worse == pytest.approx(0.25)  # only x=9: wrong from S, right from R
-    assert res.baseline == pytest.approx(0.5)  # a and b twice each
+    assert res.guess_value == pytest.approx(0.5)  # a and b twice each
     assert res.task == "classification" and res.higher_is_riskier
+    assert res.value == res.train_value and res.baseline is None  # no holdout: no control
+
+
+def test_knn_risk_against_holdout_records_by_hand(line):
+    original, synthetic = line
+    holdout = pd.DataFrame({"x": [0.5, 8.0], "c": ["b", "a"], "y": [30.0, 25.0]})
+    res = judge(knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="c", k=1))
+    # From S: x=0.5 -> 0.2 (a, wrong); 8 -> 9 (a, right): the holdout records 1 of 2.
+    assert (res.train_value, res.holdout_value) == pytest.approx((0.75, 0.5))
+    assert res.value == pytest.approx(0.25) and res.baseline == 0.0 and res.n_holdout == 2
+    assert res.ci_method == "bootstrap" and res.ci_low <= res.value <= res.ci_high
+    assert res.threshold == pytest.approx(REGISTRY["knn_risk_accuracy"].cutoff)
+    number = judge(
+        knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="y", k=1)
+    )
+    # Errors in units of R's IQR (17.5), capped at 1: holdout predictions 12 and 30 err by 18 and
+    # 5 -> 1 and 5/17.5; training records 5/14 on average (below). The excess is holdout minus
+    # training: a smaller error on training records is the risk.
+    assert number.holdout_value == pytest.approx((1 + 5 / 17.5) / 2)
+    assert number.value == pytest.approx((1 + 5 / 17.5) / 2 - 5 / 14) and number.higher_is_riskier
 
 
 def test_knn_risk_continuous_1nn_by_hand(line):
@@ -63,7 +83,7 @@ def test_knn_risk_continuous_1nn_by_hand(line):
     np.testing.assert_allclose(res.per_record_original, [4 / 7, 4 / 7, 1, 1])
     assert res.original_value == pytest.approx(11 / 14)
     # Guessing the median 15: errors 5, 5, 15, 25 -> 2/7, 2/7, 6/7, 1; mean 17/28.
-    assert res.baseline == pytest.approx(17 / 28)
+    assert res.guess_value == pytest.approx(17 / 28)
     # Relative errors |e| / |y| (y = 0 left out): 2/10, 8/20, 10/40 from S; 1, 1/2, 1 from R.
     assert res.median_relative_error == pytest.approx(0.25)
     assert res.median_relative_error_original == pytest.approx(1.0)
@@ -248,11 +268,9 @@ def test_knn_risk_accuracy_interval_and_verdict_follow_wilson_and_the_registry(l
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     assert (res.ci_low, res.ci_high) == pytest.approx((centre - half, centre + half))
     assert res.ci_method == "wilson" and res.confidence == 0.9
-    # registry: a share of the gap between guessing (0.5) and the model fitted on the original
-    # data (3 of 4 right, leave-one-out); the interval straddles that cut-off
-    assert (res.baseline, res.original_value) == (0.5, 0.75)
-    assert res.threshold == pytest.approx(0.5 + REGISTRY["knn_risk_accuracy"].cutoff * (0.75 - 0.5))
-    assert res.verdict == "inconclusive"
+    # without holdout records the registry's rule has no control to judge the excess against
+    assert (res.guess_value, res.original_value) == (0.5, 0.75)
+    assert res.threshold is None and res.verdict == NOT_ASSESSABLE
 
 
 def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
@@ -270,7 +288,7 @@ def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
     # y = 10x + N(0, 1) is nearly uniform on [0, 10], IQR about 5.2: guessing the median 5 errs by
     # |y - 5|, uniform on [0, 5], so by half an IQR on average; the mean of 3 neighbours errs by
     # N(0, 1 + 1/3), on average 1.155 * 0.798 = 0.92, about 0.18 IQR.
-    assert 0.45 < res.baseline < 0.55 and res.ci_high < res.baseline
+    assert 0.45 < res.guess_value < 0.55 and res.ci_high < res.guess_value
     assert 0.14 < res.value < 0.24
     assert not res.higher_is_riskier
 
@@ -301,14 +319,21 @@ def test_knn_risk_of_a_numeric_target_does_not_reveal_an_outlier():
     assert "987" not in outcomes[0][1] and "654" not in outcomes[0][1]
 
 
-def test_knn_risk_unrelated_target_is_not_a_risk():
+def test_knn_risk_unrelated_target_is_assessed_and_not_a_risk():
     rng = np.random.default_rng(4)
-    original = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
-    synthetic = pd.DataFrame({"x": rng.normal(size=400), "t": rng.choice(["u", "v"], 400, p=[0.8, 0.2])})
-    res = judge(knn_risk(original=original, synthetic=synthetic, keys="x", target="t", k=5))
-    # Here the original data itself predicts no better than guessing, so the gap the registry's
-    # rule is a share of is empty: the verdict says the measure cannot be read, never a risk.
-    assert res.original_value <= res.baseline and res.verdict == NOT_ASSESSABLE
+
+    def people(n):
+        return pd.DataFrame({"x": rng.normal(size=n), "t": rng.choice(["u", "v"], n, p=[0.8, 0.2])})
+
+    original, synthetic, holdout = people(1000), people(1000), people(1000)
+    res = judge(knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="t", k=5))
+    # The original data predicts no better than guessing, yet the measure is read (issue 31): the
+    # training and holdout records are two samples of one population, so their accuracies differ
+    # by noise only, with a standard error of about sqrt(2 * 0.8 * 0.2 / 1000) = 0.018 (the
+    # accuracy is near 0.8 when S says "u"): a risk needs an interval above 0.05, an excess near
+    # 0.085, about 4.7 standard errors.
+    assert res.original_value <= res.guess_value + 0.01
+    assert res.verdict in (NO_EVIDENCE, INCONCLUSIVE) and res.verdict != NOT_ASSESSABLE
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,9 +23,9 @@ import pytest
 
 import privlib
 from privlib.audit.catalogue import FAMILIES, NEEDS, FamilyKey, Need
-from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES, RULES
+from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES
 from privlib.results import Result
-from privlib.thresholds import Threshold
+from privlib.rules import RULES, Threshold
 
 SOURCE = Path(privlib.__file__).parent
 
@@ -102,8 +102,15 @@ def test_a_duplicate_declaration_is_detected():
     assert len({spec.key: spec for spec in doubled}) != len(doubled)
 
 
+def test_every_declaration_takes_the_rule_of_its_key():
+    # the rules are stated once, in privlib.rules; a declaration that states its own is a second copy
+    own = [spec.key for spec in _DECLARED if spec.rule is not None and spec.rule is not RULES.get(spec.key)]
+    assert own == []
+    unused = sorted(set(RULES) - {spec.key for spec in _DECLARED})
+    assert unused == []
+
+
 def test_the_registry_and_the_catalogue_come_from_the_declarations():
-    assert RULES == {spec.key: spec.rule for spec in _DECLARED if spec.rule is not None}
     assert dict(privlib.thresholds.REGISTRY) == RULES
     assert list(CATALOGUE) == [spec for spec in _DECLARED if spec.audited]
     assert privlib.audit.MEASURES is MEASURES and privlib.audit.CATALOGUE is CATALOGUE

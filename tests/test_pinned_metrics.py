@@ -5,6 +5,13 @@ as the audit gave them before the one-spec refactor (issue 20), keyed by today's
 change of the audit's seams must not move a number. Tolerance 0 where the computation is unchanged.
 A deliberate change of a measure or a rule updates this file in the same commit, with the reason:
 ``make pins`` rewrites it from fresh audits (``tests/pins.py``) and prints the diff to review.
+
+Issue 31 changed: ``cap[*]`` and ``knn_risk_accuracy[*]`` (the training records' excess over the
+holdout records, baseline 0, cut-off 0.05), ``copy_test`` and ``nn_mia_tpr_at_0.1pct`` (their
+intervals now in ``ci_low``/``ci_high``), and ACS ``adversarial_accuracy`` (a cut-off below 0,
+which no accuracy can cross, is not assessable); on Adult, ``singling_out_multivariate``,
+``linkability_risk`` and ``inference_risk[income]`` (every one of the 3,000 training records a
+target, not 2,000); ``inference_risk[*]`` of both (each target averaged over 16 tie-break draws).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from pins import AUDITS, PINNED_PATH, as_text, audit
 from privlib.audit import read_params
 from privlib.audit.report import plain_number
 from privlib.pipeline import params_file
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK
 
 PINNED = json.loads(PINNED_PATH.read_text())
 
@@ -35,6 +43,15 @@ def test_the_params_audits_give_the_pinned_numbers(name, tmp_path):
             assert value == expected or (value is None and expected is None), (key, field, value, expected)
     assert read_params(params_file(name))["seed"] == report.provenance.spec["seed"]
     assert not any(isinstance(m.value, float) and math.isnan(m.value) for m in report.measures)
+    # issue 31: every measure that gives a verdict shows the interval it was read from
+    assessed = [m for m in report.measures if m.verdict in (RISK, NO_EVIDENCE, INCONCLUSIVE)]
+    assert assessed
+    lacking = [
+        m.key
+        for m in assessed
+        if m.ci_low is None or m.ci_high is None or not m.ci_low <= m.value <= m.ci_high
+    ]
+    assert lacking == []
 
 
 def test_make_pins_writes_the_file_in_its_own_format():

@@ -132,7 +132,8 @@ def test_the_operating_point_is_rocs_best_tpr_within_the_rate():
         assert point.fpr == pytest.approx(fpr[within][np.argmax(tpr[within])])
         assert point.fpr <= rate
         low, high = binomtest(point.members_called, members.size).proportion_ci(method="exact")
-        assert (point.tpr_low, point.tpr_high) == pytest.approx((low, high))
+        assert (point.ci_low, point.ci_high) == pytest.approx((low, high))
+        assert point.ci_method == "clopper-pearson" and point.ci_low <= point.value <= point.ci_high
 
 
 def test_the_threshold_is_chosen_on_the_holdout_only():
@@ -174,7 +175,8 @@ def test_the_registered_rule_is_exactly_the_test(seed):
     point = tpr_at_low_fpr(
         member_scores=members, nonmember_scores=rng.normal(size=n), fpr=0.001, attack="density_attack"
     )
-    assert point.ci_low is None and point.verdict is None  # unjudged; judged by its test
+    # unjudged; judged by its exact test, the Clopper-Pearson interval shown beside it
+    assert point.verdict is None and point.ci_low <= point.value <= point.ci_high
     assert (_judged(point) == RISK) == (point.p_value <= 0.05)
     assert (point.members_called >= point.critical_count) == (point.p_value <= 0.05)
 
@@ -344,7 +346,7 @@ def test_twenty_copies_in_two_thousand_are_records_at_risk():
     assert test.p_value == pytest.approx(p) and p < 1e-4
     assert (test.train_copied, test.holdout_copied) == (20, 0) and _judged(test) == RISK
     assert test.value == test.train_copied - test.holdout_copied
-    assert test.at_risk_low < test.value < test.at_risk_high
+    assert test.ci_low < test.value < test.ci_high and test.ci_method == "newcombe"
     assert test.records_at_risk == round(test.value)
 
 

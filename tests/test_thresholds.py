@@ -5,6 +5,8 @@ the training rows on Adult.
 
 import dataclasses
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,7 @@ from privlib import attribute, identity
 from privlib import membership as mb
 from privlib.audit.catalogue import FAMILIES
 from privlib.audit.measures import MEASURES
+from privlib.audit.rulebook import disagreements, registry_frame
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.thresholds import (
@@ -22,9 +25,7 @@ from privlib.thresholds import (
     Threshold,
     check_overrides,
     cutoff,
-    disagreements,
     judge,
-    registry_frame,
     verdict_sentence,
 )
 
@@ -67,25 +68,58 @@ def test_share_of_the_gap_rules():
     # El Emam's M <= 0.2: F_max = 0.4 -> F1 cut-off 0.4 + 0.2 * 0.6 = 0.52
     f1 = judge(Result(measure="partition_f1", value=0.6, ci_low=0.55, ci_high=0.65, baseline=0.4))
     assert f1.threshold == pytest.approx(0.52) and f1.verdict == RISK
-    # CAP: half of the way from the marginal baseline 0.3 to the original's 0.7 -> 0.5
-    cap = judge(attribute.CAPResult(value=0.45, ci_low=0.4, ci_high=0.49, baseline=0.3, original_cap=0.7))
-    assert cap.threshold == pytest.approx(0.5) and cap.verdict == NO_EVIDENCE
-    # relative error (lower is riskier): half of the way from guessing's 0.8 down to the original's
-    # 0.2 -> 0.5
+    # an F1 baseline that is already perfect leaves nothing to judge
+    empty = judge(Result(measure="partition_f1", value=1.0, ci_low=1.0, ci_high=1.0, baseline=1.0))
+    assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule
+
+
+def test_attribute_rules_judge_the_training_excess_over_the_holdout():
+    # CAP against its control: the excess (training minus holdout) above 0 + 0.05 is the risk
+    cap = judge(attribute.CAPResult(value=0.08, ci_low=0.06, ci_high=0.10, baseline=0.0))
+    assert cap.threshold == pytest.approx(0.05) and cap.verdict == RISK
+    # the error excess is holdout minus training error: larger is riskier, like the accuracy's
     error = judge(
         attribute.KnnRiskResult(
-            measure="knn_risk_relative_error",
-            value=0.3,
-            ci_low=0.25,
-            ci_high=0.35,
-            baseline=0.8,
-            original_value=0.2,
+            measure="knn_risk_relative_error", value=0.02, ci_low=-0.01, ci_high=0.04, baseline=0.0
         )
     )
-    assert error.threshold == pytest.approx(0.5) and error.verdict == RISK
-    # an original that reveals nothing beyond guessing leaves nothing to judge
-    empty = judge(attribute.CAPResult(value=0.5, ci_low=0.4, ci_high=0.6, baseline=0.5, original_cap=0.5))
-    assert empty.verdict == NOT_ASSESSABLE and "nothing beyond guessing" in empty.verdict_rule
+    assert error.threshold == pytest.approx(0.05) and error.verdict == NO_EVIDENCE and error.higher_is_riskier
+    accuracy = judge(
+        attribute.KnnRiskResult(
+            measure="knn_risk_accuracy", value=0.04, ci_low=0.02, ci_high=0.06, baseline=0.0
+        )
+    )
+    assert accuracy.verdict == INCONCLUSIVE
+    assert "risk when the interval lies above 0.05 (the baseline 0 plus 0.05)" in accuracy.verdict_rule
+
+
+def test_an_exact_test_is_read_on_the_value_and_shows_its_interval():
+    # copy test: the baseline is the largest excess chance gives; the interval does not decide
+    test = judge(Result(measure="copy_test", value=12.0, ci_low=-3.0, ci_high=25.0, baseline=10.0))
+    assert test.verdict == RISK and test.threshold == 10.0
+    assert "risk when the value lies above 10, the largest value chance gives" in test.verdict_rule
+    assert "the value 12 lies above the cut-off" in test.judgement
+    safe = judge(Result(measure="copy_test", value=10.0, ci_low=-3.0, ci_high=25.0, baseline=10.0))
+    assert safe.verdict == NO_EVIDENCE
+
+
+def test_an_inconclusive_verdict_says_how_many_records_would_settle_it():
+    # cut-off 0.55; the interval's upper half (0.56 - 0.54 = 0.02) is twice the distance to it
+    # (0.01), and an interval narrows as 1 / sqrt(n): 2^2 = 4 times as many records
+    r = judge(auc(0.54, 0.52, 0.56))
+    assert r.verdict == INCONCLUSIVE and "about 4 times as many records would settle it" in r.judgement
+    # below 0.005 of the cut-off at this width, more than 100 times as many
+    assert "a hundred times as many records would not settle it" in judge(auc(0.548, 0.52, 0.576)).judgement
+
+
+def test_a_cut_off_the_value_cannot_cross_is_not_assessable():
+    # adversarial accuracy lies in [0, 1]; with a tie-aware baseline of 0.03 the cut-off 0.03 - 0.05
+    # is below 0: no result could show a risk, so the verdict says so instead of "no evidence"
+    ties = judge(Result(measure="adversarial_accuracy", value=0.02, ci_low=0.01, ci_high=0.03, baseline=0.03))
+    assert ties.verdict == NOT_ASSESSABLE and "beyond every value the measure can take" in ties.verdict_rule
+    assert REGISTRY["adversarial_accuracy"].describe() == (
+        "risk when the whole interval lies below the baseline minus 0.05"
+    )
 
 
 def test_fallback_and_count_rules():
@@ -208,6 +242,7 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
     train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
     synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
     binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
+    binned_holdout = attribute.discretize(original=train, synthetic=holdout, columns=["c"])[1]
     computed = [
         identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
         identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
@@ -216,8 +251,14 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
             original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0
         ),
         attribute.cap(
-            original=binned_train, synthetic=binned_synthetic, keys=["a", "c"], target="b", random_state=0
+            original=binned_train,
+            synthetic=binned_synthetic,
+            holdout=binned_holdout,
+            keys=["a", "c"],
+            target="b",
+            random_state=0,
         ),
+        attribute.knn_risk(original=train, synthetic=synthetic, holdout=holdout, keys=["a", "c"], target="b"),
         mb.ground_truth_risk(
             population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0
         ),
@@ -305,3 +346,19 @@ def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release
     for r in membership_results(train, holdout, synthetic):
         assert r.verdict in VERDICTS and r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
         assert r.ci_low <= r.value <= r.ci_high
+
+
+def test_judging_a_result_imports_no_measure_module_nor_plotting_or_model_library():
+    # issue 30: the rules live apart from the measures, so judging loads neither them nor their
+    # libraries (and no import cycle runs thresholds -> measures -> catalogue -> thresholds)
+    code = (
+        "import sys\n"
+        "from privlib.results import Result\n"
+        "from privlib.thresholds import judge\n"
+        "judge(Result(measure='cap', value=0.4, ci_low=0.3, ci_high=0.5, baseline=0.2, ))\n"
+        "heavy = ('matplotlib', 'sklearn', 'numba', 'privlib.audit', 'privlib.attribute', "
+        "'privlib.membership', 'privlib.identity', 'privlib.plots')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"

@@ -43,8 +43,9 @@ def test_tstr_trivially_learnable_binary_target():
     assert same.ratio == pytest.approx(1.0)
     # A synthesizer that swapped the relationship teaches a model that ranks every record wrongly.
     swapped = tstr(train=real, synthetic=_binary({"a": "no", "b": "yes"}), holdout=real, target="y")
-    assert swapped.value == pytest.approx(0.0)
-    assert swapped.ratio == pytest.approx(0.0)
+    assert swapped.value == pytest.approx(0.0) and swapped.chance == 0.5
+    # against chance: (0 - 0.5) / (1 - 0.5) = -1, worse than a model that learned nothing
+    assert swapped.ratio == pytest.approx(-1.0)
     assert swapped.higher_is_riskier is False
     assert "roc_auc 0" in swapped.reading()
 
