@@ -3,8 +3,8 @@
 Read from the committed notebooks, without running them (the claims cells run with the lesson).
 
 *The prose that makes claims*: the markdown of a lesson, split into sentences, except the title
-cell (aims), the sections "Theory" and "Worked example by hand" (definitions and formulas, which
-the worked examples' cells compute), "References", the exercise prompts (questions and tasks;
+cell (aims), the sections "Theory", "Worked example ..." and "..., by hand" (definitions and
+formulas, which the worked examples' cells compute), "References", the exercise prompts (questions and tasks;
 their solutions count), table rows, LaTeX and code spans, text in double quotes (an example of
 what someone might say), and cross-references such as "lesson 05", "section 3" or "printed above".
 
@@ -47,6 +47,8 @@ CROSS_REFERENCE = re.compile(
 )
 #: sections whose sentences define or cite rather than report
 UNCLAIMED = ("theory", "worked example", "references")
+#: a section computed by hand, whose cell then checks the hand computation against the library
+BY_HAND = ", by hand"
 #: an assert's message closes its statement: ``..., "<where>: <quote>"`` at the end of a line
 QUOTE = re.compile(r""",\s*(?:\\\s*)?["']([^"'\n]*:[^"'\n]*)["']\s*$""", re.MULTILINE)
 
@@ -79,10 +81,10 @@ def prose(cells) -> list[tuple[int, str]]:
                 continue
             in_solution = in_solution or "<details" in line or line.startswith("**Solution")
             prompt = section.startswith("exercises") and not in_solution
-            if section.startswith(UNCLAIMED) or prompt or line.lstrip().startswith("|"):
+            if section.startswith(UNCLAIMED) or BY_HAND in section or prompt or line.lstrip().startswith("|"):
                 continue
             kept.append(line)
-        for piece in re.split(r"(?<=[.!?;:])\s+|\n\s*(?:[-*]|\d+\.)\s+|\n\s*\n", _plain("\n".join(kept))):
+        for piece in re.split(r"(?<!\bal\.)(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?;:])\s+|\n\s*(?:[-*]|\d+\.)\s+|\n\s*\n", _plain("\n".join(kept))):
             sentence = " ".join(piece.split())
             if len(sentence.split()) >= 4:
                 found.append((index, sentence))
