@@ -42,7 +42,7 @@ SOURCE = re.compile(
 )
 CROSS_REFERENCE = re.compile(
     r"\b(?:[Ll]essons?|[Nn]otebooks?|[Ss]ections?|[Cc]ells?|[Ss]olutions?|[Ee]xercises?|[Qq]uestions?|"
-    r"[Pp]arts?|[Ss]teps?)\s+\d+(?:\s*(?:[-\u2013,]|and|to)\s*\d+)*|\b\d\d_\w+|\b\d\d-\d\d\b|"
+    r"[Pp]arts?|[Ss]teps?|[Vv]ersions?)[\s-]+\d+(?:\s*(?:[-\u2013,]|and|to)\s*\d+)*|\b\d\d_\w+|\b\d\d-\d\d\b|"
     r"\b(?:printed|shown|listed|drawn|given|lines?|table|cell|figure) (?:above|below)\b"
 )
 #: sections whose sentences define or cite rather than report
