@@ -84,18 +84,40 @@ def prose(cells) -> list[tuple[int, str]]:
             if section.startswith(UNCLAIMED) or BY_HAND in section or prompt or line.lstrip().startswith("|"):
                 continue
             kept.append(line)
-        for piece in re.split(r"(?<!\bal\.)(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?;:])\s+|\n\s*(?:[-*]|\d+\.)\s+|\n\s*\n", _plain("\n".join(kept))):
+        for piece in re.split(
+            r"(?<!\bal\.)(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?;:])\s+|\n\s*(?:[-*]|\d+\.)\s+|\n\s*\n",
+            _plain("\n".join(kept)),
+        ):
             sentence = " ".join(piece.split())
             if len(sentence.split()) >= 4:
                 found.append((index, sentence))
     return found
 
 
-def needs_claim(sentence: str) -> bool:
-    """A digit or a comparison word, and no source cited."""
+def given_numbers(cells) -> set[str]:
+    """Numbers the exercise prompts state: a solution that repeats them reports no finding."""
+    given, section = set(), ""
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("#"):
+                section = line.lstrip("#").strip().lower()
+            elif (
+                section.startswith("exercises")
+                and "<details" not in line
+                and not line.startswith("**Solution")
+            ):
+                given.update(re.findall(r"\d+(?:\.\d+)?", _plain(line)))
+    return given
+
+
+def needs_claim(sentence: str, given: set[str] = frozenset()) -> bool:
+    """A digit (other than one the exercises give) or a comparison word, and no source cited."""
     if sentence.endswith("?"):
         return False
     bare = CROSS_REFERENCE.sub(" ", sentence)
+    bare = re.sub(r"\d+(?:\.\d+)?", lambda number: " " if number.group() in given else number.group(), bare)
     return not SOURCE.search(bare) and bool(re.search(r"\d", bare) or COMPARISON.search(bare))
 
 
@@ -111,13 +133,7 @@ def quotes(cells) -> list[str]:
 
 
 def unbacked(path: Path) -> list[tuple[int, str]]:
-    cells = nbformat.read(path, as_version=4).cells
-    backing = [q for q in quotes(cells) if q]
-    return [
-        (index, sentence)
-        for index, sentence in prose(cells)
-        if needs_claim(sentence) and not any(q in _normal(sentence) for q in backing)
-    ]
+    return unbacked_cells(nbformat.read(path, as_version=4).cells)
 
 
 def test_the_rule_finds_a_typed_comparison_and_accepts_its_claim():
@@ -134,8 +150,11 @@ def test_the_rule_finds_a_typed_comparison_and_accepts_its_claim():
 
 
 def unbacked_cells(cells) -> list[tuple[int, str]]:
-    backing = [q for q in quotes(cells) if q]
-    return [(i, s) for i, s in prose(cells) if needs_claim(s) and not any(q in _normal(s) for q in backing)]
+    """The sentences of ``cells`` that need a claim and have none."""
+    backing, given = [q for q in quotes(cells) if q], given_numbers(cells)
+    return [
+        (i, s) for i, s in prose(cells) if needs_claim(s, given) and not any(q in _normal(s) for q in backing)
+    ]
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
