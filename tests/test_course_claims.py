@@ -77,7 +77,8 @@ def prose(cells) -> list[tuple[int, str]]:
         kept, in_solution = [], False
         for line in cell.source.splitlines():
             if line.startswith("#"):
-                section = line.lstrip("#").strip().lower()
+                if not line.startswith("###"):  # a sub-heading stays inside its section
+                    section = line.lstrip("#").strip().lower()
                 continue
             in_solution = in_solution or "<details" in line or line.startswith("**Solution")
             prompt = section.startswith("exercises") and not in_solution
