@@ -87,7 +87,7 @@ class Truth:
     def describe(self) -> str:
         return (
             f"{N_RECORDS - self.n_leaked:,} records drawn from {self.sound_generator} fitted on the "
-            f"training data, and {self.n_leaked:,} {self.leak} of training records, shuffled together"
+            f"training data, and {self.n_leaked:,} records of the leak ({self.leak}), shuffled together"
         )
 
 

@@ -3,13 +3,14 @@
 Read from the committed notebooks, without running them (the claims cells run with the lesson).
 
 *The prose that makes claims*: the markdown of a lesson, split into sentences, except the title
-cell (aims), the sections "Theory", "Worked example ..." and "..., by hand" (definitions and
+cell (aims), the sections (a ``##`` heading with its ``###`` sub-headings) "Theory", "Worked example ..." and "..., by hand" (definitions and
 formulas, which the worked examples' cells compute), "References", the exercise prompts (questions and tasks;
 their solutions count), table rows, LaTeX and code spans, text in double quotes (an example of
 what someone might say), and cross-references such as "lesson 05", "section 3" or "printed above".
 
-*A sentence that needs a claim*: it has a digit or a comparison word ("more", "below", "than",
-"falls", ...) and cites no source (an author-year citation, a published table or equation, the
+*A sentence that needs a claim*: it has a digit (other than a number the exercise prompts give,
+which a solution repeats) or a comparison word ("more", "below", "than", "falls", ...) and cites
+no source (an author-year citation, a published table or equation, the
 lecture): a number quoted from a source stands on its source (notebooks/CONVENTIONS.md).
 
 *A claim behind it*: an ``assert`` in a code cell tagged ``claims`` whose message reads
