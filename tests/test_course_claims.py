@@ -119,8 +119,10 @@ def needs_claim(sentence: str, given: set[str] = frozenset()) -> bool:
     if sentence.endswith("?"):
         return False
     bare = CROSS_REFERENCE.sub(" ", sentence)
+    if SOURCE.search(bare):
+        return False
     bare = re.sub(r"\d+(?:\.\d+)?", lambda number: " " if number.group() in given else number.group(), bare)
-    return not SOURCE.search(bare) and bool(re.search(r"\d", bare) or COMPARISON.search(bare))
+    return bool(re.search(r"\d", bare) or COMPARISON.search(bare))
 
 
 def quotes(cells) -> list[str]:
