@@ -5,18 +5,24 @@ records made from a training sample of UCI Adult. The custodian's tables are fix
 (:func:`custodian_tables`): 2,000 training records, 2,000 holdout records and 2,000 further
 records of the population that an adversary may hold (the reference sample of a density attack).
 
-A release mixes records of a sound generator with a leak:
+A release mixes records of a sound generator with a leak of one of four kinds (:data:`LEAKS`):
 
 * ``"noisy copies"``: training records with a little noise added (``AdditiveNoise``); exact-match
   checks see almost nothing, distances see a group of records next to their originals;
 * ``"exact copies of rare records"``: training records unique on the key variables, released as
   they are; few in number, so averages over all records barely move, but each is an exposed
-  person.
+  person;
+* ``"over-fitted generator"``: part of the release drawn from ``SequentialTrees`` grown down to
+  leaves of two records, which rebuilds some training records whole and puts most of the others
+  a value or two away from one; its donors are not recorded, so ``source_rows`` is empty;
+* ``"attribute leakage through a rare key"``: sound records given the key variables and the
+  sensitive value of training records unique on the keys, so whoever knows such a person's keys
+  reads their sensitive value; the other variables stay synthetic, so no record is a copy.
 
 The sound part is drawn from ``GaussianCopula``, which the kit's rules do not flag on these data
 (the lecturer's key, ``notebooks/capstone_key.ipynb``, checks it on every run). ``SequentialTrees``
-would not do: on this training sample it copies about 1% of its records exactly and is itself read
-as a risk by the rules of lessons 01 and 05.
+with its default leaves would not do: on this training sample it copies about 1% of its records
+exactly and is itself read as a risk by the rules of lessons 01 and 05.
 
 The bundled release (``data/capstone/release.csv``, ``make_release(None)``) is 1,700 sound records
 and 300 noisy copies. For a class, :func:`write_release` writes each student's own variant (leak
@@ -48,7 +54,16 @@ N_RECORDS = 2000
 #: The sound generator of every release.
 SOUND_GENERATOR = "GaussianCopula"
 #: The kinds of leak and the range of leaked records each variant draws from (inclusive).
-LEAKS = {"noisy copies": (100, 400), "exact copies of rare records": (20, 60)}
+LEAKS = {
+    "noisy copies": (100, 400),
+    "exact copies of rare records": (20, 60),
+    "over-fitted generator": (100, 400),
+    "attribute leakage through a rare key": (20, 60),
+}
+#: Records per leaf of the over-fitted generator: two, so each value is drawn from one of two donors.
+OVERFITTED_LEAF = 2
+#: The longest student name :func:`write_release` accepts (it becomes part of a file name).
+MAX_NAME_LENGTH = 100
 #: The bundled release: its leak and size.
 BUNDLED = ("noisy copies", 300)
 
@@ -57,8 +72,9 @@ BUNDLED = ("noisy copies", 300)
 class Truth:
     """How a capstone release was made (for the lecturer's key only).
 
-    ``leaked_rows`` are the rows of the release that come from training records, and
-    ``source_rows`` the training rows they come from, in the same order.
+    ``leaked_rows`` are the rows of the release that carry the leak, and ``source_rows`` the
+    training rows they come from, in the same order (empty for an over-fitted generator, whose
+    donors are not recorded).
     """
 
     seed: int | None
@@ -71,7 +87,7 @@ class Truth:
     def describe(self) -> str:
         return (
             f"{N_RECORDS - self.n_leaked:,} records drawn from {self.sound_generator} fitted on the "
-            f"training data, and {self.n_leaked:,} {self.leak} of training records, shuffled together"
+            f"training data, and {self.n_leaked:,} records of the leak ({self.leak}), shuffled together"
         )
 
 
@@ -96,17 +112,31 @@ def variant_seed(*, student: str, secret: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _rare_rows(train: pd.DataFrame) -> np.ndarray:
+    """Rows of ``train`` whose combination of key variables no other training record shares."""
+    keys = load_dataset("adult", with_info=True)[1].keys
+    return np.flatnonzero(~train.duplicated(keys, keep=False).to_numpy())
+
+
 def _leaked_records(train: pd.DataFrame, leak: str, n_leaked: int, rng: np.random.Generator):
-    """``(records, source rows)``: the training records a release leaks."""
+    """``(records, source rows)``: the records of a release that carry the leak."""
     if leak == "noisy copies":
         rows = rng.choice(len(train), size=n_leaked, replace=False)
         chosen = train.iloc[rows].reset_index(drop=True)
         noisy = synth.AdditiveNoise().fit(chosen).sample(n_leaked, random_state=rng)
         return noisy, rows
-    keys = load_dataset("adult", with_info=True)[1].keys
-    rare = np.flatnonzero(~train.duplicated(keys, keep=False).to_numpy())
+    if leak == "over-fitted generator":
+        overfitted = synth.SequentialTrees(min_samples_leaf=OVERFITTED_LEAF).fit(train)
+        return overfitted.sample(n_leaked, random_state=rng), np.array([], dtype=int)
+    rare = _rare_rows(train)
     rows = rng.choice(rare, size=min(n_leaked, len(rare)), replace=False)
-    return train.iloc[rows].reset_index(drop=True), rows
+    exposed = train.iloc[rows].reset_index(drop=True)
+    if leak == "exact copies of rare records":
+        return exposed, rows
+    info = load_dataset("adult", with_info=True)[1]
+    carrier = synth.make(SOUND_GENERATOR).fit(train).sample(len(rows), random_state=rng)
+    revealed = {column: exposed[column].to_numpy() for column in [*info.keys, *info.sensitive]}
+    return carrier.assign(**revealed).astype(train.dtypes.to_dict()), rows
 
 
 def make_release(seed: int | None = None) -> tuple[pd.DataFrame, Truth]:
@@ -152,13 +182,23 @@ def write_release(out_dir, *, student: str, secret: str) -> Path:
     ``student`` and ``secret`` to see it. An existing file of that name is not overwritten.
     """
     seed = variant_seed(student=student, secret=secret)
+    if len(student.strip()) > MAX_NAME_LENGTH:
+        raise PrivlibError(
+            f"`student` is {len(student.strip())} characters long; give a name of at most "
+            f"{MAX_NAME_LENGTH} (it becomes part of the file name)."
+        )
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in student.strip())
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     target = out / f"release_{safe}.csv"
     if target.exists() or target.is_symlink():
         raise PrivlibError(f"{target} already exists; remove it or choose another folder.")
     release, _ = make_release(seed)
-    release.to_csv(target, index=False)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        release.to_csv(target, index=False)
+    except OSError as error:
+        raise PrivlibError(
+            f"cannot write {target}: {error.strerror or error}; choose another folder."
+        ) from None
     logger.info("wrote the capstone release of %s to %s", student, target)
     return target

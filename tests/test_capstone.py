@@ -37,21 +37,61 @@ def test_the_bundled_file_is_the_recipe_and_300_noisy_copies(tables):
     assert (leaked["sex"].astype(str) == sources["sex"].astype(str)).mean() > 0.9
 
 
+STUDENTS = [f"student {i}" for i in range(12)]
+
+
+def _variant_of(leak):
+    """The release and truth of the first of twelve students (phrase "phrase") who drew ``leak``."""
+    for student in STUDENTS:
+        release, truth = capstone.make_release(capstone.variant_seed(student=student, secret="phrase"))
+        if truth.leak == leak:
+            return release, truth
+    pytest.fail(f"none of {len(STUDENTS)} students drew the leak {leak!r}")
+
+
+def _exact_matches(records, train):
+    """How many of ``records`` equal some training record in every variable."""
+    return len(records.astype(str).merge(train.astype(str).drop_duplicates(), how="inner"))
+
+
+def test_there_are_at_least_four_kinds_of_leak():
+    assert len(capstone.LEAKS) >= 4
+
+
 def test_a_variant_of_exact_copies_releases_its_sources_as_they_are(tables):
     train = tables[0]
     keys = pl.dataset_info("adult").keys
-    for student in ("ana", "bo", "cy", "di", "ed", "flo"):
-        release, truth = capstone.make_release(capstone.variant_seed(student=student, secret="phrase"))
-        if truth.leak != "exact copies of rare records":
-            continue
-        leaked = release.iloc[list(truth.leaked_rows)].reset_index(drop=True)
-        sources = train.iloc[list(truth.source_rows)].reset_index(drop=True)
-        pd.testing.assert_frame_equal(leaked, sources, check_dtype=False)
-        unique = ~train.duplicated(keys, keep=False)
-        assert unique.iloc[list(truth.source_rows)].all()
-        assert 20 <= truth.n_leaked <= 60
-        return
-    pytest.fail("none of six students drew the exact-copy leak")
+    release, truth = _variant_of("exact copies of rare records")
+    leaked = release.iloc[list(truth.leaked_rows)].reset_index(drop=True)
+    sources = train.iloc[list(truth.source_rows)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(leaked, sources, check_dtype=False)
+    unique = ~train.duplicated(keys, keep=False)
+    assert unique.iloc[list(truth.source_rows)].all()
+    assert 20 <= truth.n_leaked <= 60
+
+
+def test_a_rare_key_leak_releases_keys_and_sensitive_value_but_no_copy(tables):
+    train = tables[0]
+    info = pl.dataset_info("adult")
+    release, truth = _variant_of("attribute leakage through a rare key")
+    leaked = release.iloc[list(truth.leaked_rows)].reset_index(drop=True)
+    sources = train.iloc[list(truth.source_rows)].reset_index(drop=True)
+    revealed = [*info.keys, *info.sensitive]
+    pd.testing.assert_frame_equal(leaked[revealed], sources[revealed], check_dtype=False)
+    assert (~train.duplicated(info.keys, keep=False)).iloc[list(truth.source_rows)].all()
+    assert _exact_matches(leaked, train) == 0, "the other variables are synthetic, so no leaked row is a copy"
+    assert list(release.dtypes) == list(train.dtypes)
+
+
+def test_an_over_fitted_generator_rebuilds_training_records_the_sound_part_does_not(tables):
+    train = tables[0]
+    release, truth = _variant_of("over-fitted generator")
+    leaked = np.zeros(len(release), dtype=bool)
+    leaked[list(truth.leaked_rows)] = True
+    assert truth.source_rows == () and 100 <= truth.n_leaked <= 400
+    # leaves of two records: a record is rebuilt whole when every draw takes the same donor
+    assert _exact_matches(release[leaked], train) >= 0.05 * truth.n_leaked
+    assert _exact_matches(release[~leaked], train) == 0
 
 
 def test_the_same_student_gets_the_same_release_and_others_differ():
@@ -73,6 +113,19 @@ def test_write_release_writes_the_release_only_and_never_overwrites(tmp_path):
     pd.testing.assert_frame_equal(written.astype(str), expected.astype(str))
     with pytest.raises(PrivlibError, match="already exists"):
         capstone.write_release(tmp_path, student="ana b.", secret="phrase")
+
+
+def test_write_release_refuses_a_name_too_long_for_a_file_in_one_line(tmp_path):
+    with pytest.raises(PrivlibError, match="at most 100") as refused:
+        capstone.write_release(tmp_path, student="a" * 300, secret="phrase")
+    assert "\n" not in str(refused.value) and list(tmp_path.iterdir()) == []
+
+
+def test_write_release_reports_a_folder_it_cannot_create(tmp_path):
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    with pytest.raises(PrivlibError, match="cannot write"):
+        capstone.write_release(blocker / "releases", student="ana", secret="phrase")
 
 
 @pytest.mark.parametrize("bad", [{"student": "", "secret": "x"}, {"student": "a", "secret": None}])
