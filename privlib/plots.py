@@ -557,6 +557,9 @@ VERDICT_STYLE = {
     "not assessable": ("#7F7F7F", "x"),  # grey cross
 }
 
+#: The legend's name for the ring around the measure that decided its family's verdict.
+DECIDING = "decided its family"
+
 #: The forest plot's horizontal range on its normalised scale; points beyond it are drawn at its
 #: edge as an arrow (their value in the measure's own units is printed on the right).
 FOREST_RANGE = (-1.0, 3.0)
@@ -569,8 +572,10 @@ def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
     else 0. With ``d = |threshold - reference|`` and ``s = +1`` when higher values are riskier
     (``-1`` otherwise), the position is ``1 + s (value - threshold) / d``: larger is riskier for
     every measure, the threshold is at 1 whatever its units, and one unit is the distance from
-    the reference to the threshold. ``NaN`` when the threshold is missing or equals the reference
-    (no scale), or the value is missing.
+    the reference to the threshold. A threshold with no margin over its baseline (an exact test:
+    every record beyond chance counts) has ``d = 0``; its unit is then the distance from 0 to the
+    threshold, so 0 stays at 0 and the threshold at 1. ``NaN`` when the value or the threshold is
+    missing, or both the margin and the threshold are 0 (no scale).
 
     Examples
     --------
@@ -580,16 +585,36 @@ def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
     2.0
     >>> forest_position(0.1, threshold=0.2)  # no baseline: the reference is 0
     0.5
+    >>> forest_position(60, threshold=30, baseline=30)  # no margin: from 0 to the threshold
+    2.0
     """
     numbers = [value, threshold, 0.0 if baseline is None else baseline]
     if any(v is None for v in numbers) or not np.isfinite(np.asarray(numbers, dtype="float64")).all():
         return float("nan")
     reference = 0.0 if baseline is None else float(baseline)
-    scale = abs(float(threshold) - reference)
+    scale = abs(float(threshold) - reference) or abs(float(threshold))
     if scale == 0:
         return float("nan")
     sign = 1.0 if higher_is_riskier else -1.0
     return 1.0 + sign * (float(value) - float(threshold)) / scale
+
+
+def forest_points(rows) -> list[tuple[float, bool]]:
+    """Where :func:`plot_verdict_forest` draws each row: its position on the plot's scale,
+    clipped to :data:`FOREST_RANGE` (NaN when it is not drawn), and whether it lies beyond the
+    range (drawn as an arrow at the edge). The figure's alt text is written from these."""
+    low_edge, high_edge = FOREST_RANGE
+    points = []
+    for row in rows:
+        position = forest_position(
+            row.get("value"),
+            threshold=row.get("threshold"),
+            baseline=row.get("baseline"),
+            higher_is_riskier=row.get("higher_is_riskier", True),
+        )
+        beyond = bool(np.isfinite(position)) and not low_edge <= position <= high_edge
+        points.append((float(np.clip(position, low_edge, high_edge)), beyond))
+    return points
 
 
 def _short(value) -> str:
@@ -612,7 +637,7 @@ def _native_text(row: Mapping) -> str:
     return text
 
 
-def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
+def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, deciding=()):
     """Every measure's value and interval against its threshold, coloured by verdict.
 
     One line per measure, grouped by family (in the order the rows give them), each labelled by
@@ -622,10 +647,12 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for a measure without one), **1 is its threshold**, and further right is riskier, whether
     the measure's own risky direction is up or down. One unit is the distance from the baseline
     to the threshold, so a point at 3 lies twice that distance beyond the threshold. The line is
-    the interval, the marker the value; colour and marker shape give the verdict (Okabe-Ito
-    colours, see :data:`VERDICT_STYLE`). The value, interval and threshold in the measure's own
-    units are printed on the right. A point beyond :data:`FOREST_RANGE` is drawn at the edge as
-    an arrow; a measure with no value or no usable threshold is listed with its verdict only.
+    the interval, the marker the value (a measure without an interval is its marker alone);
+    colour and marker shape give the verdict (Okabe-Ito colours, see :data:`VERDICT_STYLE`), and
+    a ring marks the measure that decided its family's verdict. The value, interval and threshold
+    in the measure's own units are printed on the right. A point beyond :data:`FOREST_RANGE` is
+    drawn at the edge as an arrow; a measure with no value or no usable threshold is listed with
+    its verdict only.
 
     Parameters
     ----------
@@ -639,6 +666,8 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         A heading per family key (default: the key, capitalised).
     title : str, optional
         Axes title.
+    deciding : collection of str, optional
+        Keys of the measures that decided their family's verdict (ringed).
 
     Returns
     -------
@@ -647,6 +676,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     rows = [dict(r) for r in rows]
     if not rows:
         raise PrivlibError("`rows` must hold at least one measure record to plot.")
+    deciding = set(deciding)
     for i, row in enumerate(rows):
         missing = [f for f in ("key", "family", "verdict") if f not in row]
         if missing:
@@ -723,7 +753,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
             "baseline": row.get("baseline"),
             "higher_is_riskier": row.get("higher_is_riskier", True),
         }
-        centre = forest_position(row.get("value"), **direction)
+        [(centre, beyond)] = forest_points([row])
         if not np.isfinite(centre):
             continue
         ends = [forest_position(row.get(end), **direction) for end in ("ci_low", "ci_high")]
@@ -737,11 +767,12 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
                 zorder=2,
             )
         seen.add(verdict)
-        if low_edge <= centre <= high_edge:
-            ax.scatter([centre], [y], marker=marker, s=36, color=colour, zorder=3)
-        else:
-            edge, arrow = (high_edge, ">") if centre > high_edge else (low_edge, "<")
-            ax.scatter([edge], [y], marker=arrow, s=48, color=colour, zorder=3)
+        if beyond:
+            marker = ">" if centre >= high_edge else "<"
+        ax.scatter([centre], [y], marker=marker, s=48 if beyond else 36, color=colour, zorder=3)
+        if row["key"] in deciding:
+            ax.scatter([centre], [y], marker="o", s=150, facecolors="none", edgecolors="black", linewidths=1.0, zorder=4)
+            seen.add(DECIDING)
     ax.set_xlim(low_edge - 0.05, high_edge + 0.05)
     ax.set_ylim(-0.7, len(lines) - 0.4)
     ax.set_yticks([])
@@ -758,6 +789,11 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     handles = [
         Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0]) for v in order
     ]
+    if DECIDING in seen:
+        order.append(DECIDING)
+        handles.append(
+            Line2D([], [], linestyle="", marker="o", markersize=10, markerfacecolor="none", color="black")
+        )
     legend = {
         "handles": handles,
         "labels": order,
@@ -772,7 +808,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         xlabel="position from the baseline (0) to the threshold (1), per measure; right of 1 = "
         "beyond the threshold, riskier",
         title=title,
-        legend=legend,
+        legend=legend if handles else None,
     )
     ax.xaxis.label.set_fontsize(8)
     return ax

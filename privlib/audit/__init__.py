@@ -21,6 +21,10 @@ from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
 from privlib.audit.runner import Audit, AuditError, inputs_of, run
 from privlib.audit.spec import AuditSpec
 
+# The report's pages register themselves with the report model (which imports no rendering), so
+# that a report displays and saves wherever privlib.audit is imported.
+import privlib.render.audit  # noqa: E402, F401, I001
+
 __all__ = [
     "CATALOGUE",
     "FAMILIES",
