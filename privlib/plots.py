@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.lines import Line2D
 
 from privlib.errors import PrivlibError
@@ -887,3 +888,245 @@ def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
         title=title,
         legend=dict(loc="lower right", fontsize="small"),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# per-variable fidelity (redacted small multiples)
+# --------------------------------------------------------------------------------------------
+#: Most categories a variable's panel names; the others are pooled as :data:`OTHER`.
+SHOWN_CATEGORIES = 8
+
+#: The label of pooled categories: those beyond :data:`SHOWN_CATEGORIES` and every category with
+#: fewer than :data:`AXIS_RECORDS` real records (a rare category would point at its few people).
+OTHER = "other"
+
+#: Most variables the small multiples show (the first ones, in the table's order).
+SHOWN_VARIABLES = 12
+
+#: The two tables' colours in the fidelity figures (Okabe-Ito blue and orange).
+TABLE_COLOURS = {"real": "#0072B2", "synthetic": "#E69F00"}
+
+
+def _pooled(real: pd.Series, synthetic: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Both columns as text labels in which only the real data's frequent categories keep their
+    name (at most :data:`SHOWN_CATEGORIES`, each with at least :data:`AXIS_RECORDS` real
+    records); the rest, and the synthetic data's categories outside them, read :data:`OTHER`."""
+    labels = [real.astype(object).where(real.notna(), "missing").astype(str)]
+    labels.append(synthetic.astype(object).where(synthetic.notna(), "missing").astype(str))
+    counts = labels[0].value_counts()
+    kept = [c for c in counts.index[:SHOWN_CATEGORIES] if counts[c] >= AXIS_RECORDS]
+    pooled = [text.where(text.isin(kept), OTHER) for text in labels]
+    return pooled[0], pooled[1]
+
+
+def central_range(values: np.ndarray) -> tuple[float, float] | None:
+    """The range of ``values`` (the real data's) with at least :data:`AXIS_RECORDS` records at or
+    beyond each end: an axis limit never shows the smallest or largest value of a confidential
+    column. ``None`` when there are too few values for such a range."""
+    values = values[np.isfinite(values)]
+    if values.size < 3 * AXIS_RECORDS:
+        return None
+    share = AXIS_RECORDS / values.size
+    low = float(np.quantile(values, share, method="higher"))
+    high = float(np.quantile(values, 1 - share, method="lower"))
+    return (low, high) if high > low else None
+
+
+def _numeric_panel(ax, real: np.ndarray, synthetic: np.ndarray) -> bool:
+    """Histograms of both tables on the real data's central range (values beyond it left out),
+    the outermost tick labels pruned; False when the range cannot be shown."""
+    import seaborn as sns
+    from matplotlib.ticker import MaxNLocator
+
+    bounds = central_range(real)
+    if bounds is None:
+        return False
+    frames = [
+        pd.DataFrame({"value": values[(values >= bounds[0]) & (values <= bounds[1])], "table": name})
+        for name, values in (("real", real), ("synthetic", synthetic))
+    ]
+    long = pd.concat(frames, ignore_index=True)
+    sns.histplot(
+        data=long,
+        x="value",
+        hue="table",
+        hue_order=list(TABLE_COLOURS),
+        palette=TABLE_COLOURS,
+        stat="proportion",
+        common_norm=False,
+        element="step",
+        bins=15,
+        binrange=bounds,
+        legend=False,
+        ax=ax,
+    )
+    ax.set_xlim(*bounds)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
+    return True
+
+
+def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
+    """Each named category's share in both tables, side by side (pooled categories last)."""
+    import seaborn as sns
+
+    real, synthetic = _pooled(real, synthetic)
+    order = [c for c in real.value_counts().index if c != OTHER]
+    if (real == OTHER).any() or (synthetic == OTHER).any():
+        order.append(OTHER)
+    shares = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "category": order,
+                    "share": labels.value_counts(normalize=True).reindex(order, fill_value=0.0).to_numpy(),
+                    "table": name,
+                }
+            )
+            for name, labels in (("real", real), ("synthetic", synthetic))
+        ],
+        ignore_index=True,
+    )
+    sns.barplot(
+        data=shares,
+        y="category",
+        x="share",
+        hue="table",
+        hue_order=list(TABLE_COLOURS),
+        palette=TABLE_COLOURS,
+        legend=False,
+        ax=ax,
+    )
+    ax.set_ylabel("")
+    ax.tick_params(axis="y", labelsize=6)
+    for label in ax.get_yticklabels():
+        label.set_parse_math(False)
+
+
+def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
+    """Each variable's distribution in the real and the synthetic data, one small panel each.
+
+    Categorical variables show each category's share in both tables; a category with fewer than
+    :data:`AXIS_RECORDS` real records, and those beyond the :data:`SHOWN_CATEGORIES` most
+    frequent, are pooled as "other". Numeric variables (dates in days) show both tables'
+    histograms on the real data's central range (:func:`central_range`: at least
+    :data:`AXIS_RECORDS` real records lie beyond each end, so no axis shows a minimum or a
+    maximum), the outermost tick labels pruned. At most :data:`SHOWN_VARIABLES` variables, the
+    first ones. Real data in blue, synthetic in orange (Okabe-Ito).
+
+    Parameters
+    ----------
+    real, synthetic : pandas.DataFrame
+        The real (training) data and the synthetic data, with the same columns.
+    kinds : mapping of str to str, optional
+        Each column's kind (:func:`privlib.schema.infer_kinds` by default).
+    ncols : int, default 5
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from privlib.schema import NUMERIC, infer_kinds, numeric_values
+
+    kinds = dict(kinds or infer_kinds(real, name="real"))
+    columns = [c for c in real.columns if c in kinds][:SHOWN_VARIABLES]
+    if not columns:
+        raise PrivlibError("`real` has no column to show.")
+    nrows = -(-len(columns) // ncols)
+    figure, axes = plt.subplots(
+        nrows, ncols, figsize=(7.5, 1.3 * nrows + 0.35), layout="constrained", squeeze=False
+    )
+    for ax, column in zip(axes.flat, columns):
+        if kinds[column] == NUMERIC:
+            shown = _numeric_panel(ax, numeric_values(real[column]), numeric_values(synthetic[column]))
+            if not shown:
+                ax.text(0.5, 0.5, "too few records\nto show", ha="center", va="center", fontsize=7,
+                        transform=ax.transAxes)
+                ax.set_xticks([])
+                ax.set_yticks([])
+        else:
+            _categorical_panel(ax, real[column], synthetic[column])
+        ax.set_title(str(column), fontsize=8, parse_math=False)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.tick_params(labelsize=6)
+    for ax in axes.flat[len(columns):]:
+        ax.set_visible(False)
+    handles = [Line2D([], [], color=colour, linewidth=6) for colour in TABLE_COLOURS.values()]
+    figure.legend(handles, list(TABLE_COLOURS), loc="outside upper center", ncols=2, fontsize=7, frameon=False)
+    return figure
+
+
+def _association_codes(real: pd.DataFrame, synthetic: pd.DataFrame, kinds: Mapping) -> dict:
+    """Each column of both tables as category codes for a contingency table: categories as they
+    are, numbers cut at the real data's quintiles (missing values a level of their own)."""
+    from privlib.schema import NUMERIC, numeric_values
+
+    codes = {}
+    for column in kinds:
+        if kinds[column] == NUMERIC:
+            values = [numeric_values(real[column]), numeric_values(synthetic[column])]
+            finite = values[0][np.isfinite(values[0])]
+            edges = np.unique(np.quantile(finite, [0.2, 0.4, 0.6, 0.8])) if finite.size else np.array([])
+            codes[column] = [np.where(np.isnan(v), -1, np.searchsorted(edges, v)) for v in values]
+        else:
+            both = pd.concat([real[column], synthetic[column]], ignore_index=True).astype(object)
+            levels, _ = pd.factorize(both, use_na_sentinel=True)
+            codes[column] = [levels[: len(real)], levels[len(real) :]]
+    return codes
+
+
+def cramers_v(left: np.ndarray, right: np.ndarray) -> float:
+    """Cramér's V between two coded variables (0 = independent, 1 = one determines the other);
+    NaN when either takes a single value."""
+    from scipy.stats.contingency import association
+
+    table = pd.crosstab(left, right).to_numpy()
+    if min(table.shape) < 2:
+        return float("nan")
+    return float(association(table, method="cramer"))
+
+
+def association_differences(real, synthetic, *, kinds=None) -> pd.DataFrame:
+    """``|V_real - V_synthetic|`` for every pair of variables (Cramér's V, numbers cut at the real
+    data's quintiles), as a symmetric table with an empty diagonal: 0 where the synthetic data
+    keeps a pair's association, up to 1 where it loses or invents it."""
+    from privlib.schema import infer_kinds
+
+    kinds = dict(kinds or infer_kinds(real, name="real"))
+    columns = [c for c in real.columns if c in kinds][:SHOWN_VARIABLES]
+    codes = _association_codes(real, synthetic, {c: kinds[c] for c in columns})
+    out = pd.DataFrame(np.nan, index=columns, columns=columns)
+    for i, a in enumerate(columns):
+        for b in columns[i + 1 :]:
+            gap = abs(cramers_v(codes[a][0], codes[b][0]) - cramers_v(codes[a][1], codes[b][1]))
+            out.loc[a, b] = out.loc[b, a] = gap
+    return out
+
+
+def plot_association_differences(real, synthetic, *, kinds=None, ax=None, title=None):
+    """The pairwise association differences (:func:`association_differences`) as a heatmap, each
+    cell annotated; darker is a larger difference."""
+    import seaborn as sns
+
+    table = association_differences(real, synthetic, kinds=kinds)
+    size = 0.3 * len(table) + 1.2
+    ax = _axes(ax, figsize=(size + 0.9, size))
+    mask = np.triu(np.ones(table.shape, dtype=bool))
+    sns.heatmap(
+        table,
+        mask=mask,
+        vmin=0.0,
+        vmax=max(0.1, float(np.nanmax(table.to_numpy())) if table.notna().any().any() else 0.1),
+        cmap="Oranges",
+        annot=True,
+        fmt=".2f",
+        annot_kws={"fontsize": 6},
+        cbar_kws={"label": "|V real - V synthetic|", "shrink": 0.7},
+        linewidths=0.5,
+        ax=ax,
+    )
+    ax.tick_params(labelsize=7)
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        label.set_parse_math(False)
+    return _finish(ax, title=title)

@@ -31,6 +31,8 @@ __all__ = [
     "figures",
     "measure_tables",
     "report_page_html",
+    "fidelity_sample",
+    "variable_fidelity_html",
 ]
 
 #: The class of the element a report's notebook display sits in; its styles apply inside it only.
@@ -141,3 +143,96 @@ class _Pages:
 
 
 register_pages(_Pages())
+
+
+#: How many random streams fidelity_summary spawns from its seed; the sample's is the last one.
+_FIDELITY_STREAMS = 4
+
+
+def fidelity_sample(
+    train: pd.DataFrame, synthetic: pd.DataFrame, *, max_records: int | str | None, random_state: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The training and synthetic records the fidelity card used: the same seeded samples
+    :func:`privlib.utility.fidelity_summary` draws with ``random_state`` (its last stream, train
+    first), or the whole tables for ``max_records`` ``None`` or ``"all"``."""
+    import numpy as np
+
+    from privlib.utility import _at_most
+
+    if max_records in (None, "all"):
+        return train, synthetic
+    stream = np.random.default_rng(random_state).spawn(_FIDELITY_STREAMS)[-1]
+    return _at_most(train, int(max_records), stream), _at_most(synthetic, int(max_records), stream)
+
+
+def _largest_pairs(differences: pd.DataFrame, shown: int = 3) -> str:
+    pairs = [
+        (differences.iloc[i, j], differences.index[i], differences.columns[j])
+        for i in range(len(differences))
+        for j in range(i)
+        if not math.isnan(differences.iloc[i, j])
+    ]
+    pairs.sort(key=lambda pair: -pair[0])
+    return "; ".join(f"{a} and {b} {gap:.2f}" for gap, a, b in pairs[:shown])
+
+
+def variable_fidelity_html(
+    train: pd.DataFrame, synthetic: pd.DataFrame, *, max_records: int | str | None, random_state: int
+) -> Markup:
+    """Per-variable fidelity on the fidelity card's sample (:func:`fidelity_sample`): the small
+    multiples of each variable's distribution (:func:`privlib.plots.plot_variable_fidelity`) and
+    the pairwise association differences (:func:`privlib.plots.plot_association_differences`),
+    both redacted (no minimum, maximum or rare category of a column), with alt text written from
+    what they show."""
+    import matplotlib.pyplot as plt
+
+    from privlib.plots import (
+        OTHER,
+        SHOWN_VARIABLES,
+        association_differences,
+        plot_association_differences,
+        plot_variable_fidelity,
+    )
+    from privlib.render.audit_pages import FIGURE_STYLE, figure_html
+    from privlib.schema import infer_kinds
+
+    real, fake = fidelity_sample(train, synthetic, max_records=max_records, random_state=random_state)
+    kinds = infer_kinds(real, name="train")
+    shown = list(kinds)[:SHOWN_VARIABLES]
+    named = ", ".join(shown) + (f" (the first {len(shown)} of {len(kinds)})" if len(kinds) > len(shown) else "")
+    with plt.rc_context(FIGURE_STYLE):
+        figure = plot_variable_fidelity(real, fake, kinds=kinds)
+    try:
+        distributions = figure_html(
+            figure,
+            alt=f"Small multiples of the distributions of {named}, real (blue) against synthetic "
+            f"(orange): each category's share, rare categories pooled as '{OTHER}', and histograms of "
+            "numeric variables on their central range.",
+            caption="Each variable in the real (blue) and synthetic (orange) data. Categories with "
+            f"fewer than 10 real records are pooled as '{OTHER}'; numeric variables are drawn on "
+            "their central range, with at least 10 real records beyond each end, so no axis shows "
+            "a column's smallest or largest value.",
+        )
+    finally:
+        plt.close(figure)
+    parts = [distributions]
+    if len(shown) > 1:
+        differences = association_differences(real, fake, kinds=kinds)
+        with plt.rc_context(FIGURE_STYLE):
+            ax = plot_association_differences(real, fake, kinds=kinds)
+        try:
+            parts.append(
+                figure_html(
+                    ax.figure,
+                    alt=f"Heatmap of how much each pair of {len(shown)} variables differs in "
+                    f"association (Cramér's V) between the real and the synthetic data; the largest "
+                    f"differences: {_largest_pairs(differences) or 'none'}.",
+                    caption="Pairwise association, real against synthetic: the absolute difference "
+                    "of Cramér's V (numbers cut at the real data's quintiles). 0 = the pair's "
+                    "association is kept; larger = lost or invented by the generator.",
+                    half=True,
+                )
+            )
+        finally:
+            plt.close(ax.figure)
+    return render_page("audit_variable_fidelity.html.j2", figures=parts)

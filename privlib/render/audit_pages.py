@@ -119,16 +119,11 @@ def _counts_text(counts: Mapping) -> str:
     return " · ".join(parts) if parts else "no measure judged"
 
 
-def _not_run(report: dict, family: str) -> list[str]:
-    """Why measures of ``family`` did not run, one sentence per reason with how many it stopped
-    ("7 measures: no holdout data was given"), the most frequent first."""
-    reasons: dict[str, int] = {}
-    for skipped in report.get("skipped", []):
-        if skipped.get("family") == family:
-            reason = (skipped.get("reason") or "").rstrip(". ")
-            reasons[reason] = reasons.get(reason, 0) + 1
-    ordered = sorted(reasons.items(), key=lambda item: -item[1])
-    return [f"{n} measure{'s' if n > 1 else ''}: {reason}" for reason, n in ordered]
+def _not_run_count(report: dict, family: str) -> str:
+    """How many measures of ``family`` did not run ("2 measures"), or nothing; page 1 leaves
+    their reasons (which may name settings) to the family's section and the appendix."""
+    n = sum(skipped.get("family") == family for skipped in report.get("skipped", []))
+    return f"{n} measure{'s' if n > 1 else ''}" if n else ""
 
 
 #: The verdicts that decide a release (page 1 states the counts of these measures only).
@@ -185,7 +180,7 @@ def _families(report: dict) -> list[dict]:
                 "deciding": _measure_view(deciding) if deciding else None,
                 "findings": _findings(family, measures),
                 "counts_text": _counts_text(family.get("counts") or {}),
-                "not_run": _not_run(report, family.get("family")),
+                "not_run": _not_run_count(report, family.get("family")),
             }
         )
     return views
@@ -395,10 +390,16 @@ def figure_png(figure, *, dpi: int = 150) -> str:
 
 
 def figure_html(
-    figure, *, alt: str, caption: str | None = None, id: str | None = None, heading: str | None = None
+    figure,
+    *,
+    alt: str,
+    caption: str | None = None,
+    id: str | None = None,
+    heading: str | None = None,
+    half: bool = False,
 ) -> Markup:
     """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
-    ``<h2>`` ``heading`` (with the ``id``) when one is given.
+    ``<h2>`` ``heading`` (with the ``id``) when one is given; ``half`` takes half the width.
 
     The alt text is required and must say what the figure shows, not what it is ("Forest plot:
     2 of 14 measures at risk, ..."), so that a screen reader and the PDF's text carry its message.
@@ -406,7 +407,7 @@ def figure_html(
     if not alt or not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
     return render_page(
-        "figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, heading=heading, half=False
+        "figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, heading=heading, half=half
     )
 
 
