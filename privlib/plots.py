@@ -689,7 +689,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.23 * len(lines) + 1.0
+    height = 0.2 * len(lines) + 0.9
     ax = _axes(ax, figsize=(7.5, height))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
@@ -772,7 +772,16 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
             marker = ">" if centre >= high_edge else "<"
         ax.scatter([centre], [y], marker=marker, s=48 if beyond else 36, color=colour, zorder=3)
         if row["key"] in deciding:
-            ax.scatter([centre], [y], marker="o", s=150, facecolors="none", edgecolors="black", linewidths=1.0, zorder=4)
+            ax.scatter(
+                [centre],
+                [y],
+                marker="o",
+                s=150,
+                facecolors="none",
+                edgecolors="black",
+                linewidths=1.0,
+                zorder=4,
+            )
             seen.add(DECIDING)
     ax.set_xlim(low_edge - 0.05, high_edge + 0.05)
     ax.set_ylim(-0.7, len(lines) - 0.4)
@@ -1040,8 +1049,15 @@ def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
         if kinds[column] == NUMERIC:
             shown = _numeric_panel(ax, numeric_values(real[column]), numeric_values(synthetic[column]))
             if not shown:
-                ax.text(0.5, 0.5, "too few records\nto show", ha="center", va="center", fontsize=7,
-                        transform=ax.transAxes)
+                ax.text(
+                    0.5,
+                    0.5,
+                    "too few records\nto show",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    transform=ax.transAxes,
+                )
                 ax.set_xticks([])
                 ax.set_yticks([])
         else:
@@ -1050,10 +1066,12 @@ def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
         ax.set_xlabel("")
         ax.set_ylabel("")
         ax.tick_params(labelsize=6)
-    for ax in axes.flat[len(columns):]:
+    for ax in axes.flat[len(columns) :]:
         ax.set_visible(False)
     handles = [Line2D([], [], color=colour, linewidth=6) for colour in TABLE_COLOURS.values()]
-    figure.legend(handles, list(TABLE_COLOURS), loc="outside upper center", ncols=2, fontsize=7, frameon=False)
+    figure.legend(
+        handles, list(TABLE_COLOURS), loc="outside upper center", ncols=2, fontsize=7, frameon=False
+    )
     return figure
 
 

@@ -24,7 +24,12 @@ from privlib.errors import PrivlibError
 __all__ = ["SDTYPE_KINDS", "IDENTIFIER", "PERSONAL", "is_sdv_metadata", "schema_from_sdv", "left_out_notes"]
 
 #: The kit's kind for each SDV sdtype that describes a variable.
-SDTYPE_KINDS = {"numerical": "numeric", "categorical": "categorical", "boolean": "categorical", "datetime": "date"}
+SDTYPE_KINDS = {
+    "numerical": "numeric",
+    "categorical": "categorical",
+    "boolean": "categorical",
+    "datetime": "date",
+}
 
 #: Why a column is left out: it identifies a record (sdtype ``id``, primary or alternate key).
 IDENTIFIER = "an identifier (SDV sdtype id or key)"
@@ -72,13 +77,15 @@ def schema_from_sdv(document, path) -> dict:
     table = _single_table(document, where)
     columns = table.get("columns") if isinstance(table, Mapping) else None
     if not isinstance(columns, Mapping) or not columns:
-        raise PrivlibError(f"{where} has no `columns`; map each column to {{\"sdtype\": ...}}.")
+        raise PrivlibError(f'{where} has no `columns`; map each column to {{"sdtype": ...}}.')
     alternate = table.get("alternate_keys") or []
     keys = {table.get("primary_key"), *(alternate if isinstance(alternate, list) else [alternate])}
     out = {}
     for column, entry in columns.items():
         if not isinstance(entry, Mapping) or not isinstance(entry.get("sdtype"), str):
-            raise PrivlibError(f"{where}, column {column!r}: give its `sdtype` (numerical, categorical, ...).")
+            raise PrivlibError(
+                f"{where}, column {column!r}: give its `sdtype` (numerical, categorical, ...)."
+            )
         left_out = _why_left_out(str(column), entry, keys)
         out[str(column)] = {
             "kind": None if left_out else SDTYPE_KINDS[entry["sdtype"]],
@@ -87,7 +94,9 @@ def schema_from_sdv(document, path) -> dict:
             "left_out": left_out,
         }
     if all(entry["left_out"] for entry in out.values()):
-        raise PrivlibError(f"{where} leaves every column out (identifiers or personal information); nothing to audit.")
+        raise PrivlibError(
+            f"{where} leaves every column out (identifiers or personal information); nothing to audit."
+        )
     return out
 
 

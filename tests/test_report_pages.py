@@ -187,7 +187,9 @@ def test_every_figure_has_alt_text_that_says_what_it_shows():
         "family). 2 no evidence of risk."
     )
     unplaced = measure("k", "Without a threshold", "attribute", 0.3, None, None, 0.5, None, "not assessable")
-    assert forest_alt_text([unplaced]).endswith("Listed without a point (no threshold or no value): Without a threshold.")
+    assert forest_alt_text([unplaced]).endswith(
+        "Listed without a point (no threshold or no value): Without a threshold."
+    )
     page = audit_page_html(report)
     images = re.findall(r"<img [^>]*>", page)
     assert len(images) == 1 and f'alt="{alt.replace(chr(39), "&#39;")}"' in images[0]

@@ -45,8 +45,10 @@ def _number(value: Any) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def provenance_html(report: AuditReport) -> str:
-    """The provenance as a two-column table."""
+def provenance_html(report: AuditReport) -> Markup:
+    """The provenance as a two-column table: the kit's version, the run's date, each input file
+    with its size and fingerprint, how a params file made the tables, and the notes (the other
+    settings are in the appendix's command that re-runs the audit)."""
     p = report.provenance
     rows: list[tuple[str, Any]] = [
         ("privlib version", p.privlib_version),
@@ -56,11 +58,8 @@ def provenance_html(report: AuditReport) -> str:
     rows += [
         (f"{f.role}: {f.file}", f"{f.rows} rows x {f.columns} columns, SHA-256 {f.sha256}") for f in p.inputs
     ]
-    rows += [
-        (f"setting {name}", json.dumps(value, default=str) if not isinstance(value, str) else value)
-        for name, value in p.spec.items()
-        if value not in (None, [], {})
-    ]
+    if p.spec.get("recipe"):
+        rows.append(("tables made by", json.dumps(p.spec["recipe"], default=str)))
     rows += [("note", note) for note in p.notes]
     return render_page(
         "table.html.j2", columns=["item", "value"], rows=rows, index_name=None, classes="privlib-provenance"
@@ -92,25 +91,27 @@ def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -
 
 
 def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, Any]]:
-    """``(record, result, plot)`` for every computed measure of ``family`` that has a figure."""
+    """``(record, result, plot)`` for every computed measure of ``family`` that has a figure (a
+    report read back from metrics.json has no results to draw, so none)."""
     from privlib.audit.measures import MEASURES
 
     return [
         (m, report.result(m.key), MEASURES[m.measure].plot)
         for m in report.by_family(family)
-        if MEASURES[m.measure].plot is not None
+        if MEASURES[m.measure].plot is not None and report.result(m.key) is not None
     ]
 
 
 def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord, pd.DataFrame]]:
-    """``(record, table)`` for every computed measure of ``family`` whose declaration shows a table."""
+    """``(record, table)`` for every computed measure of ``family`` whose declaration shows a
+    table (none for a report read back from metrics.json, which has no results)."""
     from privlib.audit.measures import MEASURES
 
     shown = []
     for m in report.by_family(family):
-        table = MEASURES[m.measure].table
-        if table is not None:
-            shown.append((m, table(report.result(m.key))))
+        table, result = MEASURES[m.measure].table, report.result(m.key)
+        if table is not None and result is not None:
+            shown.append((m, table(result)))
     return shown
 
 
@@ -199,7 +200,9 @@ def variable_fidelity_html(
     real, fake = fidelity_sample(train, synthetic, max_records=max_records, random_state=random_state)
     kinds = infer_kinds(real, name="train")
     shown = list(kinds)[:SHOWN_VARIABLES]
-    named = ", ".join(shown) + (f" (the first {len(shown)} of {len(kinds)})" if len(kinds) > len(shown) else "")
+    named = ", ".join(shown) + (
+        f" (the first {len(shown)} of {len(kinds)})" if len(kinds) > len(shown) else ""
+    )
     with plt.rc_context(FIGURE_STYLE):
         figure = plot_variable_fidelity(real, fake, kinds=kinds)
     try:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import io
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -432,7 +432,10 @@ def forest_alt_text(measures, deciding=()) -> str:
             continue
         marks = [
             mark
-            for mark, applies in (("beyond the edge", beyond), ("decided its family", m.get("key") in deciding))
+            for mark, applies in (
+                ("beyond the edge", beyond),
+                ("decided its family", m.get("key") in deciding),
+            )
             if applies
         ]
         drawn.setdefault(m.get("verdict") or "not assessable", []).append(
