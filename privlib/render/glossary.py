@@ -1,8 +1,8 @@
 """The audit report's glossary and references, generated from what the report says.
 
-The glossary has one entry per measure the report shows or lists as not run (its title, key and
-what it counts, from the measure's declaration in :mod:`privlib.audit.measures`) and one per
-term of :data:`TERMS` that the report's text uses. The references list each work of
+The glossary has one entry per term of :data:`TERMS` that the report's text uses (the measures'
+own titles, rules and sources, from their declarations in :mod:`privlib.audit.measures`, are in
+the verdict lines and the appendix). The references list each work of
 :data:`REFERENCES` that the report's text cites, one work per entry. Both read the report's text
 (its JSON dump and the fixed sentences of its pages), so a term or work the report does not use
 is left out and one it starts using is listed without editing a page.
@@ -323,31 +323,16 @@ def _text(report: Mapping, extra: str) -> str:
     return " ".join(_strings(report) + [extra])
 
 
-def _measure_entries(report: Mapping) -> list[dict]:
-    """One entry per measure the report shows or lists as not run, from its declaration."""
-    from privlib.audit.measures import MEASURES
-
-    entries, seen = [], set()
-    for record in list(report.get("measures", [])) + list(report.get("skipped", [])):
-        declaration = MEASURES.get(record.get("measure"))
-        if declaration is None or declaration.key in seen:
-            continue
-        seen.add(declaration.key)
-        scope = (getattr(declaration.rule, "scope", "") or "").rstrip(". ")
-        entries.append({"term": declaration.title, "key": declaration.key, "meaning": scope})
-    return entries
-
-
 def glossary_entries(report: Mapping, extra: str = "") -> list[dict]:
-    """The report's measures (title, key, what each counts) and each term of :data:`TERMS`
-    found in the report's text (its dump and ``extra``, the fixed words of its pages)."""
+    """Each term of :data:`TERMS` found in the report's text (its dump, with the measures'
+    titles, readings and rules from their declarations, and ``extra``, the fixed words of its
+    pages)."""
     text = _text(report, extra)
-    terms = [
-        {"term": t.term, "key": "", "meaning": t.meaning}
+    return [
+        {"term": t.term, "meaning": t.meaning}
         for t in TERMS
         if re.search(t.pattern, text, flags=re.IGNORECASE if t.term.islower() else 0)
     ]
-    return terms + _measure_entries(report)
 
 
 def cited_works(report: Mapping, extra: str = "") -> list[str]:
