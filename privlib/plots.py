@@ -1128,8 +1128,8 @@ def plot_association_differences(real, synthetic, *, kinds=None, ax=None, title=
     import seaborn as sns
 
     table = association_differences(real, synthetic, kinds=kinds)
-    size = 0.3 * len(table) + 1.2
-    ax = _axes(ax, figsize=(size + 0.9, size))
+    size = 0.26 * len(table) + 1.0
+    ax = _axes(ax, figsize=(size + 1.4, size))
     mask = np.triu(np.ones(table.shape, dtype=bool))
     sns.heatmap(
         table,

@@ -167,11 +167,14 @@ def fidelity_sample(
 
 
 def _largest_pairs(differences: pd.DataFrame, shown: int = 3) -> str:
+    """The ``shown`` pairs of variables whose association differs most, with the difference."""
+    values = differences.to_numpy(dtype=float)
+    names = [str(c) for c in differences.columns]
     pairs = [
-        (differences.iloc[i, j], differences.index[i], differences.columns[j])
-        for i in range(len(differences))
+        (float(values[i, j]), names[i], names[j])
+        for i in range(len(names))
         for j in range(i)
-        if not math.isnan(differences.iloc[i, j])
+        if not math.isnan(values[i, j])
     ]
     pairs.sort(key=lambda pair: -pair[0])
     return "; ".join(f"{a} and {b} {gap:.2f}" for gap, a, b in pairs[:shown])

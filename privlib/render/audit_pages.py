@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from markupsafe import Markup
 
@@ -47,7 +48,7 @@ SHOWN_DETAILS = 4
 NOT_ASSESSED = "not assessed"
 
 #: The figures' type: DejaVu Sans, the family of the report's text (privlib.render.pdf).
-FIGURE_STYLE = {"font.family": "DejaVu Sans", "font.sans-serif": ["DejaVu Sans"]}
+FIGURE_STYLE: dict[Any, Any] = {"font.family": "DejaVu Sans", "font.sans-serif": ["DejaVu Sans"]}
 
 #: A table's role as the report's sentences name it.
 _TABLE_WORDS = {"train": "training"}
@@ -495,11 +496,14 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
     import matplotlib.pyplot as plt
 
     record = _plain(record)
-    with plt.rc_context(FIGURE_STYLE):
+    with plt.rc_context(FIGURE_STYLE):  # the figure and every text drawn on it
         figure, ax = plt.subplots(figsize=figsize, layout="constrained")
-    try:
-        with plt.rc_context(FIGURE_STYLE):
+        try:
             plot(result, ax)
+        except BaseException:
+            plt.close(figure)
+            raise
+    try:
         drawn = ax.get_title() or "Figure"
         title = record.get("title") or record.get("key", "")
         alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
@@ -517,7 +521,7 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
 
 
 def glossary_html(report, extra: str = "") -> Markup:
-    """The glossary of the report's measures and words, and the works it cites
+    """The glossary of the words the report uses, and the works it cites
     (:mod:`privlib.render.glossary`); ``extra`` is more of the report's text to look for terms in."""
     from privlib.render.glossary import glossary_html as glossary
 
