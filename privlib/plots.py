@@ -689,7 +689,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.2 * len(lines) + 0.9
+    height = 0.18 * len(lines) + 0.9
     ax = _axes(ax, figsize=(7.5, height))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
@@ -916,6 +916,13 @@ SHOWN_VARIABLES = 12
 TABLE_COLOURS = {"real": "#0072B2", "synthetic": "#E69F00"}
 
 
+def _literal(label) -> str:
+    """``label`` as tick-label text that mathtext prints as it is: tick labels are made when the
+    figure is drawn, so a dollar sign in a user's name ("pay_$1k_$") is escaped rather than
+    switched off per label."""
+    return str(label).replace("$", r"\$")
+
+
 def _pooled(real: pd.Series, synthetic: pd.Series) -> tuple[pd.Series, pd.Series]:
     """Both columns as text labels in which only the real data's frequent categories keep their
     name (at most :data:`SHOWN_CATEGORIES`, each with at least :data:`AXIS_RECORDS` real
@@ -986,7 +993,7 @@ def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
         [
             pd.DataFrame(
                 {
-                    "category": order,
+                    "category": [_literal(c) for c in order],
                     "share": labels.value_counts(normalize=True).reindex(order, fill_value=0.0).to_numpy(),
                     "table": name,
                 }
@@ -1007,8 +1014,6 @@ def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
     )
     ax.set_ylabel("")
     ax.tick_params(axis="y", labelsize=6)
-    for label in ax.get_yticklabels():
-        label.set_parse_math(False)
 
 
 def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
@@ -1128,6 +1133,7 @@ def plot_association_differences(real, synthetic, *, kinds=None, ax=None, title=
     import seaborn as sns
 
     table = association_differences(real, synthetic, kinds=kinds)
+    table.index = table.columns = [_literal(c) for c in table.columns]
     size = 0.26 * len(table) + 1.0
     ax = _axes(ax, figsize=(size + 1.4, size))
     mask = np.triu(np.ones(table.shape, dtype=bool))
@@ -1145,6 +1151,4 @@ def plot_association_differences(real, synthetic, *, kinds=None, ax=None, title=
         ax=ax,
     )
     ax.tick_params(labelsize=7)
-    for label in ax.get_xticklabels() + ax.get_yticklabels():
-        label.set_parse_math(False)
     return _finish(ax, title=title)

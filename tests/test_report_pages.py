@@ -13,6 +13,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 from audit_report_fixture import leaky_report, measure
 
@@ -334,3 +335,40 @@ def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
     assert (
         "Nearest-neighbour adversarial accuracy adversarial_accuracy 0.51 no evidence of risk not run" in rows
     )
+
+
+# -- per-variable fidelity ---------------------------------------------------------------------
+def test_the_fidelity_small_multiples_show_no_extreme_value_and_no_rare_category():
+    from privlib.plots import plot_association_differences, plot_variable_fidelity
+
+    rng = np.random.default_rng(4)
+    n = 400
+    real = pd.DataFrame(
+        {
+            "income": np.concatenate([rng.normal(50.0, 10.0, n - 1), [1e6]]),  # one outlier
+            "town": ["Rareville"] * 3 + list(rng.choice(["A", "B"], n - 3)),  # 3 people
+            "pay_$1k_$": rng.choice(["x", "y"], n),
+        }
+    )
+    synthetic = real.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    figure = plot_variable_fidelity(real, synthetic)
+    income, town = figure.axes[0], figure.axes[1]
+    values = np.sort(real["income"].to_numpy())
+    low, high = income.get_xlim()
+    # at least 10 real records lie at or beyond each axis limit, so neither is the min or the max
+    assert (values <= low).sum() >= 10 and (values >= high).sum() >= 10
+    assert low > values[0] and high < values[-1]
+    figure.canvas.draw()
+    assert all(
+        low < tick < high
+        for tick in income.get_xticks()
+        if income.get_xlim()[0] <= tick <= income.get_xlim()[1]
+    )
+    labels = [t.get_text() for t in town.get_yticklabels()]
+    assert "Rareville" not in labels and "other" in labels
+    plt.close(figure)
+    # a dollar sign in a name is text, not mathtext, once drawn
+    ax = plot_association_differences(real, synthetic)
+    ax.figure.canvas.draw()
+    assert r"pay_\$1k_\$" in [t.get_text() for t in ax.get_xticklabels()]
+    plt.close(ax.figure)

@@ -489,7 +489,7 @@ def forest_figure_html(report) -> Markup:
         plt.close(ax.figure)
 
 
-def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
+def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.1)) -> str:
     """One measure's figure (its declaration's ``plot(result, ax)``) as a half-width ``<figure>``,
     with alt text saying what it shows (the plot's title, the measure's name and its reading)
     and the measure's name and key as caption."""
