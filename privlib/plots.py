@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.lines import Line2D
 
 from privlib.errors import PrivlibError
@@ -557,6 +558,9 @@ VERDICT_STYLE = {
     "not assessable": ("#7F7F7F", "x"),  # grey cross
 }
 
+#: The legend's name for the ring around the measure that decided its family's verdict.
+DECIDING = "decided its family"
+
 #: The forest plot's horizontal range on its normalised scale; points beyond it are drawn at its
 #: edge as an arrow (their value in the measure's own units is printed on the right).
 FOREST_RANGE = (-1.0, 3.0)
@@ -569,8 +573,10 @@ def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
     else 0. With ``d = |threshold - reference|`` and ``s = +1`` when higher values are riskier
     (``-1`` otherwise), the position is ``1 + s (value - threshold) / d``: larger is riskier for
     every measure, the threshold is at 1 whatever its units, and one unit is the distance from
-    the reference to the threshold. ``NaN`` when the threshold is missing or equals the reference
-    (no scale), or the value is missing.
+    the reference to the threshold. A threshold with no margin over its baseline (an exact test:
+    every record beyond chance counts) has ``d = 0``; its unit is then the distance from 0 to the
+    threshold, so 0 stays at 0 and the threshold at 1. ``NaN`` when the value or the threshold is
+    missing, or both the margin and the threshold are 0 (no scale).
 
     Examples
     --------
@@ -580,16 +586,36 @@ def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
     2.0
     >>> forest_position(0.1, threshold=0.2)  # no baseline: the reference is 0
     0.5
+    >>> forest_position(60, threshold=30, baseline=30)  # no margin: from 0 to the threshold
+    2.0
     """
     numbers = [value, threshold, 0.0 if baseline is None else baseline]
     if any(v is None for v in numbers) or not np.isfinite(np.asarray(numbers, dtype="float64")).all():
         return float("nan")
     reference = 0.0 if baseline is None else float(baseline)
-    scale = abs(float(threshold) - reference)
+    scale = abs(float(threshold) - reference) or abs(float(threshold))
     if scale == 0:
         return float("nan")
     sign = 1.0 if higher_is_riskier else -1.0
     return 1.0 + sign * (float(value) - float(threshold)) / scale
+
+
+def forest_points(rows) -> list[tuple[float, bool]]:
+    """Where :func:`plot_verdict_forest` draws each row: its position on the plot's scale,
+    clipped to :data:`FOREST_RANGE` (NaN when it is not drawn), and whether it lies beyond the
+    range (drawn as an arrow at the edge). The figure's alt text is written from these."""
+    low_edge, high_edge = FOREST_RANGE
+    points = []
+    for row in rows:
+        position = forest_position(
+            row.get("value"),
+            threshold=row.get("threshold"),
+            baseline=row.get("baseline"),
+            higher_is_riskier=row.get("higher_is_riskier", True),
+        )
+        beyond = bool(np.isfinite(position)) and not low_edge <= position <= high_edge
+        points.append((float(np.clip(position, low_edge, high_edge)), beyond))
+    return points
 
 
 def _short(value) -> str:
@@ -612,7 +638,7 @@ def _native_text(row: Mapping) -> str:
     return text
 
 
-def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
+def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, deciding=()):
     """Every measure's value and interval against its threshold, coloured by verdict.
 
     One line per measure, grouped by family (in the order the rows give them), each labelled by
@@ -622,10 +648,12 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for a measure without one), **1 is its threshold**, and further right is riskier, whether
     the measure's own risky direction is up or down. One unit is the distance from the baseline
     to the threshold, so a point at 3 lies twice that distance beyond the threshold. The line is
-    the interval, the marker the value; colour and marker shape give the verdict (Okabe-Ito
-    colours, see :data:`VERDICT_STYLE`). The value, interval and threshold in the measure's own
-    units are printed on the right. A point beyond :data:`FOREST_RANGE` is drawn at the edge as
-    an arrow; a measure with no value or no usable threshold is listed with its verdict only.
+    the interval, the marker the value (a measure without an interval is its marker alone);
+    colour and marker shape give the verdict (Okabe-Ito colours, see :data:`VERDICT_STYLE`), and
+    a ring marks the measure that decided its family's verdict. The value, interval and threshold
+    in the measure's own units are printed on the right. A point beyond :data:`FOREST_RANGE` is
+    drawn at the edge as an arrow; a measure with no value or no usable threshold is listed with
+    its verdict only.
 
     Parameters
     ----------
@@ -639,6 +667,8 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         A heading per family key (default: the key, capitalised).
     title : str, optional
         Axes title.
+    deciding : collection of str, optional
+        Keys of the measures that decided their family's verdict (ringed).
 
     Returns
     -------
@@ -647,6 +677,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     rows = [dict(r) for r in rows]
     if not rows:
         raise PrivlibError("`rows` must hold at least one measure record to plot.")
+    deciding = set(deciding)
     for i, row in enumerate(rows):
         missing = [f for f in ("key", "family", "verdict") if f not in row]
         if missing:
@@ -658,7 +689,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.23 * len(lines) + 1.0
+    height = 0.18 * len(lines) + 0.9
     ax = _axes(ax, figsize=(7.5, height))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
@@ -723,7 +754,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
             "baseline": row.get("baseline"),
             "higher_is_riskier": row.get("higher_is_riskier", True),
         }
-        centre = forest_position(row.get("value"), **direction)
+        [(centre, beyond)] = forest_points([row])
         if not np.isfinite(centre):
             continue
         ends = [forest_position(row.get(end), **direction) for end in ("ci_low", "ci_high")]
@@ -737,11 +768,21 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
                 zorder=2,
             )
         seen.add(verdict)
-        if low_edge <= centre <= high_edge:
-            ax.scatter([centre], [y], marker=marker, s=36, color=colour, zorder=3)
-        else:
-            edge, arrow = (high_edge, ">") if centre > high_edge else (low_edge, "<")
-            ax.scatter([edge], [y], marker=arrow, s=48, color=colour, zorder=3)
+        if beyond:
+            marker = ">" if centre >= high_edge else "<"
+        ax.scatter([centre], [y], marker=marker, s=48 if beyond else 36, color=colour, zorder=3)
+        if row["key"] in deciding:
+            ax.scatter(
+                [centre],
+                [y],
+                marker="o",
+                s=150,
+                facecolors="none",
+                edgecolors="black",
+                linewidths=1.0,
+                zorder=4,
+            )
+            seen.add(DECIDING)
     ax.set_xlim(low_edge - 0.05, high_edge + 0.05)
     ax.set_ylim(-0.7, len(lines) - 0.4)
     ax.set_yticks([])
@@ -758,6 +799,11 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
     handles = [
         Line2D([], [], linestyle="", marker=VERDICT_STYLE[v][1], color=VERDICT_STYLE[v][0]) for v in order
     ]
+    if DECIDING in seen:
+        order.append(DECIDING)
+        handles.append(
+            Line2D([], [], linestyle="", marker="o", markersize=10, markerfacecolor="none", color="black")
+        )
     legend = {
         "handles": handles,
         "labels": order,
@@ -772,7 +818,7 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None):
         xlabel="position from the baseline (0) to the threshold (1), per measure; right of 1 = "
         "beyond the threshold, riskier",
         title=title,
-        legend=legend,
+        legend=legend if handles else None,
     )
     ax.xaxis.label.set_fontsize(8)
     return ax
@@ -851,3 +897,258 @@ def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
         title=title,
         legend=dict(loc="lower right", fontsize="small"),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# per-variable fidelity (redacted small multiples)
+# --------------------------------------------------------------------------------------------
+#: Most categories a variable's panel names; the others are pooled as :data:`OTHER`.
+SHOWN_CATEGORIES = 8
+
+#: The label of pooled categories: those beyond :data:`SHOWN_CATEGORIES` and every category with
+#: fewer than :data:`AXIS_RECORDS` real records (a rare category would point at its few people).
+OTHER = "other"
+
+#: Most variables the small multiples show (the first ones, in the table's order).
+SHOWN_VARIABLES = 12
+
+#: The two tables' colours in the fidelity figures (Okabe-Ito blue and orange).
+TABLE_COLOURS = {"real": "#0072B2", "synthetic": "#E69F00"}
+
+
+def _literal(label) -> str:
+    """``label`` as tick-label text that mathtext prints as it is: tick labels are made when the
+    figure is drawn, so a dollar sign in a user's name ("pay_$1k_$") is escaped rather than
+    switched off per label."""
+    return str(label).replace("$", r"\$")
+
+
+def _pooled(real: pd.Series, synthetic: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Both columns as text labels in which only the real data's frequent categories keep their
+    name (at most :data:`SHOWN_CATEGORIES`, each with at least :data:`AXIS_RECORDS` real
+    records); the rest, and the synthetic data's categories outside them, read :data:`OTHER`."""
+    labels = [real.astype(object).where(real.notna(), "missing").astype(str)]
+    labels.append(synthetic.astype(object).where(synthetic.notna(), "missing").astype(str))
+    counts = labels[0].value_counts()
+    kept = [c for c in counts.index[:SHOWN_CATEGORIES] if counts[c] >= AXIS_RECORDS]
+    pooled = [text.where(text.isin(kept), OTHER) for text in labels]
+    return pooled[0], pooled[1]
+
+
+def central_range(values: np.ndarray) -> tuple[float, float] | None:
+    """The range of ``values`` (the real data's) with at least :data:`AXIS_RECORDS` records at or
+    beyond each end: an axis limit never shows the smallest or largest value of a confidential
+    column. ``None`` when there are too few values for such a range."""
+    values = values[np.isfinite(values)]
+    if values.size < 3 * AXIS_RECORDS:
+        return None
+    share = AXIS_RECORDS / values.size
+    low = float(np.quantile(values, share, method="higher"))
+    high = float(np.quantile(values, 1 - share, method="lower"))
+    return (low, high) if high > low else None
+
+
+def _numeric_panel(ax, real: np.ndarray, synthetic: np.ndarray) -> bool:
+    """Histograms of both tables on the real data's central range (values beyond it left out),
+    the outermost tick labels pruned; False when the range cannot be shown."""
+    import seaborn as sns
+    from matplotlib.ticker import MaxNLocator
+
+    bounds = central_range(real)
+    if bounds is None:
+        return False
+    frames = [
+        pd.DataFrame({"value": values[(values >= bounds[0]) & (values <= bounds[1])], "table": name})
+        for name, values in (("real", real), ("synthetic", synthetic))
+    ]
+    long = pd.concat(frames, ignore_index=True)
+    sns.histplot(
+        data=long,
+        x="value",
+        hue="table",
+        hue_order=list(TABLE_COLOURS),
+        palette=TABLE_COLOURS,
+        stat="proportion",
+        common_norm=False,
+        element="step",
+        bins=15,
+        binrange=bounds,
+        legend=False,
+        ax=ax,
+    )
+    ax.set_xlim(*bounds)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
+    return True
+
+
+def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
+    """Each named category's share in both tables, side by side (pooled categories last)."""
+    import seaborn as sns
+
+    real, synthetic = _pooled(real, synthetic)
+    order = [c for c in real.value_counts().index if c != OTHER]
+    if (real == OTHER).any() or (synthetic == OTHER).any():
+        order.append(OTHER)
+    shares = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "category": [_literal(c) for c in order],
+                    "share": labels.value_counts(normalize=True).reindex(order, fill_value=0.0).to_numpy(),
+                    "table": name,
+                }
+            )
+            for name, labels in (("real", real), ("synthetic", synthetic))
+        ],
+        ignore_index=True,
+    )
+    sns.barplot(
+        data=shares,
+        y="category",
+        x="share",
+        hue="table",
+        hue_order=list(TABLE_COLOURS),
+        palette=TABLE_COLOURS,
+        legend=False,
+        ax=ax,
+    )
+    ax.set_ylabel("")
+    ax.tick_params(axis="y", labelsize=6)
+
+
+def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
+    """Each variable's distribution in the real and the synthetic data, one small panel each.
+
+    Categorical variables show each category's share in both tables; a category with fewer than
+    :data:`AXIS_RECORDS` real records, and those beyond the :data:`SHOWN_CATEGORIES` most
+    frequent, are pooled as "other". Numeric variables (dates in days) show both tables'
+    histograms on the real data's central range (:func:`central_range`: at least
+    :data:`AXIS_RECORDS` real records lie beyond each end, so no axis shows a minimum or a
+    maximum), the outermost tick labels pruned. At most :data:`SHOWN_VARIABLES` variables, the
+    first ones. Real data in blue, synthetic in orange (Okabe-Ito).
+
+    Parameters
+    ----------
+    real, synthetic : pandas.DataFrame
+        The real (training) data and the synthetic data, with the same columns.
+    kinds : mapping of str to str, optional
+        Each column's kind (:func:`privlib.schema.infer_kinds` by default).
+    ncols : int, default 5
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from privlib.schema import NUMERIC, infer_kinds, numeric_values
+
+    kinds = dict(kinds or infer_kinds(real, name="real"))
+    columns = [c for c in real.columns if c in kinds][:SHOWN_VARIABLES]
+    if not columns:
+        raise PrivlibError("`real` has no column to show.")
+    nrows = -(-len(columns) // ncols)
+    figure, axes = plt.subplots(
+        nrows, ncols, figsize=(7.5, 1.3 * nrows + 0.35), layout="constrained", squeeze=False
+    )
+    for ax, column in zip(axes.flat, columns):
+        if kinds[column] == NUMERIC:
+            shown = _numeric_panel(ax, numeric_values(real[column]), numeric_values(synthetic[column]))
+            if not shown:
+                ax.text(
+                    0.5,
+                    0.5,
+                    "too few records\nto show",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    transform=ax.transAxes,
+                )
+                ax.set_xticks([])
+                ax.set_yticks([])
+        else:
+            _categorical_panel(ax, real[column], synthetic[column])
+        ax.set_title(str(column), fontsize=8, parse_math=False)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.tick_params(labelsize=6)
+    for ax in axes.flat[len(columns) :]:
+        ax.set_visible(False)
+    handles = [Line2D([], [], color=colour, linewidth=6) for colour in TABLE_COLOURS.values()]
+    figure.legend(
+        handles, list(TABLE_COLOURS), loc="outside upper center", ncols=2, fontsize=7, frameon=False
+    )
+    return figure
+
+
+def _association_codes(real: pd.DataFrame, synthetic: pd.DataFrame, kinds: Mapping) -> dict:
+    """Each column of both tables as category codes for a contingency table: categories as they
+    are, numbers cut at the real data's quintiles (missing values a level of their own)."""
+    from privlib.schema import NUMERIC, numeric_values
+
+    codes = {}
+    for column in kinds:
+        if kinds[column] == NUMERIC:
+            values = [numeric_values(real[column]), numeric_values(synthetic[column])]
+            finite = values[0][np.isfinite(values[0])]
+            edges = np.unique(np.quantile(finite, [0.2, 0.4, 0.6, 0.8])) if finite.size else np.array([])
+            codes[column] = [np.where(np.isnan(v), -1, np.searchsorted(edges, v)) for v in values]
+        else:
+            both = pd.concat([real[column], synthetic[column]], ignore_index=True).astype(object)
+            levels, _ = pd.factorize(both, use_na_sentinel=True)
+            codes[column] = [levels[: len(real)], levels[len(real) :]]
+    return codes
+
+
+def cramers_v(left: np.ndarray, right: np.ndarray) -> float:
+    """Cramér's V between two coded variables (0 = independent, 1 = one determines the other);
+    NaN when either takes a single value."""
+    from scipy.stats.contingency import association
+
+    table = pd.crosstab(left, right).to_numpy()
+    if min(table.shape) < 2:
+        return float("nan")
+    return float(association(table, method="cramer"))
+
+
+def association_differences(real, synthetic, *, kinds=None) -> pd.DataFrame:
+    """``|V_real - V_synthetic|`` for every pair of variables (Cramér's V, numbers cut at the real
+    data's quintiles), as a symmetric table with an empty diagonal: 0 where the synthetic data
+    keeps a pair's association, up to 1 where it loses or invents it."""
+    from privlib.schema import infer_kinds
+
+    kinds = dict(kinds or infer_kinds(real, name="real"))
+    columns = [c for c in real.columns if c in kinds][:SHOWN_VARIABLES]
+    codes = _association_codes(real, synthetic, {c: kinds[c] for c in columns})
+    out = pd.DataFrame(np.nan, index=columns, columns=columns)
+    for i, a in enumerate(columns):
+        for b in columns[i + 1 :]:
+            gap = abs(cramers_v(codes[a][0], codes[b][0]) - cramers_v(codes[a][1], codes[b][1]))
+            out.loc[a, b] = out.loc[b, a] = gap
+    return out
+
+
+def plot_association_differences(real, synthetic, *, kinds=None, ax=None, title=None):
+    """The pairwise association differences (:func:`association_differences`) as a heatmap, each
+    cell annotated; darker is a larger difference."""
+    import seaborn as sns
+
+    table = association_differences(real, synthetic, kinds=kinds)
+    table.index = table.columns = [_literal(c) for c in table.columns]
+    size = 0.26 * len(table) + 1.0
+    ax = _axes(ax, figsize=(size + 1.4, size))
+    mask = np.triu(np.ones(table.shape, dtype=bool))
+    sns.heatmap(
+        table,
+        mask=mask,
+        vmin=0.0,
+        vmax=max(0.1, float(np.nanmax(table.to_numpy())) if table.notna().any().any() else 0.1),
+        cmap="Oranges",
+        annot=True,
+        fmt=".2f",
+        annot_kws={"fontsize": 6},
+        cbar_kws={"label": "|V real - V synthetic|", "shrink": 0.7},
+        linewidths=0.5,
+        ax=ax,
+    )
+    ax.tick_params(labelsize=7)
+    return _finish(ax, title=title)

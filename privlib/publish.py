@@ -16,7 +16,9 @@ three steps, each with one promise:
   run killed at any instant (SIGKILL included), sees for each file either the earlier version
   or the new one, never a part. Nothing else in ``--out`` is moved, renamed or deleted, and no
   symbolic link is followed: a link at one of the report's names is replaced itself (a rename
-  acts on the name), and ``--out`` is opened with ``O_NOFOLLOW``.
+  acts on the name), and ``--out`` is opened with ``O_NOFOLLOW``. Every published file gets the
+  mode the user's umask gives a new file (``0o644`` under the usual ``022``), whichever library
+  wrote it in the staging folder, as for any tool.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ logger = logging.getLogger(__name__)
 #: The file inside each staging folder that marks it as the kit's and is locked while its run lives.
 STAGING_MARK = ".privlib-staging"
 
-#: The kinds of staging folder, one per command.
-_STAGING_KINDS = ("audit", "course", "reports")
+#: The kinds of staging folder: one per command, and ``report`` for :meth:`AuditReport.save`.
+_STAGING_KINDS = ("audit", "course", "reports", "report")
 
 
 def _shown(path) -> str:
@@ -66,29 +68,34 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def checked_out(out) -> Path:
-    """``out`` as an absolute path, after the checks that need no writing."""
+def checked_out(out, *, name: str = "--out") -> Path:
+    """``out`` as an absolute path, after the checks that need no writing; messages call it
+    ``name`` (the command line's flag, or a function's argument)."""
+    what = f"`{name}`"
     if out is None or not str(out).strip():
-        raise PrivlibError("`--out` is empty; give the folder the report should be written to.")
+        raise PrivlibError(f"{what} is empty; give the folder the report should be written to.")
     if any(ch in str(out) for ch in "\n\r\0"):
-        raise PrivlibError("`--out` holds a line break or a NUL character; give a plain folder name.")
+        raise PrivlibError(f"{what} holds a line break or a NUL character; give a plain folder name.")
     out = Path(os.path.abspath(os.path.expanduser(str(out))))
     if out.is_symlink():
-        raise PrivlibError(f"`--out` {_shown(out)} is a symbolic link; give a real folder.")
+        raise PrivlibError(f"{what} {_shown(out)} is a symbolic link; give a real folder.")
     if out.exists() and not out.is_dir():
-        raise PrivlibError(f"`--out` {_shown(out)} exists and is not a folder; choose a folder.")
+        raise PrivlibError(
+            f"{what} {_shown(out)} exists and is not a folder; give a folder (the report writes "
+            "its files into it)."
+        )
     if out.is_dir() and os.path.ismount(out):
         raise PrivlibError(
-            f"`--out` {_shown(out)} is a mount point; give a folder inside it (the report is "
-            "staged beside --out and moved in by rename, which cannot cross file systems)."
+            f"{what} {_shown(out)} is a mount point; give a folder inside it (the report is "
+            "staged beside it and moved in by rename, which cannot cross file systems)."
         )
     if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
-        raise PrivlibError(f"`--out` {_shown(out)} is not writable; choose a folder you can write to.")
+        raise PrivlibError(f"{what} {_shown(out)} is not writable; choose a folder you can write to.")
     for parent in out.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise PrivlibError(
-                    f"`--out` {_shown(out)} cannot be made: {_shown(parent)} is a file, not a folder."
+                    f"{what} {_shown(out)} cannot be made: {_shown(parent)} is a file, not a folder."
                 )
             break
     real = Path(os.path.realpath(out))
@@ -96,7 +103,7 @@ def checked_out(out) -> Path:
         if _inside(real, folder) and not (allowed is not None and _inside(real, allowed)):
             where = f"; reports may go to {_shown(allowed)}" if allowed is not None else ""
             raise PrivlibError(
-                f"`--out` {_shown(out)} is inside the kit's own folder {_shown(folder)}, whose "
+                f"{what} {_shown(out)} is inside the kit's own folder {_shown(folder)}, whose "
                 f"shipped files a report would replace; choose a folder outside it{where}."
             )
     return out
@@ -256,13 +263,23 @@ def _check_targets(finished: Path, out_fd: int, files: list[Path], out: Path) ->
             )
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back: the only portable way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def publish(finished: Path, out: Path, own: set[str]) -> None:
     """Move the files of ``finished`` named in ``own`` (folders among them with their contents)
     into ``out``, one ``os.replace`` each; ``out`` is made if it does not exist.
 
     Entries of ``out`` with other names are left as they are. A file at a report's name is
-    replaced (a symbolic link there is replaced itself, never followed).
+    replaced (a symbolic link there is replaced itself, never followed). Each file gets the mode
+    of a new file under the umask, so that all of them share one (a temporary file is made
+    ``0o600`` whatever the umask).
     """
+    file_mode = 0o666 & ~_umask()
     try:
         out.mkdir(exist_ok=True)
         out_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -281,6 +298,7 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
                     with contextlib.suppress(FileExistsError):
                         os.mkdir(str(relative), dir_fd=out_fd)
                 else:
+                    os.chmod(source, file_mode)
                     os.replace(source, str(relative), dst_dir_fd=out_fd)
                     published.append(str(relative))
             except OSError as exc:

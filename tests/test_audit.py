@@ -295,7 +295,9 @@ def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
         train=files["train"], synthetic=[files["synthetic"]], holdout=files["holdout"], seed=3
     )
     report = Audit(inputs, spec, catalogue=(_spec("privacy_loss", "membership", value=0.25),)).run()
-    metrics = json.loads(report.save(tmp_path / "metrics.json").read_text())
+    published = report.save(tmp_path / "out")
+    assert sorted(p.name for p in published.iterdir()) == ["metrics.json", "report.html", "report.pdf"]
+    metrics = json.loads((published / "metrics.json").read_text())
     assert metrics["schema_version"] == "2.0"
     measure = metrics["measures"][0]
     assert measure.pop("seconds") >= 0

@@ -13,6 +13,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 from audit_report_fixture import leaky_report, measure
 
@@ -45,12 +46,18 @@ def test_forest_position_puts_baseline_at_0_and_threshold_at_1_whatever_the_dire
     # three margins (0.15 / 0.05) from the baseline
     assert forest_position(0.35, threshold=0.45, baseline=0.5, higher_is_riskier=False) == pytest.approx(3.0)
     assert forest_position(20.0, threshold=9.0) == pytest.approx(20 / 9)  # no baseline: from 0
-    for broken in (dict(threshold=None), dict(threshold=0.5, baseline=0.5), dict(threshold=float("nan"))):
+    # an exact test with no margin (threshold = baseline): from 0 to the threshold
+    assert forest_position(108.0, threshold=30.0, baseline=30.0) == pytest.approx(1 + 78 / 30)
+    assert forest_position(0.0, threshold=0.004, baseline=0.004) == 0.0
+    for broken in (dict(threshold=None), dict(threshold=0.0, baseline=0.0), dict(threshold=float("nan"))):
         assert np.isnan(forest_position(0.3, **broken))
 
 
 def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour():
     rows = leaky_report()["measures"] + [
+        # an exact test without an interval, its threshold its baseline: drawn as a point at
+        # 1 + (12 - 8) / 8 = 1.5
+        measure("tpr_low_fpr", "TPR at 0.1% FPR", "membership", 12.0, None, None, 8.0, 8.0, "risk"),
         measure(
             "relative_risk_m",
             "Relative membership risk M",
@@ -63,10 +70,13 @@ def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour()
             "not assessable",
         ),
     ]
-    ax = plot_verdict_forest(rows, family_titles={"identity": "Identity disclosure"})
-    points = [(c.get_offsets()[0], c.get_facecolor()[0]) for c in ax.collections]
-    # 3 measures inside the range, 1 drawn as an arrow at the edge, the not assessable one not at all
-    assert len(points) == 4
+    ax = plot_verdict_forest(
+        rows, family_titles={"identity": "Identity disclosure"}, deciding=["identical_match_share"]
+    )
+    filled = [c for c in ax.collections if c.get_facecolor().size]
+    points = [(c.get_offsets()[0], c.get_facecolor()[0]) for c in filled]
+    # 4 measures inside the range, 1 drawn as an arrow at the edge, the not assessable one not at all
+    assert len(points) == 5
     # cap: (0.62 - 0.5) / (0.63 - 0.5); adversarial accuracy: 1 - (0.51 - 0.45) / 0.05 below;
     # dcr_zero_share: (0.004 - 0.003) / 0.01; identical_match_share beyond the range, at 3
     expected = {
@@ -74,9 +84,13 @@ def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour()
         1 - 0.06 / 0.05: "no evidence of risk",
         0.1: "no evidence of risk",
         3.0: "risk",
+        1.5: "risk",
     }
     drawn = sorted((round(float(x), 6), matplotlib.colors.to_hex(colour)) for (x, _), colour in points)
     assert drawn == sorted((round(x, 6), VERDICT_STYLE[v][0].lower()) for x, v in expected.items())
+    # one ring, on the deciding measure, at the edge where its arrow is
+    rings = [c.get_offsets()[0] for c in ax.collections if not c.get_facecolor().size]
+    assert len(rings) == 1 and rings[0][0] == 3.0
     texts = {t.get_text() for t in ax.texts}
     assert {
         "Identity disclosure",
@@ -89,7 +103,7 @@ def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour()
     } <= texts
     assert "0.62 [0.58, 0.66]; threshold 0.63" in texts
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["risk", "inconclusive", "no evidence of risk"]
+    assert legend == ["risk", "inconclusive", "no evidence of risk", "decided its family"]
     plt.close(ax.figure)
 
 
@@ -105,9 +119,9 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     page = decision_html(leaky_report())
     text = _text(page)
     assert "Decision do not release" in text
-    # what is at risk, in counts, then the deciding measure by its human name
+    # the verdict and the deciding measure by its human name
     assert (
-        "Identity disclosure : risk 200 training records copied. Deciding: Exact copies of training "
+        "Identity disclosure : risk Deciding: Exact copies of training "
         "records 0.2 (95% interval 0.17 to 0.23); risk above 0.011."
     ) in text
     assert "Attribute disclosure : inconclusive" in text
@@ -120,10 +134,12 @@ def test_decision_page_states_the_decision_and_every_family_in_plain_words():
     report = leaky_report()
     unkeyed = dict(report["skipped"][0], family="attribute", reason="no keys were given")
     report["skipped"] += [dict(unkeyed, key="k1"), dict(unkeyed, key="k2")]
-    assert "Not run: 2 measures: no keys were given." in _text(decision_html(report))
-    # one card per family, with the records at risk
+    # page 1 counts them; their reasons (which may name settings) are in the family's section
+    assert "2 measures not run (see its section)." in _text(decision_html(report))
+    assert "no keys were given" not in _text(decision_html(report))
+    # one card per family, with the records at risk beside the verdict of the measure counting them
     assert page.count('class="privlib-card"') == 3
-    assert "200 training records copied" in text
+    assert "risk 200 training records copied identical_match_share" in text
     # user text is escaped, never markup
     assert "&lt;leaky&gt;" in page and "<leaky>" not in page
 
@@ -164,11 +180,16 @@ def test_appendix_has_the_decision_rule_each_rule_and_what_did_not_run():
 
 def test_every_figure_has_alt_text_that_says_what_it_shows():
     report = leaky_report()
-    alt = forest_alt_text(report["measures"])
+    alt = forest_alt_text(report["measures"], ["identical_match_share", "cap[income]"])
     assert alt == (
         "Forest plot of 4 measures, each drawn between its baseline (0) and its threshold (1), "
-        "further right being riskier: 1 risk (Exact copies of training records), 1 inconclusive "
-        "(Correct attribution probability (income)), 2 no evidence of risk."
+        "further right being riskier. 1 risk: Exact copies of training records (beyond the edge, "
+        "decided its family). 1 inconclusive: Correct attribution probability (income) (decided its "
+        "family). 2 no evidence of risk."
+    )
+    unplaced = measure("k", "Without a threshold", "attribute", 0.3, None, None, 0.5, None, "not assessable")
+    assert forest_alt_text([unplaced]).endswith(
+        "Listed without a point (no threshold or no value): Without a threshold."
     )
     page = audit_page_html(report)
     images = re.findall(r"<img [^>]*>", page)
@@ -183,7 +204,7 @@ def test_the_page_has_a_table_of_contents_and_prints_to_a_short_pdf(tmp_path):
 
     page = audit_page_html(leaky_report())
     links = re.findall(r'<a href="#([a-z]+)">', page)
-    assert links == ["decision", "fidelity", "forest", "verdicts", "appendix"]
+    assert links == ["decision", "fidelity", "forest", "verdicts", "appendix", "glossary"]
     assert all(f'id="{anchor}"' in page for anchor in links)
     (tmp_path / "report.html").write_text(page, encoding="utf-8")
     render_pdf(tmp_path / "report.html", tmp_path / "report.pdf")
@@ -294,6 +315,7 @@ def test_each_reading_is_written_once_in_its_familys_section():
         "family-attribute",
         "family-membership",
         "appendix",
+        "glossary",
     ]
 
 
@@ -313,3 +335,40 @@ def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
     assert (
         "Nearest-neighbour adversarial accuracy adversarial_accuracy 0.51 no evidence of risk not run" in rows
     )
+
+
+# -- per-variable fidelity ---------------------------------------------------------------------
+def test_the_fidelity_small_multiples_show_no_extreme_value_and_no_rare_category():
+    from privlib.plots import plot_association_differences, plot_variable_fidelity
+
+    rng = np.random.default_rng(4)
+    n = 400
+    real = pd.DataFrame(
+        {
+            "income": np.concatenate([rng.normal(50.0, 10.0, n - 1), [1e6]]),  # one outlier
+            "town": ["Rareville"] * 3 + list(rng.choice(["A", "B"], n - 3)),  # 3 people
+            "pay_$1k_$": rng.choice(["x", "y"], n),
+        }
+    )
+    synthetic = real.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    figure = plot_variable_fidelity(real, synthetic)
+    income, town = figure.axes[0], figure.axes[1]
+    values = np.sort(real["income"].to_numpy())
+    low, high = income.get_xlim()
+    # at least 10 real records lie at or beyond each axis limit, so neither is the min or the max
+    assert (values <= low).sum() >= 10 and (values >= high).sum() >= 10
+    assert low > values[0] and high < values[-1]
+    figure.canvas.draw()
+    assert all(
+        low < tick < high
+        for tick in income.get_xticks()
+        if income.get_xlim()[0] <= tick <= income.get_xlim()[1]
+    )
+    labels = [t.get_text() for t in town.get_yticklabels()]
+    assert "Rareville" not in labels and "other" in labels
+    plt.close(figure)
+    # a dollar sign in a name is text, not mathtext, once drawn
+    ax = plot_association_differences(real, synthetic)
+    ax.figure.canvas.draw()
+    assert r"pay_\$1k_\$" in [t.get_text() for t in ax.get_xticklabels()]
+    plt.close(ax.figure)

@@ -13,6 +13,9 @@ The audit notebook ``reports/privacy_audit.ipynb`` calls :func:`run`; :mod:`priv
 executes it and renders the report.
 """
 
+# The report's pages register themselves with the report model (which imports no rendering), so
+# that a report displays and saves wherever privlib.audit is imported.
+import privlib.render.audit  # noqa: F401
 from privlib.audit.catalogue import FAMILIES, MeasureSpec
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
 from privlib.audit.measures import CATALOGUE, MEASURES

@@ -18,6 +18,7 @@ from privlib.audit.metadata import apply_schema, read_schema
 from privlib.datasets import frame_like, read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
+from privlib.sdv_metadata import left_out_notes
 
 __all__ = ["MIN_ROWS", "AuditInputs", "load_audit_inputs", "sha256", "file_labels"]
 
@@ -230,7 +231,7 @@ def load_audit_inputs(
 
     schema = read_schema(schema) if schema is not None else None
     train_df = _read(train_source[0][1], "train", schema=schema)
-    synthetic_dfs, notes = {}, []
+    synthetic_dfs, notes = {}, left_out_notes(schema)
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
         synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)

@@ -13,6 +13,10 @@ before any measure runs::
 
 A value that does not fit (text in a numeric column, a number outside its range, a category not
 listed, a date that cannot be read) is refused with the column and a count, never the value.
+
+SDV's single-table metadata (``--schema metadata.json``) is accepted too and read by
+:mod:`privlib.sdv_metadata`: its identifier and personal-information columns are left out of
+every table.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import pandas as pd
 
 from privlib.audit.yamlfile import read_yaml
 from privlib.errors import PrivlibError
+from privlib.sdv_metadata import is_sdv_metadata, schema_from_sdv
 
 __all__ = ["KINDS", "read_schema", "apply_schema"]
 
@@ -31,8 +36,11 @@ KINDS = ("numeric", "categorical", "date")
 
 
 def read_schema(path) -> dict:
-    """Read and check a metadata file; returns ``{column: {"kind", "categories", "range"}}``."""
+    """Read and check a metadata file; returns ``{column: {"kind", "categories", "range"}}``
+    (and ``left_out``, why a column takes no part, for SDV metadata)."""
     spec = read_yaml(path, "schema file", "--schema")
+    if is_sdv_metadata(spec):
+        return schema_from_sdv(spec, path)
     if set(spec) != {"columns"} or not isinstance(spec["columns"], dict) or not spec["columns"]:
         raise PrivlibError(
             f"schema file {str(path)!r} must hold one field, `columns`, mapping column names to "
@@ -73,12 +81,16 @@ def read_schema(path) -> dict:
 
 
 def apply_schema(frame: pd.DataFrame, schema: dict, label: str) -> pd.DataFrame:
-    """``frame`` with the schema's kinds, after checking every value against the schema."""
+    """``frame`` with the schema's kinds, after checking every value against the schema, and
+    without the columns the schema leaves out."""
     missing = [c for c in schema if c not in frame.columns]
     if missing:
         raise PrivlibError(f"the schema names column(s) {missing} that `{label}` lacks.")
-    out = frame.copy()
+    left_out = [column for column, entry in schema.items() if entry.get("left_out")]
+    out = frame.drop(columns=left_out)
     for column, entry in schema.items():
+        if column in left_out:
+            continue
         values = out[column]
         present = values.notna()
         if entry["kind"] == "numeric":

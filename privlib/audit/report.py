@@ -4,6 +4,10 @@ HTML, PDF, the notebook display and ``metrics.json`` all come from it: ``metrics
 JSON dump (:meth:`AuditReport.to_json`), validated by the JSON Schema the package ships
 (``privlib/audit/metrics.schema.json``, :func:`metrics_schema`). The per-record arrays a figure
 needs stay on the Python object (:meth:`AuditReport.result`) and never reach the JSON.
+
+The model imports no rendering: :mod:`privlib.render.audit` imports the model and registers its
+pages here (:func:`register_pages`), so the notebook display (:meth:`AuditReport._repr_html_`) and
+:meth:`AuditReport.save` find them, and neither module needs the other to load.
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 import typing
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
+from privlib.errors import PrivlibError
+from privlib.publish import checked_out, publish, staging
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 
 __all__ = [
@@ -32,6 +38,8 @@ __all__ = [
     "InputFile",
     "Provenance",
     "AuditReport",
+    "ReportPages",
+    "register_pages",
     "metrics_schema",
     "comparable_metrics",
 ]
@@ -67,6 +75,43 @@ Decision = Literal[
     "no evidence of risk at the strength of these attacks",
     "not assessable",
 ]
+
+
+#: The files :meth:`AuditReport.save` can write, by format.
+REPORT_FILES: Final = {"json": "metrics.json", "html": "report.html", "pdf": "report.pdf"}
+
+
+class ReportPages(Protocol):
+    """What rendering provides the report (:mod:`privlib.render.audit` registers it)."""
+
+    def display(self, report: AuditReport) -> str:
+        """The report's display in a notebook: a fragment with its own scoped styles."""
+        ...
+
+    def page(self, report: AuditReport) -> str:
+        """The whole report as one self-contained HTML page."""
+        ...
+
+    def pdf(self, html_file: Path, target: Path) -> Path:
+        """The page ``html_file`` printed to the PDF ``target``."""
+        ...
+
+
+_pages: ReportPages | None = None
+
+
+def register_pages(pages: ReportPages) -> None:
+    """Make ``pages`` the rendering of every report (called once, by :mod:`privlib.render.audit`)."""
+    global _pages
+    _pages = pages
+
+
+def _registered_pages() -> ReportPages:
+    if _pages is None:
+        raise PrivlibError(
+            "no report rendering is registered; import privlib.audit (which loads privlib.render.audit)."
+        )
+    return _pages
 
 
 class _Frozen(BaseModel):
@@ -229,25 +274,41 @@ class AuditReport(_Frozen):
         """metrics.json: the report as JSON (NaN and infinities as null)."""
         return json.dumps(self.model_dump(mode="json"), indent=indent, allow_nan=False, default=str) + "\n"
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write :meth:`to_json` to ``path`` atomically: into a new file beside it, then renamed
-        over it, so a reader sees the old file or the new one, and a symbolic link at ``path`` is
-        replaced, never followed."""
-        path = Path(path)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(self.to_json())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return path
+    def save(self, folder: str | os.PathLike, formats: Iterable[str] = ("json", "html", "pdf")) -> Path:
+        """Publish the report into ``folder`` as the command line does: metrics.json (``"json"``),
+        report.html (``"html"``) and report.pdf (``"pdf"``, which needs the report extra).
+
+        The folder is made if it does not exist; a path that is a file, a symbolic link or inside
+        the kit's own folders is refused with a :class:`~privlib.errors.PrivlibError` before anything
+        is written. Each file is written in a private folder beside ``folder`` and moved in by one
+        rename, so a reader sees the earlier file or the new one, never a part; other files in
+        ``folder`` are left alone (:mod:`privlib.publish`). Returns the folder.
+        """
+        formats = tuple(formats)
+        unknown = sorted(set(formats) - set(REPORT_FILES))
+        if unknown or not formats:
+            raise PrivlibError(
+                f"`formats` {unknown or 'is empty'}: give one or more of {list(REPORT_FILES)}."
+            )
+        out = checked_out(folder, name="folder")
+        pages = _registered_pages() if {"html", "pdf"} & set(formats) else None
+        with staging(out, "report") as stage:
+            (stage / REPORT_FILES["json"]).write_text(self.to_json(), encoding="utf-8")
+            if pages is not None:
+                (stage / REPORT_FILES["html"]).write_text(pages.page(self), encoding="utf-8")
+                if "pdf" in formats:
+                    pages.pdf(stage / REPORT_FILES["html"], stage / REPORT_FILES["pdf"])
+            publish(stage, out, {REPORT_FILES[f] for f in formats})
+        return out
 
     def _repr_html_(self) -> str:
-        from privlib.render.audit import summary_html
+        """The decision page and the verdict lines, with the kit's styles scoped to them."""
+        return _registered_pages().display(self)
 
-        return summary_html(self)
+    def __dir__(self) -> list[str]:
+        """The report's fields and its own methods, not the many of pydantic's model."""
+        own = [name for name in vars(type(self)) if not name.startswith("_")]
+        return sorted(set(type(self).model_fields) | set(own) | {"model_dump", "model_dump_json"})
 
 
 def metrics_schema() -> dict[str, Any]:

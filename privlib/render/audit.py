@@ -3,23 +3,40 @@ provenance; the pages built from the report's data alone are in :mod:`privlib.re
 
 Every fragment comes from a jinja2 template with autoescape (:func:`privlib.render.render_page`):
 a column name, a category or a title from the user's files is always text, never markup. The audit
-notebook displays these fragments; :meth:`AuditReport._repr_html_` shows :func:`summary_html`.
+notebook displays these fragments.
+
+This module imports the report model, never the other way round: it registers its pages with
+the model (:func:`privlib.audit.report.register_pages`), so that :meth:`AuditReport._repr_html_`
+shows :func:`summary_html` and :meth:`AuditReport.save` writes :func:`report_page_html` and its PDF.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
-from privlib.render.pages import render_page
+from privlib.audit.report import AuditReport, MeasureRecord, register_pages
+from privlib.render.pages import render_page, scoped_stylesheet
 
-if TYPE_CHECKING:
-    from privlib.audit.report import AuditReport, MeasureRecord
+__all__ = [
+    "DISPLAY_SCOPE",
+    "provenance_html",
+    "summary_html",
+    "table_html",
+    "figures",
+    "measure_tables",
+    "report_page_html",
+    "fidelity_sample",
+    "variable_fidelity_html",
+]
 
-__all__ = ["provenance_html", "summary_html", "table_html", "figures", "measure_tables"]
+#: The class of the element a report's notebook display sits in; its styles apply inside it only.
+DISPLAY_SCOPE = "privlib-report"
 
 
 def _number(value: Any) -> str:
@@ -28,8 +45,10 @@ def _number(value: Any) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def provenance_html(report: AuditReport) -> str:
-    """The provenance as a two-column table."""
+def provenance_html(report: AuditReport) -> Markup:
+    """The provenance as a two-column table: the kit's version, the run's date, each input file
+    with its size and fingerprint, how a params file made the tables, and the notes (the other
+    settings are in the appendix's command that re-runs the audit)."""
     p = report.provenance
     rows: list[tuple[str, Any]] = [
         ("privlib version", p.privlib_version),
@@ -39,23 +58,27 @@ def provenance_html(report: AuditReport) -> str:
     rows += [
         (f"{f.role}: {f.file}", f"{f.rows} rows x {f.columns} columns, SHA-256 {f.sha256}") for f in p.inputs
     ]
-    rows += [
-        (f"setting {name}", json.dumps(value, default=str) if not isinstance(value, str) else value)
-        for name, value in p.spec.items()
-        if value not in (None, [], {})
-    ]
+    if p.spec.get("recipe"):
+        rows.append(("tables made by", json.dumps(p.spec["recipe"], default=str)))
     rows += [("note", note) for note in p.notes]
     return render_page(
         "table.html.j2", columns=["item", "value"], rows=rows, index_name=None, classes="privlib-provenance"
     )
 
 
-def summary_html(report: AuditReport) -> str:
+def summary_html(report: AuditReport) -> Markup:
     """The decision page and the verdict lines (:mod:`privlib.render.audit_pages`): a report's
-    display in a notebook."""
+    display in a notebook, inside an element that carries the kit's styles scoped to it
+    (:func:`privlib.render.pages.scoped_stylesheet`), so that chips, cards and colours survive
+    JupyterLab's theme and change nothing else on the page."""
     from privlib.render.audit_pages import decision_html, verdict_lines_html
 
-    return decision_html(report) + verdict_lines_html(report)
+    return render_page(
+        "scoped.html.j2",
+        scope=DISPLAY_SCOPE,
+        css=scoped_stylesheet(f".{DISPLAY_SCOPE}"),
+        body=decision_html(report) + verdict_lines_html(report),
+    )
 
 
 def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -> str:
@@ -68,23 +91,154 @@ def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -
 
 
 def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, Any]]:
-    """``(record, result, plot)`` for every computed measure of ``family`` that has a figure."""
+    """``(record, result, plot)`` for every computed measure of ``family`` that has a figure (a
+    report read back from metrics.json has no results to draw, so none)."""
     from privlib.audit.measures import MEASURES
 
     return [
         (m, report.result(m.key), MEASURES[m.measure].plot)
         for m in report.by_family(family)
-        if MEASURES[m.measure].plot is not None
+        if MEASURES[m.measure].plot is not None and report.result(m.key) is not None
     ]
 
 
 def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord, pd.DataFrame]]:
-    """``(record, table)`` for every computed measure of ``family`` whose declaration shows a table."""
+    """``(record, table)`` for every computed measure of ``family`` whose declaration shows a
+    table (none for a report read back from metrics.json, which has no results)."""
     from privlib.audit.measures import MEASURES
 
     shown = []
     for m in report.by_family(family):
-        table = MEASURES[m.measure].table
-        if table is not None:
-            shown.append((m, table(report.result(m.key))))
+        table, result = MEASURES[m.measure].table, report.result(m.key)
+        if table is not None and result is not None:
+            shown.append((m, table(result)))
     return shown
+
+
+def report_page_html(report: AuditReport) -> Markup:
+    """The whole report as one page (:func:`privlib.render.audit_pages.audit_page_html`) with
+    each family's tables and figures, which need the report's results."""
+    from privlib.render.audit_pages import audit_page_html, measure_figure_html
+
+    extras = {}
+    for finding in report.families:
+        shown = [table_html(table.round(3)) for _, table in measure_tables(report, finding.family)]
+        shown += [measure_figure_html(*drawn) for drawn in figures(report, finding.family)]
+        extras[finding.family] = Markup("").join(shown)
+    return audit_page_html(report, family_extras=extras)
+
+
+class _Pages:
+    """The report's pages, as :class:`privlib.audit.report.ReportPages` asks."""
+
+    def display(self, report: AuditReport) -> str:
+        return str(summary_html(report))
+
+    def page(self, report: AuditReport) -> str:
+        return str(report_page_html(report))
+
+    def pdf(self, html_file: Path, target: Path) -> Path:
+        from privlib.render.pdf import render_pdf
+
+        return render_pdf(html_file, target)
+
+
+register_pages(_Pages())
+
+
+#: How many random streams fidelity_summary spawns from its seed; the sample's is the last one.
+_FIDELITY_STREAMS = 4
+
+
+def fidelity_sample(
+    train: pd.DataFrame, synthetic: pd.DataFrame, *, max_records: int | str | None, random_state: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The training and synthetic records the fidelity card used: the same seeded samples
+    :func:`privlib.utility.fidelity_summary` draws with ``random_state`` (its last stream, train
+    first), or the whole tables for ``max_records`` ``None`` or ``"all"``."""
+    import numpy as np
+
+    from privlib.utility import _at_most
+
+    if max_records in (None, "all"):
+        return train, synthetic
+    stream = np.random.default_rng(random_state).spawn(_FIDELITY_STREAMS)[-1]
+    return _at_most(train, int(max_records), stream), _at_most(synthetic, int(max_records), stream)
+
+
+def _largest_pairs(differences: pd.DataFrame, shown: int = 3) -> str:
+    """The ``shown`` pairs of variables whose association differs most, with the difference."""
+    values = differences.to_numpy(dtype=float)
+    names = [str(c) for c in differences.columns]
+    pairs = [
+        (float(values[i, j]), names[i], names[j])
+        for i in range(len(names))
+        for j in range(i)
+        if not math.isnan(values[i, j])
+    ]
+    pairs.sort(key=lambda pair: -pair[0])
+    return "; ".join(f"{a} and {b} {gap:.2f}" for gap, a, b in pairs[:shown])
+
+
+def variable_fidelity_html(
+    train: pd.DataFrame, synthetic: pd.DataFrame, *, max_records: int | str | None, random_state: int
+) -> Markup:
+    """Per-variable fidelity on the fidelity card's sample (:func:`fidelity_sample`): the small
+    multiples of each variable's distribution (:func:`privlib.plots.plot_variable_fidelity`) and
+    the pairwise association differences (:func:`privlib.plots.plot_association_differences`),
+    both redacted (no minimum, maximum or rare category of a column), with alt text written from
+    what they show."""
+    import matplotlib.pyplot as plt
+
+    from privlib.plots import (
+        OTHER,
+        SHOWN_VARIABLES,
+        association_differences,
+        plot_association_differences,
+        plot_variable_fidelity,
+    )
+    from privlib.render.audit_pages import FIGURE_STYLE, figure_html
+    from privlib.schema import infer_kinds
+
+    real, fake = fidelity_sample(train, synthetic, max_records=max_records, random_state=random_state)
+    kinds = infer_kinds(real, name="train")
+    shown = list(kinds)[:SHOWN_VARIABLES]
+    named = ", ".join(shown) + (
+        f" (the first {len(shown)} of {len(kinds)})" if len(kinds) > len(shown) else ""
+    )
+    with plt.rc_context(FIGURE_STYLE):
+        figure = plot_variable_fidelity(real, fake, kinds=kinds)
+    try:
+        distributions = figure_html(
+            figure,
+            alt=f"Small multiples of the distributions of {named}, real (blue) against synthetic "
+            f"(orange): each category's share, rare categories pooled as '{OTHER}', and histograms of "
+            "numeric variables on their central range.",
+            caption="Each variable in the real (blue) and synthetic (orange) data. Categories with "
+            f"fewer than 10 real records are pooled as '{OTHER}'; numeric variables are drawn on "
+            "their central range, with at least 10 real records beyond each end, so no axis shows "
+            "a column's smallest or largest value.",
+        )
+    finally:
+        plt.close(figure)
+    parts = [distributions]
+    if len(shown) > 1:
+        differences = association_differences(real, fake, kinds=kinds)
+        with plt.rc_context(FIGURE_STYLE):
+            ax = plot_association_differences(real, fake, kinds=kinds)
+        try:
+            parts.append(
+                figure_html(
+                    ax.figure,
+                    alt=f"Heatmap of how much each pair of {len(shown)} variables differs in "
+                    f"association (Cramér's V) between the real and the synthetic data; the largest "
+                    f"differences: {_largest_pairs(differences) or 'none'}.",
+                    caption="Pairwise association, real against synthetic: the absolute difference "
+                    "of Cramér's V (numbers cut at the real data's quintiles). 0 = the pair's "
+                    "association is kept; larger = lost or invented by the generator.",
+                    half=True,
+                )
+            )
+        finally:
+            plt.close(ax.figure)
+    return render_page("audit_variable_fidelity.html.j2", figures=parts)

@@ -12,9 +12,13 @@ output of the kit's own templates (:class:`markupsafe.Markup`), never as user te
 from __future__ import annotations
 
 import base64
+import html
 import io
+import json
 import math
+import re
 from collections.abc import Mapping
+from typing import Any
 
 from markupsafe import Markup
 
@@ -32,6 +36,8 @@ __all__ = [
     "forest_alt_text",
     "measure_figure_html",
     "audit_page_html",
+    "glossary_html",
+    "rerun_command",
     "NOT_ASSESSED",
 ]
 
@@ -40,6 +46,12 @@ SHOWN_DETAILS = 4
 
 #: The verdict of a family none of whose measures could run.
 NOT_ASSESSED = "not assessed"
+
+#: The figures' type: DejaVu Sans, the family of the report's text (privlib.render.pdf).
+FIGURE_STYLE: dict[Any, Any] = {"font.family": "DejaVu Sans", "font.sans-serif": ["DejaVu Sans"]}
+
+#: A table's role as the report's sentences name it.
+_TABLE_WORDS = {"train": "training"}
 
 
 def _plain(report) -> dict:
@@ -108,16 +120,50 @@ def _counts_text(counts: Mapping) -> str:
     return " · ".join(parts) if parts else "no measure judged"
 
 
-def _not_run(report: dict, family: str) -> list[str]:
-    """Why measures of ``family`` did not run, one sentence per reason with how many it stopped
-    ("7 measures: no holdout data was given"), the most frequent first."""
-    reasons: dict[str, int] = {}
-    for skipped in report.get("skipped", []):
-        if skipped.get("family") == family:
-            reason = (skipped.get("reason") or "").rstrip(". ")
-            reasons[reason] = reasons.get(reason, 0) + 1
-    ordered = sorted(reasons.items(), key=lambda item: -item[1])
-    return [f"{n} measure{'s' if n > 1 else ''}: {reason}" for reason, n in ordered]
+def _not_run_count(report: dict, family: str) -> str:
+    """How many measures of ``family`` did not run ("2 measures"), or nothing; page 1 leaves
+    their reasons (which may name settings) to the family's section and the appendix."""
+    n = sum(skipped.get("family") == family for skipped in report.get("skipped", []))
+    return f"{n} measure{'s' if n > 1 else ''}" if n else ""
+
+
+#: The verdicts that decide a release (page 1 states the counts of these measures only).
+DECIDING_VERDICTS = ("risk", "inconclusive")
+
+#: The verbs of a count's phrase in the singular ("1 training record has ...").
+_SINGULAR_VERBS = {"have": "has", "are": "is"}
+
+
+def _counted(count: int, what: str) -> str:
+    """``count`` and ``what`` (a plural phrase, "training records have ..."), in the singular
+    for a count of one: "records" and the first verb after it."""
+    words = what.split(" ")
+    if count == 1 and "records" in words:
+        noun = words.index("records")
+        words[noun] = "record"
+        verb = next((i for i in range(noun + 1, len(words)) if words[i] in _SINGULAR_VERBS), None)
+        if verb is not None:
+            words[verb] = _SINGULAR_VERBS[words[verb]]
+    return f"{count} {' '.join(words)}"
+
+
+def _findings(family: Mapping, measures: Mapping) -> list[dict]:
+    """The family's counts of records at risk from measures whose verdict decides (risk or
+    inconclusive), each with that verdict and, for a measure run per variable, the variable."""
+    shown = []
+    for item in family.get("at_risk", []):
+        record = measures.get(item.get("key")) or {}
+        verdict = record.get("verdict")
+        if verdict in DECIDING_VERDICTS and item.get("count"):
+            shown.append(
+                {
+                    "key": item.get("key", ""),
+                    "verdict": verdict,
+                    "target": record.get("target"),
+                    "text": _counted(int(item["count"]), item.get("what", "")),
+                }
+            )
+    return shown
 
 
 def _families(report: dict) -> list[dict]:
@@ -130,23 +176,28 @@ def _families(report: dict) -> list[dict]:
                 "key": family.get("family", ""),
                 "name": family.get("title") or str(family.get("family", "")).capitalize(),
                 "verdict": family.get("verdict") or NOT_ASSESSED,
-                "at_risk_sentence": "; ".join(
-                    f"{item.get('count')} {item.get('what', '')}".strip()
-                    for item in family.get("at_risk", [])
-                    if item.get("count")
-                ),
                 "reason": family.get("reason"),
                 "how_to_assess": family.get("how_to_assess"),
                 "deciding": _measure_view(deciding) if deciding else None,
-                "at_risk": [
-                    {"count": item.get("count"), "what": item.get("what", ""), "key": item.get("key", "")}
-                    for item in family.get("at_risk", [])
-                ],
+                "findings": _findings(family, measures),
                 "counts_text": _counts_text(family.get("counts") or {}),
-                "not_run": _not_run(report, family.get("family")),
+                "not_run": _not_run_count(report, family.get("family")),
             }
         )
     return views
+
+
+def _inputs_line(report: dict) -> str:
+    """The files audited with their row counts, and the date: one line."""
+    provenance = report.get("provenance") or {}
+    files = []
+    for item in provenance.get("inputs", []):
+        role = _TABLE_WORDS.get(item.get("role"), item.get("role", ""))
+        rows = item.get("rows")
+        counted = f", {rows:,} rows" if isinstance(rows, int) else ""
+        files.append(f"{item.get('file', '')} ({role}{counted})")
+    created = str(provenance.get("created") or "")[:10]
+    return " · ".join(files + ([f"audited {created}"] if created else []))
 
 
 def _family_titles(report: dict) -> dict:
@@ -154,9 +205,14 @@ def _family_titles(report: dict) -> dict:
 
 
 def decision_html(report) -> Markup:
-    """Page 1: the decision, one plain-words line and a card per family (not assessed ones too)."""
+    """Page 1: the files audited on one line, the decision, one plain-words line per family (its
+    verdict, the deciding measure, or why it was not assessed) and a card per family with the
+    counts of records at risk from the measures that decide (risk or inconclusive), each beside
+    its verdict and variable."""
     report = _plain(report)
-    return render_page("audit_decision.html.j2", report=report, families=_families(report))
+    return render_page(
+        "audit_decision.html.j2", report=report, families=_families(report), inputs=_inputs_line(report)
+    )
 
 
 def verdict_lines_html(report) -> Markup:
@@ -176,10 +232,6 @@ def verdict_lines_html(report) -> Markup:
             groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
     confidence = _level(measures[0]) if measures else "95%"
     return render_page("audit_verdicts.html.j2", groups=groups, confidence=confidence)
-
-
-#: A table's role as the report's sentences name it.
-_TABLE_WORDS = {"train": "training"}
 
 
 def fidelity_html(report) -> Markup:
@@ -294,7 +346,41 @@ def appendix_html(report) -> Markup:
         report=report,
         measures=[_measure_view(m) for m in report.get("measures", [])],
         skipped=skipped,
+        rerun=rerun_command(report),
+        sampled=bool((report.get("fidelity") or {}).get("records"))
+        and any(r["used"] < r["of"] for r in report["fidelity"]["records"]),
     )
+
+
+#: Settings of the spec that are not command-line flags (how a params file made its tables).
+_NOT_FLAGS = ("recipe", "title")
+
+
+def rerun_command(report) -> str:
+    """The command line that repeats the audit on the same files with the same settings: the
+    report's input files by name and each setting that was given, as ``--flag value``."""
+    report = _plain(report)
+    provenance = report.get("provenance") or {}
+    files: dict[str, list[str]] = {}
+    for item in provenance.get("inputs", []):
+        files.setdefault(item.get("role", ""), []).append(str(item.get("file", "")))
+    parts = ["privlib audit"]
+    for role in ("train", "synthetic", "holdout"):
+        if files.get(role):
+            parts.append(f"--{role} {' '.join(files[role])}")
+    for name, value in (provenance.get("spec") or {}).items():
+        if name in _NOT_FLAGS or value in (None, [], {}, False):
+            continue
+        flag = f"--{name.replace('_', '-')}"
+        if value is True:
+            parts.append(flag)
+        elif isinstance(value, list):
+            parts.append(f"{flag} {' '.join(str(v) for v in value)}")
+        elif isinstance(value, dict):
+            parts.append(f"{flag} '{json.dumps(value)}'")
+        else:
+            parts.append(f"{flag} {value}")
+    return " ".join(parts + ["--out FOLDER"])
 
 
 def figure_png(figure, *, dpi: int = 150) -> str:
@@ -305,10 +391,16 @@ def figure_png(figure, *, dpi: int = 150) -> str:
 
 
 def figure_html(
-    figure, *, alt: str, caption: str | None = None, id: str | None = None, heading: str | None = None
+    figure,
+    *,
+    alt: str,
+    caption: str | None = None,
+    id: str | None = None,
+    heading: str | None = None,
+    half: bool = False,
 ) -> Markup:
     """One figure as ``<figure>`` with an embedded PNG, its alt text and caption, under an
-    ``<h2>`` ``heading`` (with the ``id``) when one is given.
+    ``<h2>`` ``heading`` (with the ``id``) when one is given; ``half`` takes half the width.
 
     The alt text is required and must say what the figure shows, not what it is ("Forest plot:
     2 of 14 measures at risk, ..."), so that a screen reader and the PDF's text carry its message.
@@ -316,32 +408,60 @@ def figure_html(
     if not alt or not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
     return render_page(
-        "figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, heading=heading, half=False
+        "figure.html.j2", png=figure_png(figure), alt=alt, caption=caption, id=id, heading=heading, half=half
     )
 
 
-def forest_alt_text(measures) -> str:
-    """The forest figure's message in words: how many measures, which ones at risk or inconclusive."""
-    measures = list(measures)
-    by_verdict: dict[str, list[str]] = {}
-    for m in measures:
-        by_verdict.setdefault(m.get("verdict") or "not assessable", []).append(m.get("title") or m.get("key"))
+def _deciding_keys(report: Mapping) -> list[str]:
+    return [f["deciding"] for f in report.get("families", []) if f.get("deciding")]
+
+
+def forest_alt_text(measures, deciding=()) -> str:
+    """The forest figure's message in words, written from where the figure draws each measure
+    (:func:`privlib.plots.forest_points`): how many are drawn, each verdict with the measures
+    at risk or inconclusive by name (those beyond the edge and those that decided their family
+    said so), and the measures listed without a point."""
+    from privlib.plots import forest_points
+
+    measures, deciding = list(measures), set(deciding)
+    drawn: dict[str, list[str]] = {}
+    listed = []
+    for m, (position, beyond) in zip(measures, forest_points(measures)):
+        name = m.get("title") or m.get("key")
+        if not math.isfinite(position):
+            listed.append(name)
+            continue
+        marks = [
+            mark
+            for mark, applies in (
+                ("beyond the edge", beyond),
+                ("decided its family", m.get("key") in deciding),
+            )
+            if applies
+        ]
+        drawn.setdefault(m.get("verdict") or "not assessable", []).append(
+            f"{name}{' (' + ', '.join(marks) + ')' if marks else ''}"
+        )
     parts = []
     for verdict in ("risk", "inconclusive", "no evidence of risk", "not assessable"):
-        names = by_verdict.get(verdict, [])
-        if not names:
-            continue
-        listed = f" ({'; '.join(names)})" if verdict in ("risk", "inconclusive") else ""
-        parts.append(f"{len(names)} {verdict}{listed}")
-    return (
-        f"Forest plot of {len(measures)} measures, each drawn between its baseline (0) and its threshold "
-        f"(1), further right being riskier: {', '.join(parts)}."
+        names = drawn.get(verdict, [])
+        if names:
+            named = f": {'; '.join(names)}" if verdict in DECIDING_VERDICTS else ""
+            parts.append(f"{len(names)} {verdict}{named}")
+    count = sum(len(names) for names in drawn.values())
+    text = (
+        f"Forest plot of {count} measures, each drawn between its baseline (0) and its threshold (1), "
+        f"further right being riskier. {'. '.join(parts)}."
     )
+    if listed:
+        text += f" Listed without a point (no threshold or no value): {'; '.join(listed)}."
+    return text
 
 
 def forest_figure_html(report) -> Markup:
-    """The forest plot of every measure (:func:`privlib.plots.plot_verdict_forest`) as a figure
-    with alt text and caption; nothing when no measure was computed."""
+    """The forest plot of every measure (:func:`privlib.plots.plot_verdict_forest`, the deciding
+    measure of each family ringed) as a figure with alt text and caption; nothing when no
+    measure was computed."""
     import matplotlib.pyplot as plt
 
     from privlib.plots import plot_verdict_forest
@@ -350,32 +470,40 @@ def forest_figure_html(report) -> Markup:
     measures = report.get("measures", [])
     if not measures:
         return Markup("")
-    ax = plot_verdict_forest(measures, family_titles=_family_titles(report))
+    deciding = _deciding_keys(report)
+    with plt.rc_context(FIGURE_STYLE):
+        ax = plot_verdict_forest(measures, family_titles=_family_titles(report), deciding=deciding)
     try:
         return figure_html(
             ax.figure,
-            alt=forest_alt_text(measures),
+            alt=forest_alt_text(measures, deciding),
             id="forest",
             heading="Every measure against its threshold",
-            caption="Each line is a measure's interval and the marker "
-            "its value, placed so that 0 is the measure's baseline (what chance gives) and 1 its "
-            "threshold: right of the dashed line is beyond the threshold. The measure's own numbers "
-            "are on the right.",
+            caption="Each marker is a measure's value and its line the measure's interval (a "
+            "measure without one is its marker alone), placed so that 0 is the measure's baseline "
+            "(what chance gives) and 1 its threshold: right of the dashed line is beyond the "
+            "threshold. A ring marks the measure that decided its family's verdict. The measure's "
+            "own numbers are on the right.",
         )
     finally:
         plt.close(ax.figure)
 
 
-def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
+def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.1)) -> str:
     """One measure's figure (its declaration's ``plot(result, ax)``) as a half-width ``<figure>``,
     with alt text saying what it shows (the plot's title, the measure's name and its reading)
     and the measure's name and key as caption."""
     import matplotlib.pyplot as plt
 
     record = _plain(record)
-    figure, ax = plt.subplots(figsize=figsize, layout="constrained")
+    with plt.rc_context(FIGURE_STYLE):  # the figure and every text drawn on it
+        figure, ax = plt.subplots(figsize=figsize, layout="constrained")
+        try:
+            plot(result, ax)
+        except BaseException:
+            plt.close(figure)
+            raise
     try:
-        plot(result, ax)
         drawn = ax.get_title() or "Figure"
         title = record.get("title") or record.get("key", "")
         alt = f"{drawn}, for {title}. {record.get('reading') or ''}".strip()
@@ -392,12 +520,26 @@ def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.4)) -> str:
         plt.close(figure)
 
 
-def audit_page_html(report) -> Markup:
+def glossary_html(report, extra: str = "") -> Markup:
+    """The glossary of the words the report uses, and the works it cites
+    (:mod:`privlib.render.glossary`); ``extra`` is more of the report's text to look for terms in."""
+    from privlib.render.glossary import glossary_html as glossary
+
+    return glossary(_plain(report), extra)
+
+
+def _text_of(*fragments: Markup) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(f))) for f in fragments)
+
+
+def audit_page_html(report, *, family_extras: Mapping | None = None) -> Markup:
     """The whole audit as one self-contained HTML page with a sticky table of contents: the
     decision, the fidelity card, the forest figure, the verdict lines, the readings of each
-    family and the appendix (without the measures' own figures, which need the results'
-    per-record arrays: the audit notebook adds them)."""
+    family (followed by ``family_extras[family]``, the kit's own fragments of its tables and
+    figures, when given: they need the results' per-record arrays), the appendix and the
+    glossary with the references."""
     report = _plain(report)
+    extras = dict(family_extras or {})
     entries = [
         ("decision", "Decision"),
         ("fidelity", "Fidelity"),
@@ -408,17 +550,24 @@ def audit_page_html(report) -> Markup:
         (f"family-{f.get('family')}", f.get("title") or str(f.get("family")).capitalize())
         for f in report.get("families", [])
     ]
-    entries.append(("appendix", "Appendix"))
+    entries += [("appendix", "Appendix"), ("glossary", "Glossary")]
     if not report.get("measures"):
         entries.remove(("forest", "All measures"))
+    sections = {
+        "decision": decision_html(report),
+        "fidelity": fidelity_html(report),
+        "forest": forest_figure_html(report),
+        "verdicts": verdict_lines_html(report),
+        "readings": Markup("").join(
+            readings_html(report, f.get("family")) + extras.get(f.get("family"), Markup(""))
+            for f in report.get("families", [])
+        ),
+        "appendix": appendix_html(report),
+    }
     return render_page(
         "audit_report.html.j2",
         title=report.get("title", "Privacy audit"),
         entries=entries,
-        decision=decision_html(report),
-        forest=forest_figure_html(report),
-        verdicts=verdict_lines_html(report),
-        fidelity=fidelity_html(report),
-        readings=readings_html(report),
-        appendix=appendix_html(report),
+        glossary=glossary_html(report, _text_of(*sections.values())),
+        **sections,
     )
