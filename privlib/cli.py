@@ -76,15 +76,64 @@ def _thresholds(text: str) -> dict:
     return value
 
 
-def _sample_size(text: str) -> int | str:
-    if text == "all":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--fidelity-sample must be a number of records or 'all', got {text[:40]!r}"
-        ) from None
+def _number_or(word: str, flag: str):
+    """The argument type of a setting that is a whole number or the one ``word``."""
+
+    def convert(text: str) -> int | str:
+        if text == word:
+            return text
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{flag} must be a whole number or {word!r}, got {text[:40]!r}"
+            ) from None
+
+    return convert
+
+
+#: Flags of the spec's settings kept under their earlier names too (users' scripts use them).
+_ALIASES = {"schema_file": ("--schema",)}
+
+#: The argument form of each JSON type of a spec field.
+_SCALARS = {"integer": int, "number": float, "string": str}
+
+
+def _spec_argument(name: str, schema: dict) -> dict:
+    """``add_argument`` keywords for the spec field ``name`` of JSON schema ``schema``: its type
+    (numbers parsed as numbers, lists as several words, a JSON object for a mapping), its help
+    text (the field's description)."""
+    flag = "--" + name.replace("_", "-")
+    kinds = [k for k in schema.get("anyOf", [schema]) if k.get("type") != "null"]
+    types = [k.get("type") for k in kinds]
+    words = [k["const"] for k in kinds if "const" in k]
+    keywords: dict = {"help": schema.get("description", "")}
+    if types == ["boolean"]:
+        keywords["action"] = "store_true"
+        keywords["default"] = None  # left out: the spec's default
+    elif types == ["array"]:
+        keywords["nargs"] = "+"
+    elif types == ["object"]:
+        keywords["type"] = _thresholds
+    elif words:
+        keywords["type"] = _number_or(words[0], flag)
+        keywords["metavar"] = "N"
+    else:
+        keywords["type"] = _SCALARS[types[0]]
+    if "default" in schema and not isinstance(schema["default"], bool) and schema["default"] is not None:
+        keywords["help"] += f" (default {schema['default']})"
+    return keywords
+
+
+def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per setting of :class:`privlib.audit.AuditSpec`, named after it (dashes for
+    underscores), with its description as the help text."""
+    from privlib.audit.spec import AuditSpec, user_settings
+
+    properties = AuditSpec.model_json_schema()["properties"]
+    for name in user_settings():
+        flags = ["--" + name.replace("_", "-"), *_ALIASES.get(name, ())]
+        parser.add_argument(*flags, dest=name, **_spec_argument(name, properties[name]))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,54 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "notebook, report.html, report.pdf and metrics.json into --out.",
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
-    audit.add_argument("--train", help="CSV or Parquet file of the training (confidential) data")
-    audit.add_argument("--synthetic", nargs="+", help="one or several CSV or Parquet files of synthetic data")
-    audit.add_argument("--holdout", help="CSV or Parquet file of real records the generator never saw")
-    audit.add_argument(
-        "--population-size", type=int, help="size N of the population the training data came from"
-    )
-    audit.add_argument(
-        "--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)"
-    )
-    audit.add_argument(
-        "--sensitive",
-        nargs="+",
-        help="sensitive variables an adversary wants to learn (spaces or commas between names)",
-    )
-    audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
-    audit.add_argument("--title", help="title of the report")
-    audit.add_argument(
-        "--thresholds",
-        type=_thresholds,
-        help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
-        "(the keys of privlib.thresholds.REGISTRY)",
-    )
-    audit.add_argument(
-        "--allow-new-categories",
-        action="store_true",
-        help="accept synthetic or holdout categories that look recoded (they are still reported)",
-    )
-    audit.add_argument(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)",
-    )
-    audit.add_argument(
-        "--targeted-attack",
-        metavar="GENERATOR",
-        help="also run the shadow-model attack, refitting this generator (a privlib.synth "
-        "name such as SequentialTrees, or module:Class with fit/sample); slow",
-    )
-    audit.add_argument(
-        "--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)"
-    )
-    audit.add_argument(
-        "--fidelity-sample",
-        type=_sample_size,
-        metavar="N",
-        help="most records per table the fidelity figures use, a seeded sample beyond it "
-        "(default 100000; 'all' for every record); the privacy measures always use every record",
-    )
+    _add_spec_arguments(audit)
     audit.add_argument(
         "--fail-on",
         choices=sorted(FAIL_ON),
@@ -241,24 +243,13 @@ def _audit(args) -> int:
         raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
     if args.params is not None and (args.train or args.synthetic or args.holdout):
         raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
+    from privlib.audit.spec import user_settings
+
     pipeline.run_audit(
         out=args.out,
         params=args.params,
-        train=args.train,
-        synthetic=args.synthetic,
-        holdout=args.holdout,
-        population_size=args.population_size,
-        keys=args.keys,
-        sensitive=args.sensitive,
-        seed=args.seed,
-        title=args.title,
-        thresholds=args.thresholds,
-        allow_new_categories=args.allow_new_categories,
-        schema=args.schema,
-        dask_scheduler=args.dask_scheduler,
-        targeted_attack=args.targeted_attack,
-        fidelity_sample=args.fidelity_sample,
         progress=not _quiet(args),
+        **{name: getattr(args, name) for name in user_settings()},
     )
     out = Path(args.out)
     logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from privlib.audit import AuditSpec, inputs_of, materialise, read_params
+from privlib.audit.spec import TABLE_FIELDS, user_settings
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
@@ -137,31 +138,70 @@ def _require_report_extra() -> None:
         )
 
 
-#: Seconds a Dask scheduler has to answer before an audit refuses to start.
+#: Seconds a Dask scheduler has to answer (connection and handshake) before an audit refuses to
+#: start.
 SCHEDULER_TIMEOUT = 10
 
 
 def _require_dask(address: str) -> None:
-    """Refuse, before any work, a Dask scheduler that the dask extra or the network cannot reach
-    within :data:`SCHEDULER_TIMEOUT` seconds."""
+    """Refuse, before any work, a Dask scheduler that the dask extra cannot reach, or that does
+    not complete Dask's handshake within :data:`SCHEDULER_TIMEOUT` seconds.
+
+    distributed's ``Client`` waits without limit for the handshake of a server that accepts the
+    connection and never answers (an HTTP server, say), so the handshake is tried here with
+    distributed's own ``connect`` under a deadline, and no ``Client`` is made in this process
+    (none is left to time out after the exit)."""
+    import asyncio
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
-    from distributed import Client
+    from distributed.comm import connect
 
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=SCHEDULER_TIMEOUT), SCHEDULER_TIMEOUT)
+        await comm.close()
+
+    shown = repr(address[:200])
     # distributed logs every failed attempt to connect; the refusal below says it once.
     quiet = logging.getLogger("distributed")
     level, quiet.level = quiet.level, logging.CRITICAL
     try:
-        Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False).close()
-    except Exception as exc:  # a bad address (ValueError, TypeError) or no answer (OSError)
+        asyncio.run(handshake())
+    except asyncio.TimeoutError:  # connected, but no Dask handshake came back
         raise PrivlibError(
-            f"the Dask scheduler {address!r} did not answer within {SCHEDULER_TIMEOUT} s "
-            f"({type(exc).__name__}); check the address and that the scheduler runs."
+            f"the Dask scheduler {shown} gave no answer within {SCHEDULER_TIMEOUT} s: it is not a "
+            "Dask scheduler, or it is too busy to answer; check the address (tcp://HOST:PORT)."
+        ) from None
+    except (ValueError, TypeError) as exc:  # an unknown scheme or a malformed address
+        raise PrivlibError(
+            f"--dask-scheduler {shown} is not an address the kit can connect to "
+            f"({type(exc).__name__}); give tcp://HOST:PORT (TLS needs credentials the kit does not take)."
+        ) from None
+    except OSError as exc:  # refused, unreachable, or closed during the handshake
+        raise PrivlibError(
+            f"the Dask scheduler {shown} gave no answer ({type(exc).__name__}): nothing listens "
+            "there, or it is not a Dask scheduler; check the address and that the scheduler runs."
+        ) from None
+    except Exception as exc:  # an answer that is not Dask's handshake
+        raise PrivlibError(
+            f"{shown} is not a Dask scheduler (its answer is not Dask's handshake: "
+            f"{type(exc).__name__}); check the address and port."
         ) from None
     finally:
         quiet.level = level
+
+
+def _check_report_names(out: Path, names) -> None:
+    """Refuse, before any work, an output folder holding a folder at a name the report writes a
+    file to: publishing would fail there after the whole run."""
+    for name in names:
+        target = out / name
+        if target.is_dir() and not target.is_symlink():
+            raise PrivlibError(
+                f"`--out` {str(out)!r} holds a folder named {name!r}, where the report writes a "
+                "file; move or rename that folder, or choose another --out."
+            )
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
@@ -264,8 +304,6 @@ def params_file(dataset: str) -> Path:
 # --------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------
-#: Settings a params file may give, beside how its tables are made or where they are.
-_PARAMS_SETTINGS = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
 #: Fields of a bundled-dataset params file that say how its tables are made.
 _RECIPE_FIELDS = ("dataset", "n_train", "n_holdout", "synthesizers")
 
@@ -279,7 +317,8 @@ def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
     recipe = None
     if params is not None:
         found = read_params(params)
-        values = {name: found[name] for name in _PARAMS_SETTINGS if found.get(name) is not None} | values
+        settings = set(user_settings()) - set(TABLE_FIELDS)
+        values = {name: found[name] for name in settings if found.get(name) is not None} | values
         if "dataset" in found:
             recipe = {name: found[name] for name in _RECIPE_FIELDS if name in found}
             # the tables do not exist yet: the params file stands in for them while the settings
@@ -316,32 +355,14 @@ def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
     )
 
 
-def run_audit(
-    *,
-    out,
-    train=None,
-    synthetic=None,
-    holdout=None,
-    population_size=None,
-    keys=None,
-    sensitive=None,
-    seed: int | None = None,
-    title: str | None = None,
-    thresholds: dict | None = None,
-    attack_share: float | None = None,
-    params=None,
-    allow_new_categories: bool | None = None,
-    schema=None,
-    dask_scheduler: str | None = None,
-    targeted_attack: str | None = None,
-    fidelity_sample: int | str | None = None,
-    progress: bool = True,
-) -> Path:
+def run_audit(*, out, params=None, progress: bool = True, schema=None, **settings) -> Path:
     """Run the privacy audit and write its report into ``out``.
 
-    Give either the file arguments (``train``, ``synthetic``, ...) or ``params``, a YAML file
-    (see :func:`privlib.audit.read_params`); values in the file are used where the arguments
-    are left at ``None``. The defaults are those of :class:`privlib.audit.AuditSpec`.
+    Give either the tables (``train``, ``synthetic``, ``holdout``) or ``params``, a YAML file
+    (see :func:`privlib.audit.read_params`); ``settings`` are those of
+    :class:`privlib.audit.AuditSpec`, under the same names (the command line's flags), and win
+    over the file's; those left at ``None`` take the file's value or the spec's default.
+    ``schema`` is the earlier name of ``schema_file``.
 
     Returns
     -------
@@ -355,25 +376,11 @@ def run_audit(
         fails (``out`` is then left as it was).
     """
     out = _checked_out(out)
+    _check_report_names(out, AUDIT_FILES)
     _require_report_extra()
-    spec, recipe = audit_spec(
-        params=params,
-        train=train,
-        synthetic=synthetic,
-        holdout=holdout,
-        population_size=population_size,
-        keys=keys,
-        sensitive=sensitive,
-        seed=seed,
-        title=title,
-        thresholds=thresholds,
-        attack_share=attack_share,
-        allow_new_categories=allow_new_categories,
-        schema_file=schema,
-        dask_scheduler=dask_scheduler,
-        targeted_attack=targeted_attack,
-        fidelity_sample=fidelity_sample,
-    )
+    if schema is not None:
+        settings.setdefault("schema_file", schema)
+    spec, recipe = audit_spec(params=params, **settings)
     if spec.dask_scheduler is not None:
         _require_dask(spec.dask_scheduler)
     if spec.targeted_attack is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -29,11 +30,41 @@ from pydantic import (
 from privlib.errors import PrivlibError
 from privlib.thresholds import check_overrides
 
-__all__ = ["AuditSpec", "DEFAULT_SEED", "DEFAULT_TITLE"]
+__all__ = [
+    "AuditSpec",
+    "DEFAULT_SEED",
+    "DEFAULT_TITLE",
+    "KIT_FIELDS",
+    "MAX_SEED",
+    "TABLE_FIELDS",
+    "user_settings",
+]
 
 #: Seed of every random step of an audit, unless one is given.
 DEFAULT_SEED = 2026
 DEFAULT_TITLE = "Privacy audit of a synthetic dataset"
+
+#: Largest seed: scikit-learn and numpy's legacy generator take seeds below 2**32.
+MAX_SEED = 2**32 - 1
+
+#: Largest population size N: above the world's population, so a real N is never refused.
+MAX_POPULATION = 10**10
+
+#: Most records a table of an audit is expected to hold; settings counting records stop here.
+MAX_RECORDS = 10**9
+
+#: The settings that name the tables (paths, or DataFrames from Python).
+TABLE_FIELDS = ("train", "synthetic", "holdout")
+
+#: The fields the kit fills in itself (the recipe of a bundled-dataset params file): no command
+#: line flag or params-file setting sets them.
+KIT_FIELDS = ("recipe",)
+
+#: Default input limits (see :mod:`privlib.audit.checks`): an input file, once decompressed, may
+#: hold this many megabytes, and a compressed one may expand at most this many times beyond a
+#: floor. Real tables compress 3 to 20 times; a decompression bomb, thousands of times.
+DEFAULT_MAX_INPUT_MB = 2000
+DEFAULT_MAX_EXPANSION = 100
 
 
 def _table(value: Any) -> Path | pd.DataFrame:
@@ -71,6 +102,10 @@ def _names(value: Any) -> list[str]:
 
 Names = Annotated[Any, AfterValidator(_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})]
 
+#: A synthesizer name, or an entry point ``package.module:Class`` of Python identifiers (so no
+#: relative or path-like module name reaches the import machinery).
+_ENTRY_POINT = re.compile(r"[A-Za-z_]\w*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII)
+
 
 class AuditSpec(BaseModel):
     """Everything an audit needs: its tables, variables and settings.
@@ -92,11 +127,15 @@ class AuditSpec(BaseModel):
         None, description="real records of the same population the generator never saw"
     )
     population_size: int | None = Field(
-        None, gt=0, strict=True, description="size N of the population the training data was drawn from"
+        None,
+        gt=0,
+        le=MAX_POPULATION,
+        strict=True,
+        description="size N of the population the training data was drawn from",
     )
     keys: Names = Field(default_factory=list, description="key variables an adversary knows")
     sensitive: Names = Field(default_factory=list, description="variables an adversary wants to learn")
-    seed: int = Field(DEFAULT_SEED, ge=0, strict=True, description="seed of every random step")
+    seed: int = Field(DEFAULT_SEED, ge=0, le=MAX_SEED, strict=True, description="seed of every random step")
     repeats: int = Field(
         5, ge=1, le=1000, strict=True, description="repetitions of the random membership measures"
     )
@@ -131,7 +170,23 @@ class AuditSpec(BaseModel):
     dask_scheduler: str | None = Field(
         None, description="address of a Dask scheduler for the neighbour searches"
     )
-    title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300)
+    max_input_mb: int = Field(
+        DEFAULT_MAX_INPUT_MB,
+        ge=1,
+        le=1_000_000,
+        strict=True,
+        description="most megabytes an input file may hold once decompressed; raise it for a "
+        "real table that is larger",
+    )
+    max_expansion: int = Field(
+        DEFAULT_MAX_EXPANSION,
+        ge=2,
+        le=1_000_000,
+        strict=True,
+        description="most times a compressed input file may expand when decompressed (a "
+        "decompression bomb expands thousands of times); raise it for a real table that does",
+    )
+    title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300, description="title of the report")
     recipe: dict[str, Any] | None = Field(
         None, description="how the tables were made from a bundled dataset (from a params file)"
     )
@@ -144,9 +199,24 @@ class AuditSpec(BaseModel):
     @field_validator("fidelity_sample", mode="before")
     @classmethod
     def _records_or_all(cls, value: Any) -> Any:
-        if value == "all" or (isinstance(value, int) and not isinstance(value, bool) and value >= 100):
+        if value == "all" or (
+            isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= MAX_RECORDS
+        ):
             return value
-        raise ValueError("`fidelity_sample` must be a number of records (at least 100) or 'all'")
+        raise ValueError(
+            f"`fidelity_sample` must be a number of records (from 100 to {MAX_RECORDS:,}) or 'all'"
+        )
+
+    @field_validator("targeted_attack")
+    @classmethod
+    def _synthesizer_name(cls, value: str | None) -> str | None:
+        if value is None or _ENTRY_POINT.fullmatch(value):
+            return value
+        raise ValueError(
+            "`targeted_attack` must be a privlib.synth name (such as SequentialTrees) or an entry "
+            "point module:Class of Python names (such as mypackage.models:MyGenerator), got "
+            f"{len(value)} character(s) that are neither"
+        )
 
     @field_validator("synthetic", mode="before")
     @classmethod
@@ -179,6 +249,16 @@ class AuditSpec(BaseModel):
         path.write_text(self.model_dump_json(indent=2), encoding="utf-8")
         return path
 
+    @classmethod
+    def check_settings(cls, settings: dict[str, Any], source: str) -> None:
+        """Check ``settings`` (no tables) as the spec would, before any table exists: a problem
+        is one :class:`PrivlibError` line naming ``source`` and the setting."""
+        placeholder = {"train": "stand-in.csv", "synthetic": ["stand-in.csv"]}  # never read
+        try:
+            cls(**placeholder | {name: value for name, value in settings.items() if value is not None})
+        except ValidationError as exc:
+            raise PrivlibError(f"{source}: {_one_line(exc)}") from None
+
     # -- views ----------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
         """The settings the measures' arguments are built from."""
@@ -200,6 +280,12 @@ class AuditSpec(BaseModel):
         out = self.model_dump(exclude={"train", "synthetic", "holdout", "schema_file"})
         out["schema_file"] = self.schema_file.name if self.schema_file is not None else None
         return out
+
+
+def user_settings() -> dict[str, Any]:
+    """The fields of :class:`AuditSpec` a user sets (every one but :data:`KIT_FIELDS`), by name,
+    in their order: what the command line's flags and a params file's settings are built from."""
+    return {name: field for name, field in AuditSpec.model_fields.items() if name not in KIT_FIELDS}
 
 
 def _one_line(exc: ValidationError) -> str:
