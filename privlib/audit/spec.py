@@ -258,6 +258,8 @@ class AuditSpec(BaseModel):
             cls(**placeholder | {name: value for name, value in settings.items() if value is not None})
         except ValidationError as exc:
             raise PrivlibError(f"{source}: {_one_line(exc)}") from None
+        except PrivlibError as exc:  # a validator's own sentence (the thresholds')
+            raise PrivlibError(f"{source}: {exc}") from None
 
     # -- views ----------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
