@@ -225,6 +225,13 @@ class AuditSpec(BaseModel):
             return [value]
         if not value:
             raise ValueError("give at least one synthetic table")
+        if isinstance(value, dict) and not all(isinstance(name, str) for name in value):
+            odd = [name for name in value if not isinstance(name, str)]
+            kinds = sorted({type(name).__name__ for name in odd})
+            raise ValueError(
+                f"`synthetic` must name its tables with texts; {len(odd)} of its keys are not "
+                f"({', '.join(kinds)}), e.g. give {{'generator_a': frame}}"
+            )
         return value
 
     # -- building -------------------------------------------------------------------------------
