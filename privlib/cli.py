@@ -328,22 +328,32 @@ def _configure_logging(args) -> None:
     logger.propagate = False
 
 
+#: What an interrupted or refused run leaves behind, by command.
+_LEFT = {"notebooks": "each file in the folder is whole (copies are renamed into place)"}
+_LEFT_REPORT = "nothing was published; the earlier report is intact"
+
+
 def main(argv=None) -> int:
     """Entry point of the ``privlib`` command; returns the exit status."""
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # a usage error (one line already printed), --help or --version
-        return exc.code
-    _configure_logging(args)
-    for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
-        logging.getLogger(noisy).setLevel(logging.ERROR)
     # SIGTERM and SIGHUP (a closed terminal) end the run like Ctrl-C: through the clean-up of
-    # every temporary folder.
-    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    # every temporary folder. Ctrl-C gets the same handler: under Python's default one, an
+    # asyncio loop (the Dask handshake, the notebook's kernel client) only cancels its task on
+    # the first Ctrl-C, which a library may swallow and go on waiting. They are installed first,
+    # so that a signal while the parser loads is handled too.
+    previous = {
+        signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
+    command = None
     try:
-        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[
-            args.command
-        ](args)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # a usage error (one line already printed), --help or --version
+            return exc.code
+        command = args.command
+        _configure_logging(args)
+        for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
+        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[command](args)
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
@@ -353,15 +363,19 @@ def main(argv=None) -> int:
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
         _error(
             f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-            "--out. Nothing was published; the earlier report is intact."
+            f"folder. {_left(command).capitalize()}."
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("privlib: interrupted; the earlier report is intact", file=sys.stderr)
+        print(f"privlib: interrupted; {_left(command)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _left(command: str | None) -> str:
+    return _LEFT.get(command or "", _LEFT_REPORT)
 
 
 def _error(message: str) -> None:

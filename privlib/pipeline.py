@@ -601,8 +601,8 @@ def copy_notebooks(target, *, force: bool = False) -> list[Path]:
     Raises
     ------
     PrivlibError
-        When ``target`` is inside the kit or is a file, or (without ``force``) when a file to
-        write exists already; nothing is written then.
+        When ``target`` is inside the kit, is a file or a link to nothing, or (without
+        ``force``) when a file to write exists already; nothing is written then.
     """
     source = resource_path("notebooks")
     kit = source.parent.resolve()
@@ -610,6 +610,11 @@ def copy_notebooks(target, *, force: bool = False) -> list[Path]:
     if target.resolve().is_relative_to(kit):
         raise PrivlibError(
             f"{str(target)!r} is inside the kit ({kit}); give a folder outside it for the copies."
+        )
+    if target.is_symlink() and not target.exists():
+        raise PrivlibError(
+            f"{str(target)!r} is a symbolic link to something that does not exist; make the folder "
+            "it points to, or give another folder for the copies."
         )
     if target.exists() and not target.is_dir():
         raise PrivlibError(f"{str(target)!r} is a file; give a folder for the copies.")

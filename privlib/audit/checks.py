@@ -28,6 +28,7 @@ import gzip
 import lzma
 import math
 import os
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -49,6 +50,7 @@ __all__ = [
     "check_numbers",
     "check_holdout",
     "new_categories",
+    "thousands_separated",
 ]
 
 #: Numbers at least this large in absolute value are refused: a range of two of them overflows.
@@ -258,6 +260,27 @@ def check_holdout(train: pd.DataFrame, holdout: pd.DataFrame, *, same_file: bool
         )
 
 
+#: A number written with thousands separators: 1,234 or 1 234 or 1'234 (with decimals or not).
+_GROUPED = re.compile(r"[+-]?\d{1,3}([,'\u00a0\u202f ]\d{3})+([.]\d+)?")
+
+
+def thousands_separated(values) -> int:
+    """How many of ``values`` are numbers written with thousands separators (``1,234``), which a
+    CSV reader takes for text."""
+    return sum(1 for v in values if isinstance(v, str) and _GROUPED.fullmatch(v.strip()))
+
+
+def _separators_note(values) -> str:
+    """The cause, when some values are numbers with thousands separators: a clause to add."""
+    grouped = thousands_separated(values)
+    if not grouped:
+        return ""
+    return (
+        f"; {grouped} of them are numbers written with thousands separators (such as 1,234): "
+        "write the numbers without separators"
+    )
+
+
 def _percent(share: float) -> str:
     return "under 0.1%" if 0 < share < 0.001 else f"{share:.1%}"
 
@@ -292,9 +315,9 @@ def new_categories(train: pd.DataFrame, frame: pd.DataFrame, label: str, *, allo
             tail = "" if not overlap else " only when case and surrounding spaces are ignored"
             raise PrivlibError(
                 f"column {column!r} of `{label}` {how} `train`{tail} ({len(new)} new "
-                f"categor{'y' if len(new) == 1 else 'ies'} in {rows} row(s)): it looks recoded. "
-                "Code it as in the training data, or pass --allow-new-categories if the new "
-                "categories are real."
+                f"categor{'y' if len(new) == 1 else 'ies'} in {rows} row(s){_separators_note(new)}): "
+                "it looks recoded. Code it as in the training data, or pass --allow-new-categories "
+                "if the new categories are real."
             )
         notes.append(
             f"column {column!r} of {label}: {len(new)} categor{'y' if len(new) == 1 else 'ies'} "

@@ -21,6 +21,7 @@ from privlib.audit.checks import (
     check_numbers,
     check_whole_numbers,
     new_categories,
+    thousands_separated,
 )
 from privlib.audit.metadata import apply_schema, read_schema
 from privlib.audit.spec import DEFAULT_MAX_EXPANSION, DEFAULT_MAX_INPUT_MB
@@ -140,9 +141,15 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
         ):
             present = values.dropna().astype(object)
             other = int(pd.to_numeric(present.astype(str), errors="coerce").isna().sum())
+            grouped = thousands_separated(present)
+            cause = (
+                f" ({grouped} written with thousands separators, such as 1,234: write them without)"
+                if grouped
+                else ""
+            )
             raise PrivlibError(
                 f"column {column!r} holds numbers in `train` but {other} of its {len(present)} value(s) "
-                f"in `{name}` are not numbers; give it the same type in both files."
+                f"in `{name}` are not numbers{cause}; give it the same type in both files."
             )
     return frame[list(train.columns)]
 
