@@ -353,7 +353,9 @@ def main(argv=None) -> int:
         _configure_logging(args)
         for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
-        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[command](args)
+        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[command](
+            args
+        )
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 

@@ -430,8 +430,14 @@ class MST(_Synthesizer):
     def _check_params(self):
         _check_epsilon_delta(self.epsilon, self.delta)
         n_bins = self.n_bins
-        if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or not 2 <= n_bins <= MAX_BINS:
-            raise PrivlibError(f"`n_bins` must be a whole number from 2 to {MAX_BINS}, got {str(n_bins)[:40]}.")
+        if (
+            isinstance(n_bins, bool)
+            or not isinstance(n_bins, numbers.Integral)
+            or not 2 <= n_bins <= MAX_BINS
+        ):
+            raise PrivlibError(
+                f"`n_bins` must be a whole number from 2 to {MAX_BINS}, got {str(n_bins)[:40]}."
+            )
 
     def _fit(self, data):
         rng = _rng(self.random_state)

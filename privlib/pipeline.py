@@ -24,8 +24,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
 from privlib.audit import AuditSpec, inputs_of, materialise, read_params
-from privlib.audit.spec import TABLE_FIELDS, user_settings
+from privlib.audit.checks import check_input_size
+from privlib.audit.spec import DEFAULT_MAX_EXPANSION, DEFAULT_MAX_INPUT_MB, TABLE_FIELDS, user_settings
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
@@ -436,8 +439,42 @@ def _course_dataset(dataset, params, seed):
         raise PrivlibError(
             f"`dataset` {dataset!r} is neither a bundled dataset {list(DATASETS)} nor an existing CSV file."
         )
-    read_table(dataset, "dataset")  # fails early on a FIFO, a folder, an empty or unreadable file
+    check_input_size(
+        dataset, "dataset", max_input_mb=DEFAULT_MAX_INPUT_MB, max_expansion=DEFAULT_MAX_EXPANSION
+    )
+    # fails early on a FIFO, a folder, an empty or unreadable file
+    _refuse_mathtext(read_table(dataset, "dataset"), "dataset")
     return str(Path(dataset).resolve()), Path(dataset).name, seed
+
+
+def _mathtext(text: str) -> bool:
+    """Whether matplotlib would typeset ``text`` as mathematics: an even, non-zero number of
+    dollar signs not escaped as ``\\$`` (the rule of ``matplotlib.text.Text``)."""
+    dollars = text.count("$") - text.count("\\$")
+    return dollars > 0 and dollars % 2 == 0
+
+
+def _refuse_mathtext(frame, label: str) -> None:
+    """Refuse category labels that the lessons' figures would typeset as mathematics (their axes
+    and legends show the categories): matplotlib fails on most of them with an empty
+    ``ValueError`` and the lesson stops."""
+    named = sum(1 for column in frame.columns if _mathtext(str(column)))
+    if named:
+        raise PrivlibError(
+            f"{named} column name(s) of `{label}` hold a pair of $ signs, which the lessons' figures "
+            "would read as mathematical notation; write the $ signs as \\$ or remove them."
+        )
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values):
+            continue
+        typeset = sum(1 for v in values.dropna().unique() if isinstance(v, str) and _mathtext(v))
+        if typeset:
+            raise PrivlibError(
+                f"column {column!r} of `{label}` has {typeset} categor{'y' if typeset == 1 else 'ies'} "
+                "with a pair of $ signs, which the lessons' figures would read as mathematical "
+                "notation; write the $ signs as \\$ or remove them."
+            )
 
 
 def _check_seed(seed) -> None:

@@ -192,9 +192,7 @@ def _read(source: Source, label: str, limits: _Limits, like=None, schema=None) -
         frame = frame_like(source, label, like=like)
     else:
         check_header(source, label)
-        check_input_size(
-            source, label, max_input_mb=limits.max_input_mb, max_expansion=limits.max_expansion
-        )
+        check_input_size(source, label, max_input_mb=limits.max_input_mb, max_expansion=limits.max_expansion)
         frame = read_table(source, label, like=like)
         check_whole_numbers(frame, label)
     if schema:
@@ -269,7 +267,9 @@ def load_audit_inputs(
     synthetic_dfs, notes = {}, []
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
-        synthetic_dfs[label] = _check_like(train_df, _read(source, name, limits, like=train_df, schema=schema), name)
+        synthetic_dfs[label] = _check_like(
+            train_df, _read(source, name, limits, like=train_df, schema=schema), name
+        )
         notes += new_categories(
             train_df,
             synthetic_dfs[label],

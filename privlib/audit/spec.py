@@ -104,7 +104,9 @@ Names = Annotated[Any, AfterValidator(_names), WithJsonSchema({"type": "array", 
 
 #: A synthesizer name, or an entry point ``package.module:Class`` of Python identifiers (so no
 #: relative or path-like module name reaches the import machinery).
-_ENTRY_POINT = re.compile(r"[A-Za-z_]\w*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII)
+_ENTRY_POINT = re.compile(
+    r"[A-Za-z_]\w*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII
+)
 
 
 class AuditSpec(BaseModel):
