@@ -357,12 +357,12 @@ def test_unparsable_dates_and_other_delimiters(tmp_path, tables):
 
 def test_params_files_of_the_wrong_type_are_refused_before_anything_runs(tmp_path, capsys):
     cases = {
-        "thresholds: abc": "`thresholds` must be a mapping",
+        "thresholds: abc": "`thresholds` must map measure names to numbers",
         "population_size: abc": "`population_size` must be a whole number > 0",
         "title: [1, 2]": "`title` must be a text",
         "train: 5": "`train` must be the path of a CSV file",
         "seed: -3": "`seed` must be a whole number >= 0",
-        "attack_share: 1.5": "`attack_share` must be a number strictly between 0 and 1",
+        "attack_share: 1.5": "`attack_share` must be a number > 0 and < 1",
     }
     for line, words in cases.items():
         params = tmp_path / "p.yaml"

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import pandas as pd
 from pydantic import (
@@ -299,6 +299,36 @@ def user_settings() -> dict[str, Any]:
     return {name: field for name, field in AuditSpec.model_fields.items() if name not in KIT_FIELDS}
 
 
+#: How a message names what a setting of each type must be.
+_KINDS = {int: "a whole number", float: "a number", str: "a text", bool: "true or false"}
+
+#: The bounds of a field, as ``annotated_types`` states them, and how a message writes each.
+_BOUNDS = (
+    ("ge", ">= {:,}"),
+    ("gt", "> {:,}"),
+    ("le", "<= {:,}"),
+    ("lt", "< {:,}"),
+    ("min_length", "of at least {:,} character(s)"),
+    ("max_length", "of at most {:,} characters"),
+)
+
+
+def _wanted(name: str) -> str | None:
+    """What the field ``name`` must be, from its declaration (its type and bounds), e.g. "a whole
+    number >= 1 and <= 1,000"; None for a field of another kind."""
+    field = AuditSpec.model_fields[name]
+    kinds = [kind for kind in get_args(field.annotation) or (field.annotation,) if kind is not type(None)]
+    if len(kinds) != 1 or kinds[0] not in _KINDS:
+        return None
+    bounds = [
+        form.format(getattr(limit, attribute))
+        for limit in field.metadata
+        for attribute, form in _BOUNDS
+        if getattr(limit, attribute, None) is not None
+    ]
+    return " ".join([_KINDS[kinds[0]], " and ".join(bounds)]).strip()
+
+
 def _one_line(exc: ValidationError) -> str:
     """The first problem of a validation error, naming the setting but never echoing its value."""
     error = exc.errors(include_url=False, include_input=False)[0]
@@ -308,4 +338,6 @@ def _one_line(exc: ValidationError) -> str:
         return message
     if error["type"] == "extra_forbidden":
         message = f"is not a setting of the audit; the settings are {sorted(AuditSpec.model_fields)}"
+    elif len(error["loc"]) == 1 and where in AuditSpec.model_fields and _wanted(where) is not None:
+        message = f"must be {_wanted(where)}"
     return f"`{where}` {message[0].lower()}{message[1:]}."
