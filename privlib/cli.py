@@ -328,9 +328,10 @@ def _configure_logging(args) -> None:
     logger.propagate = False
 
 
-#: What an interrupted or refused run leaves behind, by command.
+#: What an interrupted or refused run leaves behind, by command (the report commands: nothing
+#: was published).
 _LEFT = {"notebooks": "each file in the folder is whole (copies are renamed into place)"}
-_LEFT_REPORT = "nothing was published; the earlier report is intact"
+_LEFT_REPORT = "the earlier report is intact"
 
 
 def main(argv=None) -> int:
@@ -365,7 +366,7 @@ def main(argv=None) -> int:
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
         _error(
             f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-            f"folder. {_left(command).capitalize()}."
+            f"folder. {'' if command in _LEFT else 'Nothing was published; '}{_left(command)}."
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
