@@ -152,10 +152,13 @@ def _require_dask(address: str) -> None:
 
     distributed's ``Client`` waits without limit for the handshake of a server that accepts the
     connection and never answers (an HTTP server, say), so the handshake is tried here with
-    distributed's own ``connect`` under a deadline, and no ``Client`` is made in this process
-    (none is left to time out after the exit)."""
+    distributed's own ``connect``, on an event loop of its own thread, while this thread waits
+    for it at most the deadline: a signal (Ctrl-C, SIGTERM) reaches this thread at once and
+    never lands inside the loop's callbacks. No ``Client`` is made in this process, so none is
+    left to time out after the exit."""
     import asyncio
     import importlib.util
+    import threading
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
@@ -165,34 +168,48 @@ def _require_dask(address: str) -> None:
         comm = await asyncio.wait_for(connect(address, timeout=SCHEDULER_TIMEOUT), SCHEDULER_TIMEOUT)
         await comm.close()
 
+    outcome: list[BaseException | None] = []
+
+    def attempt() -> None:
+        try:
+            asyncio.run(handshake())
+            outcome.append(None)
+        except BaseException as exc:  # handed to the waiting thread, which words it
+            outcome.append(exc)
+
     shown = repr(address[:200])
     # distributed logs every failed attempt to connect; the refusal below says it once.
     quiet = logging.getLogger("distributed")
     level, quiet.level = quiet.level, logging.CRITICAL
     try:
-        asyncio.run(handshake())
-    except asyncio.TimeoutError:  # connected, but no Dask handshake came back
+        trying = threading.Thread(target=attempt, name="privlib-dask-handshake", daemon=True)
+        trying.start()
+        trying.join(SCHEDULER_TIMEOUT + 5)  # the loop's own deadline, and a margin for it to end
+    finally:
+        quiet.level = level
+    error = outcome[0] if outcome else TimeoutError()
+    if error is None:
+        return
+    if isinstance(error, TimeoutError):  # connected, but no Dask handshake came back in time
         raise PrivlibError(
             f"the Dask scheduler {shown} gave no answer within {SCHEDULER_TIMEOUT} s: it is not a "
             "Dask scheduler, or it is too busy to answer; check the address (tcp://HOST:PORT)."
-        ) from None
-    except (ValueError, TypeError) as exc:  # an unknown scheme or a malformed address
+        )
+    if isinstance(error, (ValueError, TypeError)):  # an unknown scheme or a malformed address
         raise PrivlibError(
             f"--dask-scheduler {shown} is not an address the kit can connect to "
-            f"({type(exc).__name__}); give tcp://HOST:PORT (TLS needs credentials the kit does not take)."
-        ) from None
-    except OSError as exc:  # refused, unreachable, or closed during the handshake
+            f"({type(error).__name__}); give tcp://HOST:PORT (TLS needs credentials the kit does "
+            "not take)."
+        )
+    if isinstance(error, OSError):  # refused, unreachable, or closed during the handshake
         raise PrivlibError(
-            f"the Dask scheduler {shown} gave no answer ({type(exc).__name__}): nothing listens "
+            f"the Dask scheduler {shown} gave no answer ({type(error).__name__}): nothing listens "
             "there, or it is not a Dask scheduler; check the address and that the scheduler runs."
-        ) from None
-    except Exception as exc:  # an answer that is not Dask's handshake
-        raise PrivlibError(
-            f"{shown} is not a Dask scheduler (its answer is not Dask's handshake: "
-            f"{type(exc).__name__}); check the address and port."
-        ) from None
-    finally:
-        quiet.level = level
+        )
+    raise PrivlibError(  # an answer that is not Dask's handshake
+        f"{shown} is not a Dask scheduler (its answer is not Dask's handshake: "
+        f"{type(error).__name__}); check the address and port."
+    )
 
 
 def _check_report_names(out: Path, names) -> None:

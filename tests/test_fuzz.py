@@ -181,7 +181,7 @@ CASES = {
         {},
         ["--seed", "-1"],
         EXIT_BAD_INPUT,
-        "`seed` input should be greater than or equal to 0",
+        "`seed` must be a whole number >= 0 and <= 4,294,967,295",
     ),
     "thresholds not JSON": (
         {},
