@@ -16,6 +16,16 @@ Copy the lessons out of an installed kit, to edit them::
 
     privlib notebooks my_course
 
+Every setting of :class:`privlib.audit.AuditSpec` has a flag of its name (``cap_bins`` is
+``--cap-bins``) and a params-file field of the same name; ``privlib audit --help`` shows their
+descriptions and bounds come from the spec.
+
+Input limits: a table file's size once decompressed (``--max-input-mb``) and a compressed
+file's expansion (``--max-expansion``) are bounded, so that a decompression bomb is refused after
+reading a little of it (:func:`privlib.audit.checks.check_input_size`); raise either flag for a
+real table that passes them (the defaults are in ``privlib audit --help``). A Dask scheduler
+must complete its handshake within ``privlib.pipeline.SCHEDULER_TIMEOUT`` seconds.
+
 Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
 input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published

@@ -139,6 +139,17 @@ def http_server():
     server.server_close()
 
 
+def test_a_real_scheduler_passes_the_handshake():
+    distributed = pytest.importorskip("distributed")
+    from privlib.pipeline import _require_dask
+
+    with distributed.LocalCluster(
+        n_workers=0, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        assert _require_dask(cluster.scheduler_address) is None
+
+
 @pytest.mark.parametrize("scheme", ["tcp://", ""])
 def test_a_server_that_never_answers_is_no_dask_scheduler(scheme, silent_server, tables, tmp_path):
     pytest.importorskip("distributed")
