@@ -113,6 +113,8 @@ def _spec_argument(name: str, schema: dict) -> dict:
     """``add_argument`` keywords for the spec field ``name`` of JSON schema ``schema``: its type
     (numbers parsed as numbers, lists as several words, a JSON object for a mapping), its help
     text (the field's description)."""
+    from privlib.audit.spec import wanted
+
     flag = "--" + name.replace("_", "-")
     kinds = [k for k in schema.get("anyOf", [schema]) if k.get("type") != "null"]
     types = [k.get("type") for k in kinds]
@@ -130,8 +132,11 @@ def _spec_argument(name: str, schema: dict) -> dict:
         keywords["metavar"] = "N"
     else:
         keywords["type"] = _SCALARS[types[0]]
+    notes = [wanted(name) or ""]
     if "default" in schema and not isinstance(schema["default"], bool) and schema["default"] is not None:
-        keywords["help"] += f" (default {schema['default']})"
+        notes.append(f"default {schema['default']}")
+    if any(notes):
+        keywords["help"] += f" ({'; '.join(note for note in notes if note)})"
     return keywords
 
 

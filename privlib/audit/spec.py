@@ -38,6 +38,7 @@ __all__ = [
     "MAX_SEED",
     "TABLE_FIELDS",
     "user_settings",
+    "wanted",
 ]
 
 #: Seed of every random step of an audit, unless one is given.
@@ -120,13 +121,15 @@ class AuditSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
-    train: Table = Field(description="the confidential data the generator was fitted on")
+    train: Table = Field(
+        description="CSV or Parquet file (or DataFrame) of the confidential data the generator was fitted on"
+    )
     synthetic: Annotated[
         dict[str, Table] | list[Table],
         WithJsonSchema({"type": "array", "items": {"type": "string"}}),
-    ] = Field(description="one or several synthetic tables; several add a comparison")
+    ] = Field(description="one or several CSV or Parquet files of synthetic data; several add a comparison")
     holdout: Table | None = Field(
-        None, description="real records of the same population the generator never saw"
+        None, description="CSV or Parquet file of real records of the same population the generator never saw"
     )
     population_size: int | None = Field(
         None,
@@ -135,8 +138,14 @@ class AuditSpec(BaseModel):
         strict=True,
         description="size N of the population the training data was drawn from",
     )
-    keys: Names = Field(default_factory=list, description="key variables an adversary knows")
-    sensitive: Names = Field(default_factory=list, description="variables an adversary wants to learn")
+    keys: Names = Field(
+        default_factory=list,
+        description="key variables an adversary knows (names, or one text of names and commas)",
+    )
+    sensitive: Names = Field(
+        default_factory=list,
+        description="variables an adversary wants to learn (names, or one text of names and commas)",
+    )
     seed: int = Field(DEFAULT_SEED, ge=0, le=MAX_SEED, strict=True, description="seed of every random step")
     repeats: int = Field(
         5, ge=1, le=1000, strict=True, description="repetitions of the random membership measures"
@@ -156,7 +165,8 @@ class AuditSpec(BaseModel):
         "the privacy measures use every record); 'all' for every record",
     )
     thresholds: dict[str, float] = Field(
-        default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
+        default_factory=dict,
+        description='measure key -> absolute cut-off replacing the registry\'s, e.g. {"nn_mia_auc": 0.6}',
     )
     schema_file: Path | None = Field(
         None, description="YAML file stating column kinds, categories and ranges (privlib.audit.metadata)"
@@ -167,10 +177,10 @@ class AuditSpec(BaseModel):
     targeted_attack: str | None = Field(
         None,
         description="generator refitted by the shadow-model "
-        "attack (a privlib.synth name or module:Class); off when None",
+        "attack (a privlib.synth name or module:Class); off when not given",
     )
     dask_scheduler: str | None = Field(
-        None, description="address of a Dask scheduler for the neighbour searches"
+        None, description="address of a Dask scheduler for the neighbour searches, e.g. tcp://10.0.0.5:8786"
     )
     max_input_mb: int = Field(
         DEFAULT_MAX_INPUT_MB,
@@ -313,7 +323,7 @@ _BOUNDS = (
 )
 
 
-def _wanted(name: str) -> str | None:
+def wanted(name: str) -> str | None:
     """What the field ``name`` must be, from its declaration (its type and bounds), e.g. "a whole
     number >= 1 and <= 1,000"; None for a field of another kind."""
     field = AuditSpec.model_fields[name]
@@ -338,6 +348,6 @@ def _one_line(exc: ValidationError) -> str:
         return message
     if error["type"] == "extra_forbidden":
         message = f"is not a setting of the audit; the settings are {sorted(AuditSpec.model_fields)}"
-    elif len(error["loc"]) == 1 and where in AuditSpec.model_fields and _wanted(where) is not None:
-        message = f"must be {_wanted(where)}"
+    elif len(error["loc"]) == 1 and where in AuditSpec.model_fields and wanted(where) is not None:
+        message = f"must be {wanted(where)}"
     return f"`{where}` {message[0].lower()}{message[1:]}."
