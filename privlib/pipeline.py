@@ -28,7 +28,13 @@ import pandas as pd
 
 from privlib.audit import AuditSpec, inputs_of, materialise, read_params
 from privlib.audit.checks import check_input_size
-from privlib.audit.spec import DEFAULT_MAX_EXPANSION, DEFAULT_MAX_INPUT_MB, TABLE_FIELDS, user_settings
+from privlib.audit.spec import (
+    DEFAULT_MAX_EXPANSION,
+    DEFAULT_MAX_INPUT_MB,
+    MAX_SEED,
+    TABLE_FIELDS,
+    user_settings,
+)
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
@@ -495,8 +501,8 @@ def _refuse_mathtext(frame, label: str) -> None:
 
 
 def _check_seed(seed) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise PrivlibError(f"`seed` must be a whole number >= 0 and <= {MAX_SEED:,}, got {str(seed)[:40]}.")
 
 
 def run_course(

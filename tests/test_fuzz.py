@@ -621,7 +621,8 @@ def test_a_schema_file_is_read_as_strictly(tmp_path, tables):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["--seed", "-5"], "`seed` must be a whole number >= 0, got -5"),
+        (["--seed", "-5"], "`seed` must be a whole number >= 0 and <= 4,294,967,295, got -5"),
+        (["--seed", str(2**64)], "`seed` must be a whole number >= 0 and <= 4,294,967,295, got 1844"),
         (["--dataset", "/dev/zero"], "'/dev/zero' (`dataset`) is a device, not a regular file"),
         (["--lessons", ""], "`lessons` holds an empty name"),
         (["--lessons", "00", " "], "`lessons` holds an empty name"),
