@@ -61,7 +61,31 @@ logger = logging.getLogger("privlib")
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (like every other error of the command)."""
+    """An argument parser whose errors are one line (like every other error of the command).
+
+    ``late_arguments(parser)``, if given, adds arguments when the parser first parses or shows
+    its help: the audit's flags for the spec's settings, so that the other commands do not pay
+    for importing the spec (pandas, pydantic)."""
+
+    def __init__(self, *args, late_arguments=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._late_arguments = late_arguments
+
+    def complete(self) -> argparse.ArgumentParser:
+        """The parser with its late arguments added (once)."""
+        if self._late_arguments is not None:
+            add, self._late_arguments = self._late_arguments, None
+            add(self)
+        return self
+
+    def parse_known_args(self, args=None, namespace=None):
+        return super(_Parser, self.complete()).parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        return super(_Parser, self.complete()).format_usage()
+
+    def format_help(self) -> str:
+        return super(_Parser, self.complete()).format_help()
 
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
@@ -175,9 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
         "notebook, report.html, report.pdf and metrics.json into --out.",
+        late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
-    _add_spec_arguments(audit)
     audit.add_argument(
         "--fail-on",
         choices=sorted(FAIL_ON),

@@ -521,7 +521,7 @@ def _audit_flags() -> dict:
     from privlib.cli import build_parser
 
     commands = next(a for a in build_parser()._actions if a.dest == "command")
-    return {action.dest: action for action in commands.choices["audit"]._actions}
+    return {action.dest: action for action in commands.choices["audit"].complete()._actions}
 
 
 def test_every_spec_setting_has_a_flag_of_its_name_with_its_description():
