@@ -42,7 +42,9 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from privlib.errors import PrivlibError
 
@@ -67,11 +69,16 @@ class _Parser(argparse.ArgumentParser):
     its help: the audit's flags for the spec's settings, so that the other commands do not pay
     for importing the spec (pandas, pydantic)."""
 
-    def __init__(self, *args, late_arguments=None, **kwargs):
+    def __init__(
+        self,
+        *args: Any,
+        late_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._late_arguments = late_arguments
 
-    def complete(self) -> argparse.ArgumentParser:
+    def complete(self) -> _Parser:
         """The parser with its late arguments added (once)."""
         if self._late_arguments is not None:
             add, self._late_arguments = self._late_arguments, None
@@ -178,7 +185,7 @@ def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
-    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity = _Parser(add_help=False)
     verbosity.add_argument(
         "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress lines, only errors"
     )
@@ -388,7 +395,7 @@ def main(argv=None) -> int:
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # a usage error (one line already printed), --help or --version
-            return exc.code
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         command = args.command
         _configure_logging(args)
         for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
