@@ -374,8 +374,8 @@ def _configure_logging(args) -> None:
     logger.propagate = False
 
 
-#: What an interrupted or refused run leaves behind, by command (the report commands: nothing
-#: was published).
+#: What an interrupted or refused run leaves behind, by command; the report commands publish
+#: nothing then.
 _LEFT = {"notebooks": "each file in the folder is whole (copies are renamed into place)"}
 _LEFT_REPORT = "the earlier report is intact"
 
@@ -412,7 +412,7 @@ def main(argv=None) -> int:
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
         _error(
             f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-            f"folder. {'' if command in _LEFT else 'Nothing was published; '}{_left(command)}."
+            f"folder; {_left(command)}."
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
