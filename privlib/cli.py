@@ -16,6 +16,16 @@ Copy the lessons out of an installed kit, to edit them::
 
     privlib notebooks my_course
 
+Every setting of :class:`privlib.audit.AuditSpec` has a flag of its name (``cap_bins`` is
+``--cap-bins``) and a params-file field of the same name; ``privlib audit --help`` shows their
+descriptions and bounds come from the spec.
+
+Input limits: a table file's size once decompressed (``--max-input-mb``) and a compressed
+file's expansion (``--max-expansion``) are bounded, so that a decompression bomb is refused after
+reading a little of it (:func:`privlib.audit.checks.check_input_size`); raise either flag for a
+real table that passes them (the defaults are in ``privlib audit --help``). A Dask scheduler
+must complete its handshake within ``privlib.pipeline.SCHEDULER_TIMEOUT`` seconds.
+
 Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
 input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
@@ -32,8 +42,9 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any
 
 from privlib.errors import PrivlibError
 
@@ -52,7 +63,36 @@ logger = logging.getLogger("privlib")
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (like every other error of the command)."""
+    """An argument parser whose errors are one line (like every other error of the command).
+
+    ``late_arguments(parser)``, if given, adds arguments when the parser first parses or shows
+    its help: the audit's flags for the spec's settings, so that the other commands do not pay
+    for importing the spec (pandas, pydantic)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        late_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._late_arguments = late_arguments
+
+    def complete(self) -> _Parser:
+        """The parser with its late arguments added (once)."""
+        if self._late_arguments is not None:
+            add, self._late_arguments = self._late_arguments, None
+            add(self)
+        return self
+
+    def parse_known_args(self, args=None, namespace=None):
+        return super(_Parser, self.complete()).parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        return super(_Parser, self.complete()).format_usage()
+
+    def format_help(self) -> str:
+        return super(_Parser, self.complete()).format_help()
 
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
@@ -77,15 +117,69 @@ def _thresholds(text: str) -> dict:
     return value
 
 
-def _sample_size(text: str) -> int | str:
-    if text == "all":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--fidelity-sample must be a number of records or 'all', got {text[:40]!r}"
-        ) from None
+def _number_or(word: str, flag: str):
+    """The argument type of a setting that is a whole number or the one ``word``."""
+
+    def convert(text: str) -> int | str:
+        if text == word:
+            return text
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{flag} must be a whole number or {word!r}, got {text[:40]!r}"
+            ) from None
+
+    return convert
+
+
+#: Flags of the spec's settings kept under their earlier names too (users' scripts use them).
+_ALIASES = {"schema_file": ("--schema",)}
+
+#: The argument form of each JSON type of a spec field.
+_SCALARS = {"integer": int, "number": float, "string": str}
+
+
+def _spec_argument(name: str, schema: dict) -> dict:
+    """``add_argument`` keywords for the spec field ``name`` of JSON schema ``schema``: its type
+    (numbers parsed as numbers, lists as several words, a JSON object for a mapping), its help
+    text (the field's description)."""
+    from privlib.audit.spec import wanted
+
+    flag = "--" + name.replace("_", "-")
+    kinds = [k for k in schema.get("anyOf", [schema]) if k.get("type") != "null"]
+    types = [k.get("type") for k in kinds]
+    words = [k["const"] for k in kinds if "const" in k]
+    keywords: dict = {"help": schema.get("description", "")}
+    if types == ["boolean"]:
+        keywords["action"] = "store_true"
+        keywords["default"] = None  # left out: the spec's default
+    elif types == ["array"]:
+        keywords["nargs"] = "+"
+    elif types == ["object"]:
+        keywords["type"] = _thresholds
+    elif words:
+        keywords["type"] = _number_or(words[0], flag)
+        keywords["metavar"] = "N"
+    else:
+        keywords["type"] = _SCALARS[types[0]]
+    notes = [wanted(name) or ""]
+    if "default" in schema and not isinstance(schema["default"], bool) and schema["default"] is not None:
+        notes.append(f"default {schema['default']}")
+    if any(notes):
+        keywords["help"] += f" ({'; '.join(note for note in notes if note)})"
+    return keywords
+
+
+def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per setting of :class:`privlib.audit.AuditSpec`, named after it (dashes for
+    underscores), with its description as the help text."""
+    from privlib.audit.spec import AuditSpec, user_settings
+
+    properties = AuditSpec.model_json_schema()["properties"]
+    for name in user_settings():
+        flags = ["--" + name.replace("_", "-"), *_ALIASES.get(name, ())]
+        parser.add_argument(*flags, dest=name, **_spec_argument(name, properties[name]))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,56 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
         "notebook, report.html, report.pdf and metrics.json into --out.",
+        late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
-    audit.add_argument("--train", help="CSV or Parquet file of the training (confidential) data")
-    audit.add_argument("--synthetic", nargs="+", help="one or several CSV or Parquet files of synthetic data")
-    audit.add_argument("--holdout", help="CSV or Parquet file of real records the generator never saw")
-    audit.add_argument(
-        "--population-size", type=int, help="size N of the population the training data came from"
-    )
-    audit.add_argument(
-        "--keys", nargs="+", help="key variables an adversary knows (spaces or commas between names)"
-    )
-    audit.add_argument(
-        "--sensitive",
-        nargs="+",
-        help="sensitive variables an adversary wants to learn (spaces or commas between names)",
-    )
-    audit.add_argument("--seed", type=int, help="seed of every random step (default 2026)")
-    audit.add_argument("--title", help="title of the report")
-    audit.add_argument(
-        "--thresholds",
-        type=_thresholds,
-        help="JSON object of Result.measure to cut-off, e.g. '{\"nn_mia_auc\": 0.6}' "
-        "(the keys of privlib.thresholds.REGISTRY)",
-    )
-    audit.add_argument(
-        "--allow-new-categories",
-        action="store_true",
-        help="accept synthetic or holdout categories that look recoded (they are still reported)",
-    )
-    audit.add_argument(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="run the neighbour searches on this Dask cluster (e.g. tcp://10.0.0.5:8786)",
-    )
-    audit.add_argument(
-        "--targeted-attack",
-        metavar="GENERATOR",
-        help="also run the shadow-model attack, refitting this generator (a privlib.synth "
-        "name such as SequentialTrees, or module:Class with fit/sample); slow",
-    )
-    audit.add_argument(
-        "--schema", help="YAML file stating column kinds, categories and ranges (see privlib.audit.metadata)"
-    )
-    audit.add_argument(
-        "--fidelity-sample",
-        type=_sample_size,
-        metavar="N",
-        help="most records per table the fidelity figures use, a seeded sample beyond it "
-        "(default 100000; 'all' for every record); the privacy measures always use every record",
-    )
     audit.add_argument(
         "--fail-on",
         choices=sorted(FAIL_ON),
@@ -242,24 +289,13 @@ def _audit(args) -> int:
         raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
     if args.params is not None and (args.train or args.synthetic or args.holdout):
         raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
+    from privlib.audit.spec import user_settings
+
     pipeline.run_audit(
         out=args.out,
         params=args.params,
-        train=args.train,
-        synthetic=args.synthetic,
-        holdout=args.holdout,
-        population_size=args.population_size,
-        keys=args.keys,
-        sensitive=args.sensitive,
-        seed=args.seed,
-        title=args.title,
-        thresholds=args.thresholds,
-        allow_new_categories=args.allow_new_categories,
-        schema=args.schema,
-        dask_scheduler=args.dask_scheduler,
-        targeted_attack=args.targeted_attack,
-        fidelity_sample=args.fidelity_sample,
         progress=not _quiet(args),
+        **{name: getattr(args, name) for name in user_settings()},
     )
     out = Path(args.out)
     logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)
@@ -338,22 +374,35 @@ def _configure_logging(args) -> None:
     logger.propagate = False
 
 
+#: What an interrupted or refused run leaves behind, by command; the report commands publish
+#: nothing then.
+_LEFT = {"notebooks": "each file in the folder is whole (copies are renamed into place)"}
+_LEFT_REPORT = "the earlier report is intact"
+
+
 def main(argv=None) -> int:
     """Entry point of the ``privlib`` command; returns the exit status."""
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # a usage error (one line already printed), --help or --version
-        return cast(int, exc.code)  # argparse exits with a whole-number status
-    _configure_logging(args)
-    for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
-        logging.getLogger(noisy).setLevel(logging.ERROR)
     # SIGTERM and SIGHUP (a closed terminal) end the run like Ctrl-C: through the clean-up of
-    # every temporary folder.
-    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    # every temporary folder. Ctrl-C gets the same handler: under Python's default one, an
+    # asyncio loop (the Dask handshake, the notebook's kernel client) only cancels its task on
+    # the first Ctrl-C, which a library may swallow and go on waiting. They are installed first,
+    # so that a signal while the parser loads is handled too.
+    previous = {
+        signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
+    command = None
     try:
-        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[
-            args.command
-        ](args)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # a usage error (one line already printed), --help or --version
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        command = args.command
+        _configure_logging(args)
+        for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
+        return {"audit": _audit, "course": _course, "notebooks": _notebooks, "reports": _reports}[command](
+            args
+        )
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
@@ -363,15 +412,19 @@ def main(argv=None) -> int:
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
         _error(
             f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-            "--out. Nothing was published; the earlier report is intact."
+            f"folder; {_left(command)}."
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("privlib: interrupted; the earlier report is intact", file=sys.stderr)
+        print(f"privlib: interrupted; {_left(command)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _left(command: str | None) -> str:
+    return _LEFT.get(command or "", _LEFT_REPORT)
 
 
 def _error(message: str) -> None:

@@ -377,6 +377,11 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
 # --------------------------------------------------------------------------------------------
 # The synthesizer
 # --------------------------------------------------------------------------------------------
+#: Most bins of a numeric column: a two-way marginal of two such columns then has a million cells
+#: (8 MB), while the noise of each cell grows with their number and finer bins inform no more.
+MAX_BINS = 1000
+
+
 class MST(_Synthesizer):
     """Differentially private synthetic data by MST (McKenna, Miklau & Sheldon 2021).
 
@@ -392,7 +397,7 @@ class MST(_Synthesizer):
         The DP delta, strictly between 0 and 1 (private-pgm's default for MST); it should be far
         below one over the number of records.
     n_bins : int, default 16
-        Equal-width bins per numeric column.
+        Equal-width bins per numeric column, from 2 to :data:`MAX_BINS`.
     bounds : dict, optional
         Public ``{column: (low, high)}`` for numeric columns (dates in days since 1970-01-01),
         e.g. :func:`bounds_of` a public table; values outside are clipped into the end bins.
@@ -438,8 +443,15 @@ class MST(_Synthesizer):
 
     def _check_params(self):
         _check_epsilon_delta(self.epsilon, self.delta)
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, numbers.Integral) or self.n_bins < 2:
-            raise PrivlibError(f"`n_bins` must be a whole number >= 2, got {self.n_bins!r}.")
+        n_bins = self.n_bins
+        if (
+            isinstance(n_bins, bool)
+            or not isinstance(n_bins, numbers.Integral)
+            or not 2 <= n_bins <= MAX_BINS
+        ):
+            raise PrivlibError(
+                f"`n_bins` must be a whole number from 2 to {MAX_BINS}, got {str(n_bins)[:40]}."
+            )
 
     def _fit(self, data):
         rng = _rng(self.random_state)

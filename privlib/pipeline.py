@@ -24,7 +24,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
 from privlib.audit import AuditSpec, inputs_of, materialise, read_params
+from privlib.audit.checks import check_input_size
+from privlib.audit.spec import (
+    DEFAULT_MAX_EXPANSION,
+    DEFAULT_MAX_INPUT_MB,
+    MAX_SEED,
+    TABLE_FIELDS,
+    user_settings,
+)
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
@@ -139,31 +149,87 @@ def _require_report_extra() -> None:
         )
 
 
-#: Seconds a Dask scheduler has to answer before an audit refuses to start.
+#: Seconds a Dask scheduler has to answer (connection and handshake) before an audit refuses to
+#: start.
 SCHEDULER_TIMEOUT = 10
 
 
 def _require_dask(address: str) -> None:
-    """Refuse, before any work, a Dask scheduler that the dask extra or the network cannot reach
-    within :data:`SCHEDULER_TIMEOUT` seconds."""
+    """Refuse, before any work, a Dask scheduler that the dask extra cannot reach, or that does
+    not complete Dask's handshake within :data:`SCHEDULER_TIMEOUT` seconds.
+
+    distributed's ``Client`` waits without limit for the handshake of a server that accepts the
+    connection and never answers (an HTTP server, say), so the handshake is tried here with
+    distributed's own ``connect``, on an event loop of its own thread, while this thread waits
+    for it at most the deadline: a signal (Ctrl-C, SIGTERM) reaches this thread at once and
+    never lands inside the loop's callbacks. No ``Client`` is made in this process, so none is
+    left to time out after the exit."""
+    import asyncio
     import importlib.util
+    import threading
 
     if importlib.util.find_spec("distributed") is None:
         raise PrivlibError("--dask-scheduler needs the dask extra: pip install 'privlib[dask]'.")
-    from distributed import Client
+    from distributed.comm import connect
 
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=SCHEDULER_TIMEOUT), SCHEDULER_TIMEOUT)
+        await comm.close()
+
+    outcome: list[BaseException | None] = []
+
+    def attempt() -> None:
+        try:
+            asyncio.run(handshake())
+            outcome.append(None)
+        except BaseException as exc:  # handed to the waiting thread, which words it
+            outcome.append(exc)
+
+    shown = repr(address[:200])
     # distributed logs every failed attempt to connect; the refusal below says it once.
     quiet = logging.getLogger("distributed")
     level, quiet.level = quiet.level, logging.CRITICAL
     try:
-        Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False).close()
-    except Exception as exc:  # a bad address (ValueError, TypeError) or no answer (OSError)
-        raise PrivlibError(
-            f"the Dask scheduler {address!r} did not answer within {SCHEDULER_TIMEOUT} s "
-            f"({type(exc).__name__}); check the address and that the scheduler runs."
-        ) from None
+        trying = threading.Thread(target=attempt, name="privlib-dask-handshake", daemon=True)
+        trying.start()
+        trying.join(SCHEDULER_TIMEOUT + 5)  # the loop's own deadline, and a margin for it to end
     finally:
         quiet.level = level
+    error = outcome[0] if outcome else TimeoutError()
+    if error is None:
+        return
+    if isinstance(error, TimeoutError):  # connected, but no Dask handshake came back in time
+        raise PrivlibError(
+            f"the Dask scheduler {shown} gave no answer within {SCHEDULER_TIMEOUT} s: it is not a "
+            "Dask scheduler, or it is too busy to answer; check the address (tcp://HOST:PORT)."
+        )
+    if isinstance(error, (ValueError, TypeError)):  # an unknown scheme or a malformed address
+        raise PrivlibError(
+            f"--dask-scheduler {shown} is not an address the kit can connect to "
+            f"({type(error).__name__}); give tcp://HOST:PORT (TLS needs credentials the kit does "
+            "not take)."
+        )
+    if isinstance(error, OSError):  # refused, unreachable, or closed during the handshake
+        raise PrivlibError(
+            f"the Dask scheduler {shown} gave no answer ({type(error).__name__}): nothing listens "
+            "there, or it is not a Dask scheduler; check the address and that the scheduler runs."
+        )
+    raise PrivlibError(  # an answer that is not Dask's handshake
+        f"{shown} is not a Dask scheduler (its answer is not Dask's handshake: "
+        f"{type(error).__name__}); check the address and port."
+    )
+
+
+def _check_report_names(out: Path, names) -> None:
+    """Refuse, before any work, an output folder holding a folder at a name the report writes a
+    file to: publishing would fail there after the whole run."""
+    for name in names:
+        target = out / name
+        if target.is_dir() and not target.is_symlink():
+            raise PrivlibError(
+                f"`--out` {str(out)!r} holds a folder named {name!r}, where the report writes a "
+                "file; move or rename that folder, or choose another --out."
+            )
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
@@ -266,8 +332,6 @@ def params_file(dataset: str) -> Path:
 # --------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------
-#: Settings a params file may give, beside how its tables are made or where they are.
-_PARAMS_SETTINGS = ("keys", "sensitive", "population_size", "seed", "title", "thresholds", "attack_share")
 #: Fields of a bundled-dataset params file that say how its tables are made.
 _RECIPE_FIELDS = ("dataset", "n_train", "n_holdout", "synthesizers")
 
@@ -281,7 +345,8 @@ def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
     recipe = None
     if params is not None:
         found = read_params(params)
-        values = {name: found[name] for name in _PARAMS_SETTINGS if found.get(name) is not None} | values
+        settings = set(user_settings()) - set(TABLE_FIELDS)
+        values = {name: found[name] for name in settings if found.get(name) is not None} | values
         if "dataset" in found:
             recipe = {name: found[name] for name in _RECIPE_FIELDS if name in found}
             # the tables do not exist yet: the params file stands in for them while the settings
@@ -318,32 +383,14 @@ def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
     )
 
 
-def run_audit(
-    *,
-    out,
-    train=None,
-    synthetic=None,
-    holdout=None,
-    population_size=None,
-    keys=None,
-    sensitive=None,
-    seed: int | None = None,
-    title: str | None = None,
-    thresholds: dict | None = None,
-    attack_share: float | None = None,
-    params=None,
-    allow_new_categories: bool | None = None,
-    schema=None,
-    dask_scheduler: str | None = None,
-    targeted_attack: str | None = None,
-    fidelity_sample: int | str | None = None,
-    progress: bool = True,
-) -> Path:
+def run_audit(*, out, params=None, progress: bool = True, schema=None, **settings) -> Path:
     """Run the privacy audit and write its report into ``out``.
 
-    Give either the file arguments (``train``, ``synthetic``, ...) or ``params``, a YAML file
-    (see :func:`privlib.audit.read_params`); values in the file are used where the arguments
-    are left at ``None``. The defaults are those of :class:`privlib.audit.AuditSpec`.
+    Give either the tables (``train``, ``synthetic``, ``holdout``) or ``params``, a YAML file
+    (see :func:`privlib.audit.read_params`); ``settings`` are those of
+    :class:`privlib.audit.AuditSpec`, under the same names (the command line's flags), and win
+    over the file's; those left at ``None`` take the file's value or the spec's default.
+    ``schema`` is the earlier name of ``schema_file``.
 
     Returns
     -------
@@ -357,25 +404,11 @@ def run_audit(
         fails (``out`` is then left as it was).
     """
     out = _checked_out(out)
+    _check_report_names(out, AUDIT_FILES)
     _require_report_extra()
-    spec, recipe = audit_spec(
-        params=params,
-        train=train,
-        synthetic=synthetic,
-        holdout=holdout,
-        population_size=population_size,
-        keys=keys,
-        sensitive=sensitive,
-        seed=seed,
-        title=title,
-        thresholds=thresholds,
-        attack_share=attack_share,
-        allow_new_categories=allow_new_categories,
-        schema_file=schema,
-        dask_scheduler=dask_scheduler,
-        targeted_attack=targeted_attack,
-        fidelity_sample=fidelity_sample,
-    )
+    if schema is not None:
+        settings.setdefault("schema_file", schema)
+    spec, recipe = audit_spec(params=params, **settings)
     if spec.dask_scheduler is not None:
         _require_dask(spec.dask_scheduler)
     if spec.targeted_attack is not None:
@@ -431,13 +464,47 @@ def _course_dataset(dataset, params, seed):
         raise PrivlibError(
             f"`dataset` {dataset!r} is neither a bundled dataset {list(DATASETS)} nor an existing CSV file."
         )
-    read_table(dataset, "dataset")  # fails early on a FIFO, a folder, an empty or unreadable file
+    check_input_size(
+        dataset, "dataset", max_input_mb=DEFAULT_MAX_INPUT_MB, max_expansion=DEFAULT_MAX_EXPANSION
+    )
+    # fails early on a FIFO, a folder, an empty or unreadable file
+    _refuse_mathtext(read_table(dataset, "dataset"), "dataset")
     return str(Path(dataset).resolve()), Path(dataset).name, seed
 
 
+def _mathtext(text: str) -> bool:
+    """Whether matplotlib would typeset ``text`` as mathematics: an even, non-zero number of
+    dollar signs not escaped as ``\\$`` (the rule of ``matplotlib.text.Text``)."""
+    dollars = text.count("$") - text.count("\\$")
+    return dollars > 0 and dollars % 2 == 0
+
+
+def _refuse_mathtext(frame, label: str) -> None:
+    """Refuse category labels that the lessons' figures would typeset as mathematics (their axes
+    and legends show the categories): matplotlib fails on most of them with an empty
+    ``ValueError`` and the lesson stops."""
+    named = sum(1 for column in frame.columns if _mathtext(str(column)))
+    if named:
+        raise PrivlibError(
+            f"{named} column name(s) of `{label}` hold a pair of $ signs, which the lessons' figures "
+            "would read as mathematical notation; write the $ signs as \\$ or remove them."
+        )
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values):
+            continue
+        typeset = sum(1 for v in values.dropna().unique() if isinstance(v, str) and _mathtext(v))
+        if typeset:
+            raise PrivlibError(
+                f"column {column!r} of `{label}` has {typeset} categor{'y' if typeset == 1 else 'ies'} "
+                "with a pair of $ signs, which the lessons' figures would read as mathematical "
+                "notation; write the $ signs as \\$ or remove them."
+            )
+
+
 def _check_seed(seed) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise PrivlibError(f"`seed` must be a whole number >= 0, got {str(seed)[:40]}.")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise PrivlibError(f"`seed` must be a whole number >= 0 and <= {MAX_SEED:,}, got {str(seed)[:40]}.")
 
 
 def run_course(
@@ -596,8 +663,8 @@ def copy_notebooks(target, *, force: bool = False) -> list[Path]:
     Raises
     ------
     PrivlibError
-        When ``target`` is inside the kit or is a file, or (without ``force``) when a file to
-        write exists already; nothing is written then.
+        When ``target`` is inside the kit, is a file or a link to nothing, or (without
+        ``force``) when a file to write exists already; nothing is written then.
     """
     source = resource_path("notebooks")
     kit = source.parent.resolve()
@@ -605,6 +672,11 @@ def copy_notebooks(target, *, force: bool = False) -> list[Path]:
     if target.resolve().is_relative_to(kit):
         raise PrivlibError(
             f"{str(target)!r} is inside the kit ({kit}); give a folder outside it for the copies."
+        )
+    if target.is_symlink() and not target.exists():
+        raise PrivlibError(
+            f"{str(target)!r} is a symbolic link to something that does not exist; make the folder "
+            "it points to, or give another folder for the copies."
         )
     if target.exists() and not target.is_dir():
         raise PrivlibError(f"{str(target)!r} is a file; give a folder for the copies.")

@@ -128,7 +128,7 @@ def _lock(path: Path, *, wait: bool):
             if not wait:
                 os.close(fd)
                 return None
-            logger.info("privlib: another run is writing into the same folder; waiting for it to finish")
+            logger.info("another run is writing into the same folder; waiting for it to finish")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             except BaseException:
@@ -175,7 +175,7 @@ def _remove_stale_staging(out: Path) -> None:
             continue  # a live run, or a folder that is not the kit's
         try:
             shutil.rmtree(folder, ignore_errors=True)
-            logger.info("privlib: removed %s, left by an interrupted run", name)
+            logger.info("removed %s, left by an interrupted run", name)
         finally:
             os.close(fd)
 

@@ -773,8 +773,12 @@ def make(name: str, **params) -> _Synthesizer:
     Raises
     ------
     PrivlibError
-        For an unknown name or a hyper-parameter the class does not take.
+        For an unknown name, a hyper-parameter the class does not take, or a value outside the
+        class's own constraints (checked now, before any table is made, by the same
+        ``_check_params`` that ``fit`` calls).
     """
+    if not isinstance(name, str):
+        raise PrivlibError(f"the synthesizer's name must be a text, got {type(name).__name__}.")
     if name not in SYNTHESIZERS and name not in _LAZY:
         raise PrivlibError(f"unknown synthesizer {name!r}; choose one of {list(SYNTHESIZERS) + list(_LAZY)}.")
     cls = SYNTHESIZERS[name] if name in SYNTHESIZERS else __getattr__(name)
@@ -782,7 +786,9 @@ def make(name: str, **params) -> _Synthesizer:
     unknown = [p for p in params if p not in accepted]
     if unknown:
         raise PrivlibError(f"{name} takes no parameter {unknown}; its parameters are {accepted or 'none'}.")
-    return cls(**params)
+    model = cls(**params)
+    model._check_params()
+    return model
 
 
 def synthesize(

@@ -239,7 +239,7 @@ def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
         AuditSpec.build(train="t.csv", synthetic="s.csv", thresholds={"nn_mia_auc": float("nan")})
     with pytest.raises(PrivlibError, match=r"^`sead` is not a setting of the audit; the settings are \["):
         AuditSpec.build(train="t.csv", synthetic="s.csv", sead=1)
-    with pytest.raises(PrivlibError, match=r"^`seed` input should be greater than or equal to 0\.$"):
+    with pytest.raises(PrivlibError, match=r"^`seed` must be a whole number >= 0 and <= 4,294,967,295\.$"):
         AuditSpec.build(train="t.csv", synthetic="s.csv", seed=-5)
 
 

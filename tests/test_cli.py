@@ -553,3 +553,168 @@ def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path)
     }
     assert cap["plain"] != cap["schema"]
     assert runs["schema"]["provenance"]["spec"]["schema_file"] == "schema.yaml"
+
+
+# --------------------------------------------------------------------------------------------
+# The flags and the params file are the spec's settings (issue 30, item 4)
+# --------------------------------------------------------------------------------------------
+def _audit_flags() -> dict:
+    """The audit subcommand's arguments, by destination."""
+    from privlib.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command")
+    return {action.dest: action for action in commands.choices["audit"].complete()._actions}
+
+
+def test_every_spec_setting_has_a_flag_of_its_name_with_its_description():
+    from privlib.audit.spec import KIT_FIELDS, AuditSpec
+
+    flags = _audit_flags()
+    for name, field in AuditSpec.model_fields.items():
+        if name in KIT_FIELDS:
+            assert name not in flags
+            continue
+        assert "--" + name.replace("_", "-") in flags[name].option_strings, name
+        assert field.description and field.description in flags[name].help, name
+    for name in ("repeats", "hamming_threshold", "attack_share", "cap_bins"):
+        assert name in flags
+    # the earlier name of a flag keeps working
+    assert flags["schema_file"].option_strings == ["--schema-file", "--schema"]
+
+
+def test_settings_from_flags_and_from_a_params_file_reach_the_spec(tmp_path):
+    from privlib.audit.spec import user_settings
+    from privlib.cli import build_parser
+    from privlib.pipeline import audit_spec
+
+    given = {"repeats": 7, "hamming_threshold": 3, "attack_share": 0.25, "cap_bins": 4, "seed": 11}
+    argv = ["audit", "--train", "t.csv", "--synthetic", "s.csv", "--out", "o", "--schema", "m.yaml"]
+    for name, value in given.items():
+        argv += ["--" + name.replace("_", "-"), str(value)]
+    args = build_parser().parse_args(argv)
+    spec, _ = audit_spec(**{name: getattr(args, name) for name in user_settings()})
+    assert {name: getattr(spec, name) for name in given} == given
+    assert spec.schema_file == Path("m.yaml") and spec.allow_new_categories is False
+
+    params = tmp_path / "p.yaml"
+    params.write_text(
+        "train: t.csv\nsynthetic: s.csv\n" + "".join(f"{name}: {value}\n" for name, value in given.items())
+    )
+    spec, _ = audit_spec(params=params)
+    assert {name: getattr(spec, name) for name in given} == given
+    assert spec.train == tmp_path / "t.csv"  # files are relative to the params file
+    # a flag wins over the file
+    spec, _ = audit_spec(params=params, repeats=9)
+    assert spec.repeats == 9
+
+
+def test_run_audit_takes_the_spec_settings_by_name(tmp_path):
+    with pytest.raises(pl.PrivlibError, match=r"`cap_bins` must be a whole number >= 2 and <= 1,000\."):
+        pl.pipeline.run_audit(out=tmp_path / "out", train="t.csv", synthetic="s.csv", cap_bins=1)
+    with pytest.raises(pl.PrivlibError, match="`cap_binz` is not a setting of the audit"):
+        pl.pipeline.run_audit(out=tmp_path / "out", train="t.csv", synthetic="s.csv", cap_binz=4)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_numeric_setting_has_an_upper_bound(tmp_path):
+    """A number far beyond any real table (10**20) is refused for every numeric setting of the
+    spec, as for the counts of a params file."""
+    from privlib.audit.params import read_params
+    from privlib.audit.spec import AuditSpec, user_settings
+
+    schema = AuditSpec.model_json_schema()["properties"]
+    numeric = [
+        name
+        for name in user_settings()
+        if {"integer", "number"} & {k.get("type") for k in schema[name].get("anyOf", [schema[name]])}
+    ]
+    assert {"population_size", "seed", "repeats", "cap_bins", "fidelity_sample", "max_input_mb"} <= set(
+        numeric
+    )
+    for name in numeric:
+        with pytest.raises(pl.PrivlibError, match=f"`{name}` must be"):
+            AuditSpec.check_settings({name: 10**20}, "test")
+    for field in ("n_train", "n_holdout"):
+        params = tmp_path / "p.yaml"
+        params.write_text(f"dataset: ce\nn_train: 100\nsynthesizers: [{{method: Copy}}]\n{field}: {10**20}\n")
+        with pytest.raises(pl.PrivlibError, match=f"`{field}` must be a whole number from"):
+            read_params(params)
+
+
+def test_flag_values_out_of_bounds_are_one_line(tmp_path, capsys):
+    for argv, words in (
+        (["--repeats", "1000000"], "`repeats` must be a whole number >= 1 and <= 1,000"),
+        (["--seed", str(2**40)], "`seed` must be a whole number >= 0 and <= 4,294,967,295"),
+        (["--population-size", "1e27"], "argument --population-size: invalid int value"),
+        (["--targeted-attack", ".x:Y"], "`targeted_attack` must be a privlib.synth name"),
+        (["--targeted-attack", "../../x:Y"], "`targeted_attack` must be a privlib.synth name"),
+    ):
+        status = main(
+            [
+                "--quiet",
+                "audit",
+                "--train",
+                "t.csv",
+                "--synthetic",
+                "s.csv",
+                *argv,
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        err = capsys.readouterr().err.strip().splitlines()
+        assert status == 2 and len(err) == 1 and words in err[0], (argv, err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_notebooks_onto_a_dangling_link_is_named_so(tmp_path, capsys):
+    (tmp_path / "copies").symlink_to(tmp_path / "missing" / "folder")
+    status = main(["notebooks", str(tmp_path / "copies")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert "is a symbolic link to something that does not exist" in err[0] and "report" not in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copies"]
+
+
+def test_progress_lines_carry_one_prefix(tmp_path, capsys):
+    """The line about a staging folder left by a killed run (here: made by hand, unlocked)."""
+    data = pl.load_dataset("ce").iloc[:60]
+    data.to_csv(tmp_path / "train.csv", index=False)
+    data.drop(columns=data.columns[0]).to_csv(tmp_path / "synthetic.csv", index=False)
+    stale = tmp_path / ".out.audit-abcdefgh"
+    stale.mkdir()
+    (stale / ".privlib-staging").write_text("")
+    status = main(
+        [
+            "audit",
+            "--train",
+            str(tmp_path / "train.csv"),
+            "--synthetic",
+            str(tmp_path / "synthetic.csv"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and "privlib: removed .out.audit-abcdefgh, left by an interrupted run" in err, err
+    assert not any(line.startswith("privlib: privlib:") for line in err), err
+    assert not stale.exists()
+
+
+def test_the_course_refuses_categories_matplotlib_would_typeset(tmp_path, capsys):
+    table = pd.DataFrame({"age": range(40), "job": ["clerk", r"$\input{/etc/passwd}$M"] * 20})
+    table.to_csv(tmp_path / "data.csv", index=False)
+    status = main(
+        ["--quiet", "course", "--dataset", str(tmp_path / "data.csv"), "--out", str(tmp_path / "out")]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert "column 'job' of `dataset` has 1 category with a pair of $ signs" in err[0]
+    assert "passwd" not in err[0]  # the value itself is not echoed
+    assert not (tmp_path / "out").exists()
+    # one dollar sign, or escaped ones, are plain text to matplotlib: accepted
+    table["job"] = ["clerk", r"pay \$5 \$"] * 20
+    table.to_csv(tmp_path / "data.csv", index=False)
+    from privlib.pipeline import _course_dataset
+
+    assert _course_dataset(str(tmp_path / "data.csv"), None, 1)[1] == "data.csv"

@@ -4,7 +4,11 @@ Each check either refuses the inputs with a :class:`~privlib.errors.PrivlibError
 names the file, the column and a count, never a value of the data) or returns a note for the
 report's first page. They catch inputs that would make a release look safer than it is:
 
+* a file larger than the input limits, or a compressed file that expands beyond them (a
+  decompression bomb), found by decompressing it as a stream before anything parses it;
 * a header that names a column twice (pandas would silently rename one ``X.1``);
+* column labels that are not distinct texts (a DataFrame's MultiIndex, NaN or number labels), and
+  whole numbers beyond the 64-bit range that no measure can compute with;
 * numbers that are infinite or so large that a range overflows (``1e308``), which would make every
   Gower distance 0 or undefined;
 * a holdout that is the training data, or overlaps it beyond chance: the membership measures
@@ -18,7 +22,16 @@ report's first page. They catch inputs that would make a release look safer than
 
 from __future__ import annotations
 
+import bz2
+import contextlib
+import gzip
+import lzma
 import math
+import os
+import re
+import zipfile
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,7 +40,18 @@ from privlib.datasets import header_names
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, infer_kinds
 
-__all__ = ["ABSURD", "OVERLAP_MARGIN", "check_header", "check_numbers", "check_holdout", "new_categories"]
+__all__ = [
+    "ABSURD",
+    "EXPANSION_FLOOR_MB",
+    "OVERLAP_MARGIN",
+    "check_header",
+    "check_input_size",
+    "check_labels",
+    "check_numbers",
+    "check_holdout",
+    "new_categories",
+    "thousands_separated",
+]
 
 #: Numbers at least this large in absolute value are refused: a range of two of them overflows.
 ABSURD = 1e100
@@ -37,6 +61,99 @@ ABSURD = 1e100
 #: of this kind) by more than this margin and by more than three standard errors of the
 #: difference. A kit rule, stated in the refusal.
 OVERLAP_MARGIN = 0.05
+
+
+#: Megabytes a compressed file may expand to whatever its ratio: a small table that compresses
+#: very well (a column of zeros) is no threat below it.
+EXPANSION_FLOOR_MB = 64
+
+#: Bytes decompressed per step of the streamed size check (its memory stays near this).
+_CHUNK = 1 << 20
+
+_MB = 1_000_000
+
+
+def _decompressed(path: Path):
+    """A binary stream of the file's decompressed bytes, by its name's ending (as pandas reads it),
+    or None for a file that is not compressed."""
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rb")
+    if suffix == ".bz2":
+        return bz2.open(path, "rb")
+    if suffix == ".xz":
+        return lzma.open(path, "rb")
+    if suffix == ".zip":
+        archive = zipfile.ZipFile(path)
+        members = archive.infolist()
+        if len(members) != 1:
+            archive.close()
+            raise PrivlibError(
+                f"file {str(path)!r} is a ZIP archive of {len(members)} files; it must hold one table."
+            )
+        return archive.open(members[0])
+    return None
+
+
+def _parquet_bytes(path: Path) -> int | None:
+    """The bytes the row groups of a Parquet file take once decompressed (from its footer), or
+    None when it cannot be told (no pyarrow, or not Parquet: the reader refuses it then)."""
+    with contextlib.suppress(Exception):
+        import pyarrow.parquet as pq
+
+        metadata = pq.read_metadata(path)
+        return sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    return None
+
+
+def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int) -> None:
+    """Refuse a file that holds more than ``max_input_mb`` megabytes once decompressed, or a
+    compressed one that expands more than ``max_expansion`` times (beyond
+    :data:`EXPANSION_FLOOR_MB`), before anything parses it.
+
+    A compressed file is decompressed as a stream, a megabyte at a time, and the count stops at
+    the first limit passed: a decompression bomb is refused in the time and memory of reading
+    its first hundred megabytes, never of its expansion."""
+    path = Path(path)
+    stored = os.stat(path).st_size
+    fix = (
+        "if it is a real table, raise the limit (--max-input-mb, --max-expansion, or the same "
+        "settings of a params file or AuditSpec)"
+    )
+    if stored > max_input_mb * _MB:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) holds {stored / _MB:,.0f} MB, more than the input limit "
+            f"of {max_input_mb:,} MB; {fix}."
+        )
+    if path.suffix.lower() in (".parquet", ".pq"):
+        expanded = _parquet_bytes(path)
+        if expanded is not None:
+            _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix)
+        return
+    try:
+        stream = _decompressed(path)
+        if stream is None:
+            return
+        expanded = 0
+        with stream:
+            for block in iter(lambda: stream.read(_CHUNK), b""):
+                expanded += len(block)
+                _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile):
+        return  # not compressed as its name says: the reader names that problem
+
+
+def _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix) -> None:
+    if expanded > max_input_mb * _MB:
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) expands beyond the input limit of {max_input_mb:,} MB "
+            f"when decompressed; {fix}."
+        )
+    if expanded > EXPANSION_FLOOR_MB * _MB and expanded > max_expansion * max(stored, 1):
+        raise PrivlibError(
+            f"file {str(path)!r} ({label}) expands more than {max_expansion:,} times when "
+            f"decompressed ({stored / _MB:,.1f} MB stored), as a decompression bomb does; {fix}."
+        )
 
 
 def check_header(path, label: str) -> None:
@@ -53,6 +170,54 @@ def check_header(path, label: str) -> None:
             f"the header of `{label}` names {len(repeated)} column(s) more than once (e.g. "
             f"{repeated[0]!r}); give every column a distinct name."
         )
+
+
+def check_labels(frame: pd.DataFrame, label: str) -> None:
+    """Refuse a table whose column labels are not distinct texts: a DataFrame from Python may have
+    MultiIndex, missing (NaN) or number labels, which no file can hold and the measures do not
+    take."""
+    columns = frame.columns
+    if isinstance(columns, pd.MultiIndex):
+        raise PrivlibError(
+            f"`{label}` has {columns.nlevels} levels of column labels (a MultiIndex); give one "
+            "text label per column, e.g. frame.columns = ['_'.join(map(str, c)) for c in frame.columns]."
+        )
+    odd = [c for c in columns if not isinstance(c, str)]
+    if odd:
+        kinds = sorted({"missing (NaN)" if pd.isna(c) else type(c).__name__ for c in odd})
+        raise PrivlibError(
+            f"`{label}` has {len(odd)} column label(s) that are not texts ({', '.join(kinds)}); "
+            "give every column a text label, e.g. frame.columns = frame.columns.map(str)."
+        )
+    repeated = columns[columns.duplicated()].unique()
+    if len(repeated):
+        raise PrivlibError(
+            f"`{label}` has {len(repeated)} column label(s) used more than once (e.g. "
+            f"{str(repeated[0])!r}); give every column a distinct label."
+        )
+
+
+#: The range of a 64-bit integer, the widest whole number the measures compute with.
+_INT64 = np.iinfo(np.int64)
+
+
+def check_whole_numbers(frame: pd.DataFrame, label: str) -> None:
+    """Refuse whole numbers beyond the 64-bit range (Python integers in a column of objects, as
+    pandas leaves them): they are neither numbers the measures can compute with nor categories."""
+    for column in frame.columns:
+        values = frame[column]
+        if not pd.api.types.is_object_dtype(values):
+            continue
+        beyond = sum(
+            1
+            for v in values.dropna()
+            if isinstance(v, int) and not isinstance(v, bool) and not _INT64.min <= v <= _INT64.max
+        )
+        if beyond:
+            raise PrivlibError(
+                f"column {column!r} of `{label}` holds {beyond} whole number(s) beyond the 64-bit "
+                "range (|x| >= 2**63); store them as decimals (floats) or as text codes."
+            )
 
 
 def check_numbers(frame: pd.DataFrame, label: str) -> None:
@@ -95,6 +260,27 @@ def check_holdout(train: pd.DataFrame, holdout: pd.DataFrame, *, same_file: bool
         )
 
 
+#: A number written with thousands separators: 1,234 or 1 234 or 1'234 (with decimals or not).
+_GROUPED = re.compile(r"[+-]?\d{1,3}([,'\u00a0\u202f ]\d{3})+([.]\d+)?")
+
+
+def thousands_separated(values) -> int:
+    """How many of ``values`` are numbers written with thousands separators (``1,234``), which a
+    CSV reader takes for text."""
+    return sum(1 for v in values if isinstance(v, str) and _GROUPED.fullmatch(v.strip()))
+
+
+def _separators_note(values) -> str:
+    """The cause, when some values are numbers with thousands separators: a clause to add."""
+    grouped = thousands_separated(values)
+    if not grouped:
+        return ""
+    return (
+        f"; {grouped} of them are numbers written with thousands separators (such as 1,234): "
+        "write the numbers without separators"
+    )
+
+
 def _percent(share: float) -> str:
     return "under 0.1%" if 0 < share < 0.001 else f"{share:.1%}"
 
@@ -129,9 +315,9 @@ def new_categories(train: pd.DataFrame, frame: pd.DataFrame, label: str, *, allo
             tail = "" if not overlap else " only when case and surrounding spaces are ignored"
             raise PrivlibError(
                 f"column {column!r} of `{label}` {how} `train`{tail} ({len(new)} new "
-                f"categor{'y' if len(new) == 1 else 'ies'} in {rows} row(s)): it looks recoded. "
-                "Code it as in the training data, or pass --allow-new-categories if the new "
-                "categories are real."
+                f"categor{'y' if len(new) == 1 else 'ies'} in {rows} row(s){_separators_note(new)}): "
+                "it looks recoded. Code it as in the training data, or pass --allow-new-categories "
+                "if the new categories are real."
             )
         notes.append(
             f"column {column!r} of {label}: {len(new)} categor{'y' if len(new) == 1 else 'ies'} "

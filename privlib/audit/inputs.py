@@ -13,8 +13,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from privlib.audit.checks import check_header, check_holdout, check_numbers, new_categories
+from privlib.audit.checks import (
+    check_header,
+    check_holdout,
+    check_input_size,
+    check_labels,
+    check_numbers,
+    check_whole_numbers,
+    new_categories,
+    thousands_separated,
+)
 from privlib.audit.metadata import apply_schema, read_schema
+from privlib.audit.spec import DEFAULT_MAX_EXPANSION, DEFAULT_MAX_INPUT_MB
 from privlib.datasets import frame_like, read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
@@ -132,9 +142,15 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
         ):
             present = values.dropna().astype(object)
             other = int(pd.to_numeric(present.astype(str), errors="coerce").isna().sum())
+            grouped = thousands_separated(present)
+            cause = (
+                f" ({grouped} written with thousands separators, such as 1,234: write them without)"
+                if grouped
+                else ""
+            )
             raise PrivlibError(
                 f"column {column!r} holds numbers in `train` but {other} of its {len(present)} value(s) "
-                f"in `{name}` are not numbers; give it the same type in both files."
+                f"in `{name}` are not numbers{cause}; give it the same type in both files."
             )
     return frame[list(train.columns)]
 
@@ -162,12 +178,24 @@ def _too_small(*frames: pd.DataFrame) -> bool:
     return any(len(frame) < MIN_ROWS for frame in frames)
 
 
-def _read(source: Source, label: str, like=None, schema=None) -> pd.DataFrame:
+@dataclass(frozen=True)
+class _Limits:
+    """The input limits of :func:`~privlib.audit.checks.check_input_size`."""
+
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB
+    max_expansion: int = DEFAULT_MAX_EXPANSION
+
+
+def _read(source: Source, label: str, limits: _Limits, like=None, schema=None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
+        check_labels(source, label)
+        check_whole_numbers(source, label)
         frame = frame_like(source, label, like=like)
     else:
         check_header(source, label)
+        check_input_size(source, label, max_input_mb=limits.max_input_mb, max_expansion=limits.max_expansion)
         frame = read_table(source, label, like=like)
+        check_whole_numbers(frame, label)
     if schema:
         frame = apply_schema(frame, schema, label)
     check_numbers(frame, label)
@@ -184,6 +212,8 @@ def load_audit_inputs(
     sensitive=None,
     allow_new_categories: bool = False,
     schema=None,
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB,
+    max_expansion: int = DEFAULT_MAX_EXPANSION,
 ) -> AuditInputs:
     """Read and check the files of an audit (see :mod:`privlib.audit.checks`).
 
@@ -207,6 +237,9 @@ def load_audit_inputs(
     schema : str or path, optional
         A metadata file (:mod:`privlib.audit.metadata`) stating the kinds, categories and ranges
         of columns; every table is checked against it.
+    max_input_mb, max_expansion : int, optional
+        Input limits: most megabytes a file may hold once decompressed, and most times a
+        compressed file may expand (:func:`privlib.audit.checks.check_input_size`).
 
     Returns
     -------
@@ -230,11 +263,14 @@ def load_audit_inputs(
         raise PrivlibError("`holdout` must be one CSV file or DataFrame, got several.")
 
     schema = read_schema(schema) if schema is not None else None
-    train_df = _read(train_source[0][1], "train", schema=schema)
+    limits = _Limits(max_input_mb, max_expansion)
+    train_df = _read(train_source[0][1], "train", limits, schema=schema)
     synthetic_dfs, notes = {}, left_out_notes(schema)
     for label, source in synthetic_sources:
         name = f"synthetic ({_name_of(label, source)})"
-        synthetic_dfs[label] = _check_like(train_df, _read(source, name, like=train_df, schema=schema), name)
+        synthetic_dfs[label] = _check_like(
+            train_df, _read(source, name, limits, like=train_df, schema=schema), name
+        )
         notes += new_categories(
             train_df,
             synthetic_dfs[label],
@@ -249,7 +285,7 @@ def load_audit_inputs(
     holdout_df = None
     if holdout_source:
         holdout_df = _check_like(
-            train_df, _read(holdout_source[0][1], "holdout", like=train_df, schema=schema), "holdout"
+            train_df, _read(holdout_source[0][1], "holdout", limits, like=train_df, schema=schema), "holdout"
         )
         same = digests["holdout"][0] == digests["train"][0] or _same_file(
             holdout_source[0][1], train_source[0][1]

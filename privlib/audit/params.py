@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from privlib.audit.inputs import file_labels
+from privlib.audit.spec import TABLE_FIELDS, AuditSpec, user_settings
 from privlib.audit.yamlfile import read_yaml
 from privlib.datasets import DATASETS, load_dataset, sample_split
 from privlib.errors import PrivlibError
@@ -24,10 +25,6 @@ def _count(v):
 
 def _names(v):
     return _text(v) or (isinstance(v, list) and bool(v) and all(_text(x) for x in v))
-
-
-def _share(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
 
 
 #: Most rows a synthesizer entry may ask for (``n``): more would exhaust memory, not inform.
@@ -91,26 +88,37 @@ def _check_entries(entries, source: str) -> None:
                 f"{where}: `n` must be a whole number from 1 to {MAX_SYNTHETIC_ROWS:,}, got "
                 f"{type(n).__name__} {str(n)[:40]}."
             )
-        synth.make(entry["method"], **settings)  # an unknown name or parameter fails now
+        try:  # an unknown name or parameter, or a value its constraints refuse, fails now
+            synth.make(entry["method"], **settings)
+        except PrivlibError as exc:
+            raise PrivlibError(f"{where} ({entry['method']}): {exc}") from None
 
 
-#: Every field of a params file, with the test its value must pass and what that test asks for.
+#: Most training or holdout rows a bundled-dataset params file may ask for.
+MAX_SPLIT_ROWS = 10_000_000
+
+
+def _rows(low: int):
+    return lambda v: _count(v) and low <= v <= MAX_SPLIT_ROWS
+
+
+#: The fields of a params file that say how its tables are made or where they are, with the test
+#: each value must pass and what that test asks for. Every other field is a setting of
+#: :class:`~privlib.audit.spec.AuditSpec` under its own name, checked by the spec.
 _FIELDS = {
-    "title": (_text, "a text"),
     "dataset": (_text, "the name of a bundled dataset"),
-    "n_train": (lambda v: _count(v) and v > 0, "a whole number > 0"),
-    "n_holdout": (_count, "a whole number >= 0"),
+    "n_train": (_rows(1), f"a whole number from 1 to {MAX_SPLIT_ROWS:,}"),
+    "n_holdout": (_rows(0), f"a whole number from 0 to {MAX_SPLIT_ROWS:,}"),
     "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params` and `n`"),
-    "population_size": (lambda v: _count(v) and v > 0, "a whole number > 0"),
-    "keys": (_names, "a column name or a list of them"),
-    "sensitive": (_names, "a column name or a list of them"),
-    "seed": (_count, "a whole number >= 0"),
-    "thresholds": (lambda v: isinstance(v, dict), "a mapping of measure names to numbers"),
-    "attack_share": (_share, "a number strictly between 0 and 1"),
     "train": (_text, "the path of a CSV file"),
     "synthetic": (_names, "the path of a CSV file or a list of them"),
     "holdout": (_text, "the path of a CSV file"),
 }
+
+
+def _settings() -> list[str]:
+    """The spec's settings a params file may give, beside its tables."""
+    return [name for name in user_settings() if name not in TABLE_FIELDS]
 
 
 def read_params(path) -> dict:
@@ -119,18 +127,24 @@ def read_params(path) -> dict:
     The file either names a bundled ``dataset`` with ``n_train``, ``n_holdout`` and a list of
     ``synthesizers`` (each ``{method: ..., params: {...}}``), from which :func:`materialise`
     makes the CSV files, or gives ``train``, ``synthetic`` and ``holdout`` paths (relative to the
-    file's folder). See ``reports/params/*.yaml``.
+    file's folder). Any setting of :class:`~privlib.audit.spec.AuditSpec` may be given too, under
+    its own name (``seed``, ``repeats``, ``cap_bins``, ``schema_file``, ...), and is checked as the
+    spec checks it. See ``reports/params/*.yaml``.
     """
     path = Path(path)
     params = read_yaml(path, "params file", "--params")
-    unknown = sorted(map(str, set(params) - set(_FIELDS)))
+    fields = [*_FIELDS, *_settings()]
+    unknown = sorted(map(str, set(params) - set(fields)))
     if unknown:
         raise PrivlibError(
-            f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are {sorted(_FIELDS)}."
+            f"params file {str(path)!r} has unknown field(s) {unknown}; the fields are {sorted(fields)}."
         )
+    AuditSpec.check_settings(
+        {name: value for name, value in params.items() if name not in _FIELDS}, f"params file {str(path)!r}"
+    )
     for name, value in params.items():
-        valid, wanted = _FIELDS[name]
-        if value is not None and not valid(value):
+        valid, wanted = _FIELDS.get(name, (None, None))
+        if valid is not None and value is not None and not valid(value):
             raise PrivlibError(
                 f"params file {str(path)!r}: `{name}` must be {wanted}, got {type(value).__name__} {value!r}."[
                     :300
@@ -151,12 +165,12 @@ def read_params(path) -> dict:
             raise PrivlibError(
                 f"params file {str(path)!r} needs either `dataset` or both `train` and `synthetic`."
             )
-        for name in ("train", "synthetic", "holdout"):
-            value = params.get(name)
-            if isinstance(value, list):
-                params[name] = [str(path.parent / v) for v in value]
-            elif value is not None:
-                params[name] = str(path.parent / value)
+    for name in (*TABLE_FIELDS, "schema_file"):  # files named relative to the params file
+        value = params.get(name)
+        if isinstance(value, list):
+            params[name] = [str(path.parent / v) for v in value]
+        elif value is not None:
+            params[name] = str(path.parent / value)
     return params
 
 

@@ -119,6 +119,8 @@ def inputs_of(spec: AuditSpec) -> AuditInputs:
         sensitive=spec.sensitive,
         allow_new_categories=spec.allow_new_categories,
         schema=spec.schema_file,
+        max_input_mb=spec.max_input_mb,
+        max_expansion=spec.max_expansion,
     )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import pandas as pd
 from pydantic import (
@@ -29,11 +30,42 @@ from pydantic import (
 from privlib.errors import PrivlibError
 from privlib.thresholds import check_overrides
 
-__all__ = ["AuditSpec", "DEFAULT_SEED", "DEFAULT_TITLE"]
+__all__ = [
+    "AuditSpec",
+    "DEFAULT_SEED",
+    "DEFAULT_TITLE",
+    "KIT_FIELDS",
+    "MAX_SEED",
+    "TABLE_FIELDS",
+    "user_settings",
+    "wanted",
+]
 
 #: Seed of every random step of an audit, unless one is given.
 DEFAULT_SEED = 2026
 DEFAULT_TITLE = "Privacy audit of a synthetic dataset"
+
+#: Largest seed: scikit-learn and numpy's legacy generator take seeds below 2**32.
+MAX_SEED = 2**32 - 1
+
+#: Largest population size N: above the world's population, so a real N is never refused.
+MAX_POPULATION = 10**10
+
+#: Most records a table of an audit is expected to hold; settings counting records stop here.
+MAX_RECORDS = 10**9
+
+#: The settings that name the tables (paths, or DataFrames from Python).
+TABLE_FIELDS = ("train", "synthetic", "holdout")
+
+#: The fields the kit fills in itself (the recipe of a bundled-dataset params file): no command
+#: line flag or params-file setting sets them.
+KIT_FIELDS = ("recipe",)
+
+#: Default input limits (see :mod:`privlib.audit.checks`): an input file, once decompressed, may
+#: hold this many megabytes, and a compressed one may expand at most this many times beyond a
+#: floor. Real tables compress 3 to 20 times; a decompression bomb, thousands of times.
+DEFAULT_MAX_INPUT_MB = 2000
+DEFAULT_MAX_EXPANSION = 100
 
 
 def _table(value: Any) -> Path | pd.DataFrame:
@@ -71,6 +103,12 @@ def _names(value: Any) -> list[str]:
 
 Names = Annotated[Any, AfterValidator(_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})]
 
+#: A synthesizer name, or an entry point ``package.module:Class`` of Python identifiers (so no
+#: relative or path-like module name reaches the import machinery).
+_ENTRY_POINT = re.compile(
+    r"[A-Za-z_]\w*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII
+)
+
 
 class AuditSpec(BaseModel):
     """Everything an audit needs: its tables, variables and settings.
@@ -83,20 +121,32 @@ class AuditSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
-    train: Table = Field(description="the confidential data the generator was fitted on")
+    train: Table = Field(
+        description="CSV or Parquet file (or DataFrame) of the confidential data the generator was fitted on"
+    )
     synthetic: Annotated[
         dict[str, Table] | list[Table],
         WithJsonSchema({"type": "array", "items": {"type": "string"}}),
-    ] = Field(description="one or several synthetic tables; several add a comparison")
+    ] = Field(description="one or several CSV or Parquet files of synthetic data; several add a comparison")
     holdout: Table | None = Field(
-        None, description="real records of the same population the generator never saw"
+        None, description="CSV or Parquet file of real records of the same population the generator never saw"
     )
     population_size: int | None = Field(
-        None, gt=0, strict=True, description="size N of the population the training data was drawn from"
+        None,
+        gt=0,
+        le=MAX_POPULATION,
+        strict=True,
+        description="size N of the population the training data was drawn from",
     )
-    keys: Names = Field(default_factory=list, description="key variables an adversary knows")
-    sensitive: Names = Field(default_factory=list, description="variables an adversary wants to learn")
-    seed: int = Field(DEFAULT_SEED, ge=0, strict=True, description="seed of every random step")
+    keys: Names = Field(
+        default_factory=list,
+        description="key variables an adversary knows (names, or one text of names and commas)",
+    )
+    sensitive: Names = Field(
+        default_factory=list,
+        description="variables an adversary wants to learn (names, or one text of names and commas)",
+    )
+    seed: int = Field(DEFAULT_SEED, ge=0, le=MAX_SEED, strict=True, description="seed of every random step")
     repeats: int = Field(
         5, ge=1, le=1000, strict=True, description="repetitions of the random membership measures"
     )
@@ -115,7 +165,8 @@ class AuditSpec(BaseModel):
         "the privacy measures use every record); 'all' for every record",
     )
     thresholds: dict[str, float] = Field(
-        default_factory=dict, description="measure key -> absolute cut-off replacing the registry's"
+        default_factory=dict,
+        description='measure key -> absolute cut-off replacing the registry\'s, e.g. {"nn_mia_auc": 0.6}',
     )
     schema_file: Path | None = Field(
         None, description="YAML file stating column kinds, categories and ranges (privlib.audit.metadata)"
@@ -126,12 +177,28 @@ class AuditSpec(BaseModel):
     targeted_attack: str | None = Field(
         None,
         description="generator refitted by the shadow-model "
-        "attack (a privlib.synth name or module:Class); off when None",
+        "attack (a privlib.synth name or module:Class); off when not given",
     )
     dask_scheduler: str | None = Field(
-        None, description="address of a Dask scheduler for the neighbour searches"
+        None, description="address of a Dask scheduler for the neighbour searches, e.g. tcp://10.0.0.5:8786"
     )
-    title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300)
+    max_input_mb: int = Field(
+        DEFAULT_MAX_INPUT_MB,
+        ge=1,
+        le=1_000_000,
+        strict=True,
+        description="most megabytes an input file may hold once decompressed; raise it for a "
+        "real table that is larger",
+    )
+    max_expansion: int = Field(
+        DEFAULT_MAX_EXPANSION,
+        ge=2,
+        le=1_000_000,
+        strict=True,
+        description="most times a compressed input file may expand when decompressed (a "
+        "decompression bomb expands thousands of times); raise it for a real table that does",
+    )
+    title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300, description="title of the report")
     recipe: dict[str, Any] | None = Field(
         None, description="how the tables were made from a bundled dataset (from a params file)"
     )
@@ -144,9 +211,24 @@ class AuditSpec(BaseModel):
     @field_validator("fidelity_sample", mode="before")
     @classmethod
     def _records_or_all(cls, value: Any) -> Any:
-        if value == "all" or (isinstance(value, int) and not isinstance(value, bool) and value >= 100):
+        if value == "all" or (
+            isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= MAX_RECORDS
+        ):
             return value
-        raise ValueError("`fidelity_sample` must be a number of records (at least 100) or 'all'")
+        raise ValueError(
+            f"`fidelity_sample` must be a number of records (from 100 to {MAX_RECORDS:,}) or 'all'"
+        )
+
+    @field_validator("targeted_attack")
+    @classmethod
+    def _synthesizer_name(cls, value: str | None) -> str | None:
+        if value is None or _ENTRY_POINT.fullmatch(value):
+            return value
+        raise ValueError(
+            "`targeted_attack` must be a privlib.synth name (such as SequentialTrees) or an entry "
+            "point module:Class of Python names (such as mypackage.models:MyGenerator), got "
+            f"{len(value)} character(s) that are neither"
+        )
 
     @field_validator("synthetic", mode="before")
     @classmethod
@@ -155,6 +237,13 @@ class AuditSpec(BaseModel):
             return [value]
         if not value:
             raise ValueError("give at least one synthetic table")
+        if isinstance(value, dict) and not all(isinstance(name, str) for name in value):
+            odd = [name for name in value if not isinstance(name, str)]
+            kinds = sorted({type(name).__name__ for name in odd})
+            raise ValueError(
+                f"`synthetic` must name its tables with texts; {len(odd)} of its keys are not "
+                f"({', '.join(kinds)}), e.g. give {{'generator_a': frame}}"
+            )
         return value
 
     # -- building -------------------------------------------------------------------------------
@@ -179,6 +268,18 @@ class AuditSpec(BaseModel):
         path.write_text(self.model_dump_json(indent=2), encoding="utf-8")
         return path
 
+    @classmethod
+    def check_settings(cls, settings: dict[str, Any], source: str) -> None:
+        """Check ``settings`` (no tables) as the spec would, before any table exists: a problem
+        is one :class:`PrivlibError` line naming ``source`` and the setting."""
+        placeholder = {"train": "stand-in.csv", "synthetic": ["stand-in.csv"]}  # never read
+        try:
+            cls(**placeholder | {name: value for name, value in settings.items() if value is not None})
+        except ValidationError as exc:
+            raise PrivlibError(f"{source}: {_one_line(exc)}") from None
+        except PrivlibError as exc:  # a validator's own sentence (the thresholds')
+            raise PrivlibError(f"{source}: {exc}") from None
+
     # -- views ----------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
         """The settings the measures' arguments are built from."""
@@ -202,6 +303,42 @@ class AuditSpec(BaseModel):
         return out
 
 
+def user_settings() -> dict[str, Any]:
+    """The fields of :class:`AuditSpec` a user sets (every one but :data:`KIT_FIELDS`), by name,
+    in their order: what the command line's flags and a params file's settings are built from."""
+    return {name: field for name, field in AuditSpec.model_fields.items() if name not in KIT_FIELDS}
+
+
+#: How a message names what a setting of each type must be.
+_KINDS = {int: "a whole number", float: "a number", str: "a text", bool: "true or false"}
+
+#: The bounds of a field, as ``annotated_types`` states them, and how a message writes each.
+_BOUNDS = (
+    ("ge", ">= {:,}"),
+    ("gt", "> {:,}"),
+    ("le", "<= {:,}"),
+    ("lt", "< {:,}"),
+    ("min_length", "of at least {:,} character(s)"),
+    ("max_length", "of at most {:,} characters"),
+)
+
+
+def wanted(name: str) -> str | None:
+    """What the field ``name`` must be, from its declaration (its type and bounds), e.g. "a whole
+    number >= 1 and <= 1,000"; None for a field of another kind."""
+    field = AuditSpec.model_fields[name]
+    kinds = [kind for kind in get_args(field.annotation) or (field.annotation,) if kind is not type(None)]
+    if len(kinds) != 1 or kinds[0] not in _KINDS:
+        return None
+    bounds = [
+        form.format(getattr(limit, attribute))
+        for limit in field.metadata
+        for attribute, form in _BOUNDS
+        if getattr(limit, attribute, None) is not None
+    ]
+    return " ".join([_KINDS[kinds[0]], " and ".join(bounds)]).strip()
+
+
 def _one_line(exc: ValidationError) -> str:
     """The first problem of a validation error, naming the setting but never echoing its value."""
     error = exc.errors(include_url=False, include_input=False)[0]
@@ -211,4 +348,6 @@ def _one_line(exc: ValidationError) -> str:
         return message
     if error["type"] == "extra_forbidden":
         message = f"is not a setting of the audit; the settings are {sorted(AuditSpec.model_fields)}"
+    elif len(error["loc"]) == 1 and where in AuditSpec.model_fields and wanted(where) is not None:
+        message = f"must be {wanted(where)}"
     return f"`{where}` {message[0].lower()}{message[1:]}."
