@@ -537,6 +537,8 @@ def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path)
             str(paths["train"]),
             "--synthetic",
             str(paths["synthetic"]),
+            "--holdout",  # CAP judges the training records against the holdout (issue 31)
+            str(paths["holdout"]),
             "--keys",
             "Income",
             "--sensitive",
