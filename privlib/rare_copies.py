@@ -1,0 +1,168 @@
+"""Copies of rare people: the copy test restricted to the records a copy exposes most.
+
+:func:`privlib.records.copy_test` counts every training record with a synthetic copy against the
+holdout records with one. On data with few distinct records (all-categorical tables such as ACS)
+a release matches thousands of common records by chance, and ten copied *unique* people vanish in
+that noise, although they are exactly the people at risk (Stadler, Oprisanu & Troncoso 2022;
+Meeus, Guepin, Cretu & de Montjoye 2023, "Achilles' heels"). :func:`rare_copy_test` runs the same
+exact test on the rare records only.
+
+Which records are rare
+----------------------
+A record is rare when it has no exact twin among the other real records and is among the
+``rare_share`` most isolated of them: its Gower distance to the nearest other real record
+(training and holdout records together, the record itself left out) is at least the
+``1 - rare_share`` quantile of those distances. On all-categorical data that distance is the
+share of variables in which the record differs from its closest other record, so the rare
+records are the unique ones whose nearest look-alike differs most; with continuous variables,
+where every record is unique, they are the outliers. The rule reads no membership label: it
+ranks training and holdout records alike, so Fisher's exact test on the rare records stays exact
+when the release does not depend on who was in the training data.
+
+A rare record has a copy as in the copy test: equal in every categorical variable, every number
+within ``numeric_tolerance`` of its range (exact and tolerance-near copies). The excess of copied
+rare training records over the holdout's rate is the number of people at risk, with Newcombe's
+interval (:mod:`privlib.records`).
+
+References
+----------
+Stadler T, Oprisanu B, Troncoso C. Synthetic data - anonymisation groundhog day. USENIX Security
+2022.
+
+Meeus M, Guepin F, Cretu AM, de Montjoye YA. Achilles' heels: vulnerable record identification in
+synthetic data publishing. ESORICS 2023.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privlib.attacks import _check_release, real_neighbourhoods
+from privlib.errors import PrivlibError
+from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
+from privlib.validation import CONFIDENCE, Number, Table, validate_params
+
+__all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
+
+#: Share of the real records, the most isolated, that count as rare.
+DEFAULT_RARE_SHARE = 0.1
+
+
+@dataclass(frozen=True, kw_only=True)
+class RareCopyTest(CopyTest):
+    """:class:`privlib.records.CopyTest` on the rare records (:func:`rare_copy_test`): ``n_train``
+    and ``n_holdout`` count the rare training and holdout records, ``rare_share`` is the share asked
+    for and ``isolation`` the nearest-other-record distance from which a record is rare.
+    ``ci_low``/``ci_high`` stay empty: the verdict is Fisher's exact test; the interval of the
+    excess, in records, is ``at_risk_low``/``at_risk_high``."""
+
+    rare_share: float
+    isolation: float
+
+    def reading(self) -> str:
+        return self.with_judgement(
+            f"Among the rare records (no real twin, and the {self.rare_share:.0%} most isolated "
+            f"real records: nearest other real record at Gower distance {self.isolation:.3g} or "
+            f"more), {self.train_copied} of {self.n_train} training records have a synthetic copy "
+            f"against {self.holdout_copied} of {self.n_holdout} holdout records: "
+            f"{self.value:+.1f} rare people beyond chance ({self.confidence:.0%} interval "
+            f"{self.at_risk_low:.1f} to {self.at_risk_high:.1f}); chance alone copies "
+            f"{self.critical_count} or more rare training records with probability at most "
+            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g})."
+        )
+
+
+def rare_records(isolation: np.ndarray, rare_share: float) -> tuple[np.ndarray, float]:
+    """Which records are rare, from each record's distance to its nearest other real record, and
+    the distance from which a record is rare (module documentation).
+
+    Examples
+    --------
+    >>> rare, cut = rare_records(np.array([0.0, 0.1, 0.2, 0.3, 0.0, 0.5, 0.1, 0.2, 0.3, 0.4]), 0.2)
+    >>> rare.tolist(), round(cut, 3)
+    ([False, False, False, False, False, True, False, False, False, True], 0.4)
+    """
+    cut = float(np.quantile(isolation, 1 - rare_share, method="higher"))
+    return (isolation >= cut) & (isolation > 0), cut
+
+
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "rare_share": [Number(low=0, high=1, closed="right")],
+        "numeric_tolerance": [Number(low=0, high=1)],
+        "confidence": [CONFIDENCE],
+    }
+)
+def rare_copy_test(
+    *,
+    train,
+    holdout,
+    synthetic,
+    rare_share=DEFAULT_RARE_SHARE,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    confidence=DEFAULT_CONFIDENCE,
+    client=None,
+) -> RareCopyTest:
+    """Rare training records with a synthetic copy, against rare holdout records with one.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        The generator's training data, real records it never saw, the release.
+    rare_share : float, default 0.1
+        Share of the real records, the most isolated, that count as rare.
+    numeric_tolerance : float, default 0.01
+        Share of each numeric variable's range within which two values count as equal.
+    confidence : float, default 0.95
+        Fisher's test is one-sided at ``1 - confidence``; level of the interval.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster.
+
+    Returns
+    -------
+    RareCopyTest
+        Key ``rare_copy_test``; unjudged; ``value`` the excess of copied rare training records.
+
+    Raises
+    ------
+    PrivlibError
+        If the tables are not comparable, or no training or no holdout record is rare (every real
+        record has an exact twin).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> common = pd.DataFrame({"g": ["a"] * 90})
+    >>> train = pd.concat([common, pd.DataFrame({"g": [f"t{i}" for i in range(10)]})])
+    >>> holdout = pd.concat([common, pd.DataFrame({"g": [f"h{i}" for i in range(10)]})])
+    >>> synthetic = train.iloc[85:]            # 5 common records and the 10 unique ones
+    >>> result = rare_copy_test(train=train, holdout=holdout, synthetic=synthetic)
+    >>> result.n_train, result.train_copied, result.holdout_copied, result.value > result.baseline
+    (10, 10, 0, True)
+    """
+    confidence = check_confidence(confidence)
+    holdout, synthetic = _check_release(train, holdout, synthetic)
+    hoods = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
+    rare, cut = rare_records(hoods.to_real[:, 0], rare_share)
+    rare_train, rare_holdout = rare[: len(train)], rare[len(train) :]
+    if not rare_train.any() or not rare_holdout.any():
+        raise PrivlibError(
+            "no training or no holdout record is rare (every one has an exact twin among the real "
+            "records); read the copy test instead."
+        )
+    widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
+    a = int(np.count_nonzero(_has_copy(train[rare_train], synthetic, widths)))
+    b = int(np.count_nonzero(_has_copy(holdout[rare_holdout], synthetic, widths)))
+    return RareCopyTest(
+        measure="rare_copy_test",
+        numeric_tolerance=float(numeric_tolerance),
+        rare_share=float(rare_share),
+        isolation=cut,
+        **_fisher_excess(a, int(rare_train.sum()), b, int(rare_holdout.sum()), confidence),
+    )
