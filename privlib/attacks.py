@@ -31,7 +31,7 @@ bounded blocks) and reads each at a false-positive rate of 0.1 % and 1 % with th
 
 :func:`near_copy_test` is the near-copy evidence on its own: the distance to the nearest
 synthetic record relative to the distance to the nearest other real record,
-``log((d_real + c) / (d_synthetic + c))`` with ``c`` one hundredth of one variable's range, read
+``log((d_real + c) / (d_synthetic + c))`` with ``c`` a thousandth of one variable's range, read
 at 0.1 % and 1 %. A copy moved a little stays far nearer to its synthetic twin than to any real
 neighbour, which the plain distance misses for records in dense regions.
 
@@ -80,11 +80,14 @@ from privlib.neighbors import kneighbors
 from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import TableEncoder, check_comparable, check_frame
+from privlib.thresholds import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, RandomState, Table, validate_params
 
 __all__ = [
     "ATTACKS",
+    "ENSEMBLE_RULE",
+    "NEAR_COPY_RULE",
     "N_NEIGHBOURS",
     "MaxOverTests",
     "RealNeighbourhoods",
@@ -109,6 +112,45 @@ CLASSIFIER_FIT_ROWS = 20_000
 CLASSIFIER_FOLDS = 2
 
 
+_CARLINI_HOLM = (
+    "kit default: risk when the strongest reading, after Holm's step-down adjustment over every "
+    "attack and false-positive rate read (Holm 1979, Scand. J. Statist. 6(2)), finds more members "
+    "than an attack blind to membership by an exact one-sided test at the audit's confidence, no "
+    "margin; reading attacks at a false-positive rate of 0.1% and 1% follows Carlini et al., "
+    "'Membership Inference Attacks From First Principles', IEEE S&P 2022, and taking the maximum "
+    "over an ensemble follows Ward et al. 2025 (Synth-MIA), who find that no single attack dominates"
+)
+
+#: The threshold rule of ``attack_ensemble`` (declared in :mod:`privlib.audit.measures`).
+ENSEMBLE_RULE = Threshold(
+    0.0,
+    from_baseline=True,
+    source=_CARLINI_HOLM,
+    scope="reads four no-box attacks calibrated on real data (DCR-diff, a k-NN density ratio as "
+    "in DOMIAS, a local-neighbourhood count and a classifier of synthetic against real records) at "
+    "false-positive rates of 0.1% and 1%, thresholds chosen on the holdout alone, and judges the "
+    "strongest after correcting for the choice",
+    risk_words="one of the attacks identifies training records at a low false-positive rate, more "
+    "than chance allows even after correcting for trying several attacks",
+    safe_words="none of the attacks finds more training records at a low false-positive rate than "
+    "chance gives it, after correcting for trying several",
+)
+
+#: The threshold rule of ``near_copy_test`` (declared in :mod:`privlib.audit.measures`).
+NEAR_COPY_RULE = Threshold(
+    0.0,
+    from_baseline=True,
+    source=_CARLINI_HOLM,
+    scope="scores each real record by its distance to the nearest other real record over its "
+    "distance to the nearest synthetic record, so a copy moved a little stands out even in a dense "
+    "region, and reads the score at false-positive rates of 0.1% and 1% (Holm over the two)",
+    risk_words="more training records than holdout records have a synthetic record far nearer "
+    "than any real neighbour, as near copies do",
+    safe_words="training records have a synthetic record far nearer than their real neighbours no "
+    "more often than holdout records, at this confidence",
+)
+
+
 # --------------------------------------------------------------------------------------------
 # The neighbourhoods every attack reads
 # --------------------------------------------------------------------------------------------
@@ -117,8 +159,8 @@ class RealNeighbourhoods:
     """Distances of every training, then every holdout record to its ``k`` nearest synthetic
     records (``to_synthetic``) and to its ``k`` nearest *other* real records, training and
     holdout together (``to_real``), each of shape ``(n_train + n_holdout, k)``, ascending.
-    ``scale`` is one hundredth of one variable's range in Gower units (``0.01 / columns``), the
-    distance below which two records count as the same in the scores' ratios."""
+    ``scale`` is a thousandth of one variable's range in Gower units (``0.001 / columns``), added to
+    both distances of the scores' ratios so that a copy (distance 0) gets a finite score."""
 
     to_synthetic: np.ndarray
     to_real: np.ndarray
@@ -181,7 +223,7 @@ def real_neighbourhoods(*, train, holdout, synthetic, k=1, client=None) -> RealN
         to_synthetic=to_synthetic,
         to_real=np.vstack(to_real),
         n_train=len(train),
-        scale=0.01 / max(len(train.columns), 1),
+        scale=0.001 / max(len(train.columns), 1),
     )
 
 
@@ -482,7 +524,7 @@ def near_copy_test(*, train, holdout, synthetic, confidence=DEFAULT_CONFIDENCE, 
 
     The score is ``log((d_real + c) / (d_synthetic + c))``: the distance to the nearest other real
     record (training and holdout together) over the distance to the nearest synthetic record, with
-    ``c`` a hundredth of one variable's range (module documentation). Inside an audit its two
+    ``c`` a thousandth of one variable's range (module documentation). Inside an audit its two
     searches of depth 1 beyond those of the distance measures are the training records' nearest
     holdout records and the reverse.
 

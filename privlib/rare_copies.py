@@ -42,13 +42,31 @@ import numpy as np
 from privlib.attacks import _check_release, real_neighbourhoods
 from privlib.errors import PrivlibError
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
+from privlib.thresholds import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Number, Table, validate_params
 
-__all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
+__all__ = ["DEFAULT_RARE_SHARE", "RULE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
 #: Share of the real records, the most isolated, that count as rare.
 DEFAULT_RARE_SHARE = 0.1
+
+#: The threshold rule of ``rare_copy_test`` (declared in :mod:`privlib.audit.measures`).
+RULE = Threshold(
+    0.0,
+    from_baseline=True,
+    source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the rare "
+    "training records with a synthetic copy against the rare holdout records with one, no margin, "
+    "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
+    "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
+    scope="counts copies (every categorical value equal, every number within 1% of its range) of "
+    "the rare real records only: no exact real twin and among the 10% most isolated by distance to "
+    "the nearest other real record, so the chance copies of common records do not drown them",
+    risk_words="the release copies rare training records, people who stand out, more often than "
+    "rare people it never saw",
+    safe_words="rare training records have a synthetic copy no more often than rare holdout "
+    "records, at this confidence",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
