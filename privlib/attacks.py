@@ -209,9 +209,7 @@ def real_neighbourhoods(*, train, holdout, synthetic, k=1, client=None) -> RealN
     options = dict(metric="gower", encoder=encoder, client=client)
     tables = (train, holdout)
     k_synthetic = min(k, len(synthetic))
-    to_synthetic = np.vstack(
-        [kneighbors(t, synthetic, k=k_synthetic, **options).distances for t in tables]
-    )
+    to_synthetic = np.vstack([kneighbors(t, synthetic, k=k_synthetic, **options).distances for t in tables])
     to_real = []
     for own, other in (tables, tables[::-1]):
         parts = []
@@ -271,7 +269,9 @@ def _classifier(train, holdout, synthetic, rng: np.random.Generator) -> np.ndarr
     for fold in range(CLASSIFIER_FOLDS):
         fit_real = np.flatnonzero(folds != fold)
         fit_real = rng.choice(fit_real, min(fit_real.size, CLASSIFIER_FIT_ROWS), replace=False)
-        fit_synthetic = rng.choice(len(x_synthetic), min(len(x_synthetic), CLASSIFIER_FIT_ROWS), replace=False)
+        fit_synthetic = rng.choice(
+            len(x_synthetic), min(len(x_synthetic), CLASSIFIER_FIT_ROWS), replace=False
+        )
         features = np.vstack([real[np.sort(fit_real)], x_synthetic[np.sort(fit_synthetic)]])
         labels = np.repeat([0, 1], [fit_real.size, fit_synthetic.size])
         model = HistGradientBoostingClassifier(
@@ -304,7 +304,9 @@ def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None
     True
     """
     holdout, synthetic = _check_release(train, holdout, synthetic)
-    hoods = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=N_NEIGHBOURS, client=client)
+    hoods = real_neighbourhoods(
+        train=train, holdout=holdout, synthetic=synthetic, k=N_NEIGHBOURS, client=client
+    )
     nearest = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
     scores = {
         "dcr_diff": _dcr_diff(nearest),
@@ -403,7 +405,7 @@ def _auc(members: np.ndarray, nonmembers: np.ndarray) -> float:
     return mann_whitney_auc(nonmembers, members)
 
 
-def _max_over_tests(measure: str, scores: dict, fprs, confidence: float) -> MaxOverTests:
+def _max_over_tests(scores: dict, fprs, confidence: float, *, measure: str) -> MaxOverTests:
     """:class:`MaxOverTests` of the attacks' ``scores`` (name -> (members, non-members))."""
     points = {
         (attack, rate): tpr_at_low_fpr(
@@ -436,9 +438,7 @@ def _max_over_tests(measure: str, scores: dict, fprs, confidence: float) -> MaxO
             f"{100 * max(fprs):g}% or below",
             **common,
         )
-    deciding = min(
-        assessable, key=lambda key: (holm.adjusted[_test_key(*key)], -points[key].members_called)
-    )
+    deciding = min(assessable, key=lambda key: (holm.adjusted[_test_key(*key)], -points[key].members_called))
     point: LowFprPoint = points[deciding]
     level = (1 - confidence) / len(assessable)
     corrected = tpr_at_low_fpr(
@@ -514,7 +514,7 @@ def attack_ensemble(
     scores = ensemble_scores(
         train=train, holdout=holdout, synthetic=synthetic, random_state=random_state, client=client
     )
-    return _max_over_tests("attack_ensemble", scores, LOW_FPRS, confidence)
+    return _max_over_tests(scores, LOW_FPRS, confidence, measure="attack_ensemble")
 
 
 @validate_params(_RELEASE)
@@ -548,4 +548,6 @@ def near_copy_test(*, train, holdout, synthetic, confidence=DEFAULT_CONFIDENCE, 
     hoods = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
     score = _near_copy(hoods)
     member = hoods.is_member
-    return _max_over_tests("near_copy_test", {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence)
+    return _max_over_tests(
+        {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
+    )

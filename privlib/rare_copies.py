@@ -81,10 +81,15 @@ class RareCopyTest(CopyTest):
     isolation: float
 
     def reading(self) -> str:
+        isolated = (
+            f", among the {self.rare_share:.0%} most isolated real records: nearest other real "
+            f"record at Gower distance {self.isolation:.3g} or more"
+            if self.isolation > 0
+            else ""
+        )
         return self.with_judgement(
-            f"Among the rare records (no real twin, and the {self.rare_share:.0%} most isolated "
-            f"real records: nearest other real record at Gower distance {self.isolation:.3g} or "
-            f"more), {self.train_copied} of {self.n_train} training records have a synthetic copy "
+            f"Among the rare records (no exact real twin{isolated}), {self.train_copied} of "
+            f"{self.n_train} training records have a synthetic copy "
             f"against {self.holdout_copied} of {self.n_holdout} holdout records: "
             f"{self.value:+.1f} rare people beyond chance ({self.confidence:.0%} interval "
             f"{self.at_risk_low:.1f} to {self.at_risk_high:.1f}); chance alone copies "

@@ -658,7 +658,9 @@ def copy_test(
     )
 
 
-def _copy_widths(train: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, tolerance: float) -> dict:
+def _copy_widths(
+    train: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, tolerance: float
+) -> dict:
     """Per numeric column, the absolute width within which two values count as the same:
     ``tolerance`` times its range over the three tables (dates in days)."""
     kinds = infer_kinds(train)
