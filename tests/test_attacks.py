@@ -63,6 +63,18 @@ def test_neighbourhoods_equal_a_brute_force_search(k):
     assert hoods.scale == pytest.approx(0.001 / 4)
 
 
+def test_a_sample_of_records_gets_the_neighbours_it_has_among_every_record():
+    train, holdout, synthetic = _tables(5)
+    train = pd.concat([train, train.iloc[:4], train.iloc[:1]], ignore_index=True)  # twins, one triple
+    rows = (np.array([0, 1, 2, 7, 30, 34]), np.array([3, 4, 24]))
+    hoods = attacks._neighbourhoods(train, holdout, synthetic, 3, None, rows=rows)
+    to_synthetic, to_real = _brute_force(train, holdout, synthetic, 3)
+    chosen = np.r_[rows[0], len(train) + rows[1]]
+    np.testing.assert_allclose(hoods.to_synthetic, to_synthetic[chosen], atol=1e-12)
+    np.testing.assert_allclose(hoods.to_real, to_real[chosen], atol=1e-12)
+    assert hoods.n_train == 6
+
+
 def test_the_neighbour_scores_follow_their_formulas():
     train, holdout, synthetic = _tables(1)
     scores = attacks.ensemble_scores(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
