@@ -10,14 +10,18 @@ exact test on the rare records only.
 Which records are rare
 ----------------------
 A record is rare when it has no exact twin among the other real records and is among the
-``rare_share`` most isolated of them: its Gower distance to the nearest other real record
-(training and holdout records together, the record itself left out) is at least the
-``1 - rare_share`` quantile of those distances. On all-categorical data that distance is the
-share of variables in which the record differs from its closest other record, so the rare
-records are the unique ones whose nearest look-alike differs most; with continuous variables,
-where every record is unique, they are the outliers. The rule reads no membership label: it
-ranks training and holdout records alike, so Fisher's exact test on the rare records stays exact
-when the release does not depend on who was in the training data.
+``rare_share`` most isolated of them: its mean Gower distance to its
+:data:`~privlib.attacks.N_NEIGHBOURS` nearest other real records (training and holdout records
+together, the record itself left out), a k-nearest-neighbour outlier score, is at least the
+``1 - rare_share`` quantile of those means. On all-categorical data a record that is merely
+unique in the sample has look-alikes one value away and a release draws its combination by
+chance; a record whose whole neighbourhood is far is rare in the population, and a copy of it is
+no accident. With continuous variables, where every record is unique, the rare records are the
+outliers. The rule reads no membership label: it ranks training and holdout records alike, so
+Fisher's exact test on the rare records stays exact when the release does not depend on who was
+in the training data. Beyond :data:`~privlib.attacks.ATTACK_RECORDS` records per table a seeded
+sample is ranked (the same as the attack ensemble's for the same seed, so their searches are
+made once).
 
 A rare record has a copy as in the copy test: equal in every categorical variable, every number
 within ``numeric_tolerance`` of its range (exact and tolerance-near copies). The excess of copied
@@ -39,17 +43,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.attacks import _check_release, real_neighbourhoods
+from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
 from privlib.errors import PrivlibError
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.thresholds import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Number, Table, validate_params
+from privlib.validation import CONFIDENCE, Number, RandomState, Table, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RULE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
 #: Share of the real records, the most isolated, that count as rare.
-DEFAULT_RARE_SHARE = 0.1
+DEFAULT_RARE_SHARE = 0.02
 
 #: The threshold rule of ``rare_copy_test`` (declared in :mod:`privlib.audit.measures`).
 RULE = Threshold(
@@ -60,8 +64,9 @@ RULE = Threshold(
     "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
     "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
     scope="counts copies (every categorical value equal, every number within 1% of its range) of "
-    "the rare real records only: no exact real twin and among the 10% most isolated by distance to "
-    "the nearest other real record, so the chance copies of common records do not drown them",
+    "the rare real records only: no exact real twin and among the 2% most isolated by mean distance "
+    "to their 5 nearest other real records, so the chance copies of common records do not drown "
+    "them",
     risk_words="the release copies rare training records, people who stand out, more often than "
     "rare people it never saw",
     safe_words="rare training records have a synthetic copy no more often than rare holdout "
@@ -73,7 +78,7 @@ RULE = Threshold(
 class RareCopyTest(CopyTest):
     """:class:`privlib.records.CopyTest` on the rare records (:func:`rare_copy_test`): ``n_train``
     and ``n_holdout`` count the rare training and holdout records, ``rare_share`` is the share asked
-    for and ``isolation`` the nearest-other-record distance from which a record is rare.
+    for and ``isolation`` the mean distance to the nearest other records from which a record is rare.
     ``ci_low``/``ci_high`` stay empty: the verdict is Fisher's exact test; the interval of the
     excess, in records, is ``at_risk_low``/``at_risk_high``."""
 
@@ -82,8 +87,8 @@ class RareCopyTest(CopyTest):
 
     def reading(self) -> str:
         isolated = (
-            f", among the {self.rare_share:.0%} most isolated real records: nearest other real "
-            f"record at Gower distance {self.isolation:.3g} or more"
+            f", among the {self.rare_share:.0%} most isolated real records: mean Gower distance "
+            f"{self.isolation:.3g} or more to their nearest other real records"
             if self.isolation > 0
             else ""
         )
@@ -98,18 +103,21 @@ class RareCopyTest(CopyTest):
         )
 
 
-def rare_records(isolation: np.ndarray, rare_share: float) -> tuple[np.ndarray, float]:
-    """Which records are rare, from each record's distance to its nearest other real record, and
-    the distance from which a record is rare (module documentation).
+def rare_records(neighbours: np.ndarray, rare_share: float) -> tuple[np.ndarray, float]:
+    """Which records are rare, from each record's distances to its nearest other real records
+    (one row per record, ascending), and the mean distance from which a record is rare (module
+    documentation).
 
     Examples
     --------
-    >>> rare, cut = rare_records(np.array([0.0, 0.1, 0.2, 0.3, 0.0, 0.5, 0.1, 0.2, 0.3, 0.4]), 0.2)
+    >>> neighbours = np.array([[0.0, 0.5], [0.1, 0.3], [0.2, 0.2], [0.3, 0.9], [0.0, 0.0]])
+    >>> rare, cut = rare_records(neighbours, 0.4)
     >>> rare.tolist(), round(cut, 3)
-    ([False, False, False, False, False, True, False, False, False, True], 0.4)
+    ([False, False, False, True, False], 0.25)
     """
+    isolation = neighbours.mean(axis=1)
     cut = float(np.quantile(isolation, 1 - rare_share, method="higher"))
-    return (isolation >= cut) & (isolation > 0), cut
+    return (isolation >= cut) & (neighbours[:, 0] > 0), cut
 
 
 @validate_params(
@@ -119,6 +127,7 @@ def rare_records(isolation: np.ndarray, rare_share: float) -> tuple[np.ndarray, 
         "synthetic": [Table()],
         "rare_share": [Number(low=0, high=1, closed="right")],
         "numeric_tolerance": [Number(low=0, high=1)],
+        "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
     }
 )
@@ -129,6 +138,7 @@ def rare_copy_test(
     synthetic,
     rare_share=DEFAULT_RARE_SHARE,
     numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    random_state=None,
     confidence=DEFAULT_CONFIDENCE,
     client=None,
 ) -> RareCopyTest:
@@ -138,10 +148,13 @@ def rare_copy_test(
     ----------
     train, holdout, synthetic : pandas.DataFrame
         The generator's training data, real records it never saw, the release.
-    rare_share : float, default 0.1
+    rare_share : float, default 0.02
         Share of the real records, the most isolated, that count as rare.
     numeric_tolerance : float, default 0.01
         Share of each numeric variable's range within which two values count as equal.
+    random_state : int, numpy.random.Generator or None
+        Seed of the sample of records ranked beyond :data:`~privlib.attacks.ATTACK_RECORDS` per
+        table (unused below).
     confidence : float, default 0.95
         Fisher's test is one-sided at ``1 - confidence``; level of the interval.
     client : dask.distributed.Client, optional
@@ -171,8 +184,11 @@ def rare_copy_test(
     """
     confidence = check_confidence(confidence)
     holdout, synthetic = _check_release(train, holdout, synthetic)
-    hoods = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
-    rare, cut = rare_records(hoods.to_real[:, 0], rare_share)
+    rng = np.random.default_rng(random_state)
+    rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
+    hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, client, rows)
+    rare, cut = rare_records(hoods.to_real, rare_share)
+    train, holdout = (t if r is None else t.iloc[r] for t, r in zip((train, holdout), rows))
     rare_train, rare_holdout = rare[: len(train)], rare[len(train) :]
     if not rare_train.any() or not rare_holdout.any():
         raise PrivlibError(

@@ -692,7 +692,7 @@ _DECLARED = (
         "identity",
         rare_copies.RULE,
         rare_copies.rare_copy_test,
-        release,
+        with_settings(release, random_state="seed"),
         needs=("holdout",),
         at_risk=lambda r: (
             r.records_at_risk,
