@@ -82,7 +82,7 @@ from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import TableEncoder, check_comparable, check_frame
 from privlib.thresholds import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, RandomState, Table, validate_params
+from privlib.validation import CONFIDENCE, Integer, RandomState, Table, validate_params
 
 __all__ = [
     "ATTACKS",
@@ -188,6 +188,7 @@ def _check_release(train, holdout, synthetic) -> tuple[pd.DataFrame, pd.DataFram
     return holdout[columns], synthetic[columns]
 
 
+@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "k": [Integer(low=1)]})
 def real_neighbourhoods(*, train, holdout, synthetic, k=1, client=None) -> RealNeighbourhoods:
     """The ``k`` nearest synthetic and other real records of every training and holdout record.
 
