@@ -353,7 +353,7 @@ def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None
         "dcr_diff": _dcr_diff(nearest)[picked],
         "density_ratio": _density_ratio(hoods),
         "local_neighbourhood": _local_neighbourhood(hoods),
-        "classifier": _classifier(*scored, synthetic, rng),
+        "classifier": _classifier(scored[0], scored[1], synthetic, rng),
     }
     member = hoods.is_member
     return {name: (score[member], score[~member]) for name, score in scores.items()}
