@@ -1,26 +1,32 @@
 """Calibration of the record-level tests: false alarms on null releases, detection of partial leaks.
 
-Each draw takes four disjoint samples of 2,000 records from a bundled population (Adult or ACS):
+Each draw takes four disjoint samples of 2,000 records from a bundled population (Adult or ACS;
+240 from the 994 records of CE):
 training, holdout, a third sample that fits the null generator, and a reference sample for the
 density attack. The **null** release comes from GaussianCopula or SequentialTrees fitted on the
 third sample: the generator never saw a training record, so any "risk" is a false alarm. The
 **leaks** are that same release with a share of its rows replaced by verbatim copies of distinct
 training records (0.5 %, 1 %, 2 %, 5 %) or by near copies (1 %: one numeric variable of each copy,
-chosen at random, moved by 1 % to 3 % of its range, just beyond the copy test's tolerance). Two
-real generators fitted on the training data itself close the table: SequentialTrees (it may
-memorise) and MST at epsilon = 1 (differentially private, public bounds from the population).
+chosen at random, moved by 1 % to 3 % of its range, just beyond the copy test's tolerance; on
+all-categorical ACS one categorical value changed to another). Real generators fitted on the
+training data itself close the table: SequentialTrees (it may memorise), MST at epsilon = 1
+(differentially private, public bounds from the population) and ``OutlierCopies`` (GaussianCopula
+plus its 10 most isolated training records, verbatim: copied rare records).
 
 Every release is audited in process with the record-level measures of :mod:`privlib.records`:
 
 * identity: :func:`~privlib.records.copy_test` (training vs holdout records with a synthetic copy,
-  Fisher's exact test);
+  Fisher's exact test) and :func:`~privlib.rare_copies.rare_copy_test` (the same on the rare
+  records);
 * membership: the TPR at a false-positive rate of 0.1 % of the distance attack
   (:func:`privlib.membership.nn_mia`'s own distances) and of DOMIAS
-  (:func:`privlib.targeted.density_attack`, kernel densities), each by its exact test;
+  (:func:`privlib.targeted.density_attack`, kernel densities), each by its exact test, the
+  near-copy test (:func:`privlib.attacks.near_copy_test`) and the attack ensemble
+  (:func:`privlib.attacks.attack_ensemble`), each already Holm-adjusted over its readings;
 
 and a family is a "risk" when Holm's adjustment across its tests
 (:func:`~privlib.records.family_tests`) leaves one significant at 5 %. Rates come with their
-95 % Clopper-Pearson intervals.
+95 % Wilson intervals.
 
 Run from the repository root::
 
@@ -41,10 +47,15 @@ import numpy as np
 import pandas as pd
 
 import privlib as pl
+from privlib.attacks import attack_ensemble, near_copy_test
+from privlib.rare_copies import rare_copy_test
 
 logger = logging.getLogger("calibration")
 
 SIZE = 2000
+#: Records per sample on CE, whose 994 records allow four disjoint samples of this size.
+CE_SIZE = 240
+DATASETS = ("adult", "acs", "ce")
 CONFIDENCE = 0.95
 NULL_GENERATORS = ("GaussianCopula", "SequentialTrees")
 #: Leak name -> (share of the release replaced, near copies or verbatim).
@@ -56,10 +67,10 @@ LEAKS = {
     "1% near copies": (0.01, True),
 }
 #: The leaks on ACS: few columns, so holdout records are copied as often as training records.
-ACS_LEAKS = ("1% verbatim", "5% verbatim")
+ACS_LEAKS = ("1% verbatim", "1% near copies")
 NEAR_MOVE = (0.01, 0.03)  # share of the range a near copy's one numeric value moves by
 #: Generators fitted on the training records themselves.
-TRAINED = ("SequentialTrees on train", "MST on train")
+TRAINED = ("SequentialTrees on train", "MST on train", "OutlierCopies on train")
 #: The small run: 5 null draws, one leak each: (dataset, generator, draw, leaks).
 SMALL = (
     ("adult", "GaussianCopula", 0, ("1% verbatim",)),
@@ -93,8 +104,13 @@ def leak(
     count = round(share * len(release))
     rows = rng.choice(len(release), count, replace=False)
     copies = train.iloc[rng.choice(len(train), count, replace=False)].reset_index(drop=True)
-    if near:
-        numeric = [c for c in copies.columns if pd.api.types.is_numeric_dtype(copies[c])]
+    numeric = [c for c in copies.columns if pd.api.types.is_numeric_dtype(copies[c])]
+    if near and not numeric:  # all categorical: one value of each copy changed to another
+        chosen = rng.choice(copies.columns, count)
+        for row, column in enumerate(chosen):
+            others = [v for v in train[column].unique() if v != copies.at[row, column]]
+            copies.at[row, column] = others[rng.integers(len(others))]
+    elif near:
         chosen = rng.choice(numeric, count)
         for column in numeric:
             which = np.flatnonzero(chosen == column)
@@ -131,8 +147,13 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
     (nn_point, *_), (density_point, *_) = (
         pl.records.low_fpr_points(a, fprs=(0.001,)) for a in (distance, density)
     )
-    identity = pl.records.family_tests([copies], confidence=confidence)
-    membership = pl.records.family_tests([nn_point, density_point], confidence=confidence)
+    rare = rare_copy_test(train=train, holdout=holdout, synthetic=synthetic, confidence=confidence)
+    near = near_copy_test(train=train, holdout=holdout, synthetic=synthetic, confidence=confidence)
+    ensemble = attack_ensemble(
+        train=train, holdout=holdout, synthetic=synthetic, random_state=0, confidence=confidence
+    )
+    identity = pl.records.family_tests([copies, rare], confidence=confidence)
+    membership = pl.records.family_tests([nn_point, density_point, near, ensemble], confidence=confidence)
     return {
         "identity_risk": identity.any_significant,
         "membership_risk": membership.any_significant,
@@ -146,30 +167,40 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
         "density_called": density_point.members_called,
         "nn_auc": distance.auc,
         "density_auc": density.value,
+        "rare_p": rare.p_value,
+        "rare_copied": rare.train_copied,
+        "near_p": near.p_value,
+        "ensemble_p": ensemble.p_value,
+        "ensemble_attack": f"{ensemble.deciding_attack} at {100 * ensemble.deciding_fpr:g}%",
+        "old_identity_risk": pl.records.family_tests([copies], confidence=confidence).any_significant,
+        "old_membership_risk": pl.records.family_tests(
+            [nn_point, density_point], confidence=confidence
+        ).any_significant,
     }
 
 
 def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size: int = SIZE) -> list[dict]:
     """Audit one draw's release (null, or a generator fitted on the training data) and its leaks."""
     rng = np.random.default_rng(
-        [seed, ("adult", "acs").index(dataset), (*NULL_GENERATORS, *TRAINED).index(generator), draw]
+        [seed, DATASETS.index(dataset), (*NULL_GENERATORS, *TRAINED).index(generator), draw]
     )
-    train, holdout, fit, reference = samples(dataset, rng, size)
+    train, holdout, fit, reference = samples(dataset, rng, min(size, CE_SIZE) if dataset == "ce" else size)
     if generator in NULL_GENERATORS:
         release_name, fitted_on = "null", fit
         model = pl.synth.make(generator)
     else:  # a real generator, trained on the training records themselves
         release_name, fitted_on = "trained on train", train
-        model = (
-            pl.synth.make("SequentialTrees")
-            if generator == "SequentialTrees on train"
-            else pl.dp.MST(
+        if generator == "SequentialTrees on train":
+            model = pl.synth.make("SequentialTrees")
+        elif generator == "OutlierCopies on train":
+            model = pl.synth.OutlierCopies(base="GaussianCopula", n_copies=10)
+        else:
+            model = pl.dp.MST(
                 epsilon=1.0,
                 bounds=pl.dp.bounds_of(_population(dataset)),
                 random_state=int(rng.integers(2**31)),
             )
-        )
-    release = model.fit(fitted_on).sample(size, random_state=int(rng.integers(2**31)))
+    release = model.fit(fitted_on).sample(len(train), random_state=int(rng.integers(2**31)))
     tables = dict(train=train, holdout=holdout, reference=reference)
     rows = [dict(release=release_name, synthetic=release)]
     rows += [dict(release=name, synthetic=leak(release, train, *LEAKS[name], rng)) for name in leaks]
@@ -191,26 +222,32 @@ def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size:
     return out
 
 
-def tasks(small: bool, seed: int) -> list[tuple]:
-    """(dataset, generator, draw, seed, leaks) of every draw. Full: 60 nulls (15 per dataset and
-    null generator), the Adult leaks on 20 of them and the ACS leaks on 10, and 5 releases of each
-    generator trained on the training data per dataset. Small: :data:`SMALL`."""
+#: Leaks of the full run, per dataset (every null draw of Adult and ACS carries them).
+FULL_LEAKS = {"adult": ("1% verbatim", "1% near copies"), "acs": ACS_LEAKS, "ce": ()}
+
+
+def tasks(small: bool, seed: int, draws: int = 10) -> list[tuple]:
+    """(dataset, generator, draw, seed, leaks) of every draw. Full: ``6 draws`` nulls (``draws``
+    per dataset and null generator; 60 by default), 1 % verbatim and 1 % near copies on every
+    Adult and ACS null, ``2 draws`` releases of OutlierCopies trained on the training data and 5 of
+    each other trained generator per Adult and ACS. Small: :data:`SMALL`."""
     if small:
         return [(dataset, generator, draw, seed, leaks) for dataset, generator, draw, leaks in SMALL]
-    out = []
-    for dataset, leaks, leaked_draws in (("adult", tuple(LEAKS), 10), ("acs", ACS_LEAKS, 5)):
-        out += [
-            (dataset, generator, draw, seed, leaks if draw < leaked_draws else ())
-            for generator in NULL_GENERATORS
-            for draw in range(15)
-        ]
-        out += [(dataset, generator, draw, seed, ()) for generator in TRAINED for draw in range(5)]
+    out = [
+        (dataset, generator, draw, seed, FULL_LEAKS[dataset])
+        for draw in range(draws)
+        for dataset in DATASETS
+        for generator in NULL_GENERATORS
+    ]
+    for dataset in ("adult", "acs"):
+        out += [(dataset, "OutlierCopies on train", draw, seed, ()) for draw in range(2 * draws)]
+        out += [(dataset, generator, draw, seed, ()) for generator in TRAINED[:2] for draw in range(5)]
     return out
 
 
 def _rate(flags) -> str:
     flags = np.asarray(flags, dtype=bool)
-    low, high = pl.records.clopper_pearson(int(flags.sum()), flags.size, confidence=0.95)
+    low, high = pl.uncertainty.wilson_interval(int(flags.sum()), flags.size, confidence=0.95)
     return f"{flags.sum()}/{flags.size} = {flags.mean():.0%} ({low:.0%} to {high:.0%})"
 
 
@@ -232,9 +269,9 @@ def tables(rows: pd.DataFrame) -> str:
     )
     lines += [
         "",
-        "| release | draws | identity risk (95% CI) | membership risk (95% CI) | both | "
-        "mean records at risk | mean NN-MIA AUC |",
-        "|---|---:|---|---|---|---:|---:|",
+        "| release | draws | identity risk (95% CI) | membership risk (95% CI) | either | "
+        "either, issue-22 measures only | mean records at risk | mean NN-MIA AUC |",
+        "|---|---:|---|---|---|---|---:|---:|",
     ]
     order = ["null", *LEAKS, "trained on train"]
     for (dataset, release, generator), group in sorted(
@@ -246,7 +283,8 @@ def tables(rows: pd.DataFrame) -> str:
         name = f"{dataset}, {generator}" if generator else f"{dataset}, {release}"
         lines.append(
             f"| {name} | {len(group)} | {_rate(group.identity_risk)} | {_rate(group.membership_risk)} | "
-            f"{_rate(group.identity_risk & group.membership_risk)} | {group.records_at_risk.mean():.1f} | "
+            f"{_rate(group.identity_risk | group.membership_risk)} | "
+            f"{_rate(group.old_identity_risk | group.old_membership_risk)} | {group.records_at_risk.mean():.1f} | "
             f"{group.nn_auc.mean():.3f} |"
         )
     return "\n".join(lines)
@@ -257,6 +295,7 @@ def main():
     parser.add_argument("--small", action="store_true", help="5 nulls and 5 leaks")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes, one draw each")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--draws", type=int, default=10, help="null draws per dataset and generator")
     parser.add_argument("--rows", help="also write one row per audit to this CSV file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -268,7 +307,9 @@ def main():
 
     header = machine()
     start = time.perf_counter()
-    results = Parallel(n_jobs=args.n_jobs)(delayed(run_draw)(*task) for task in tasks(args.small, args.seed))
+    results = Parallel(n_jobs=args.n_jobs)(
+        delayed(run_draw)(*task) for task in tasks(args.small, args.seed, args.draws)
+    )
     rows = pd.DataFrame([row for draw in results for row in draw])
     seconds = time.perf_counter() - start
     if args.rows:

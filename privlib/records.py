@@ -644,16 +644,34 @@ def copy_test(
         check_comparable(train, table, ("train", name), unseen="ignore")
     columns = list(train.columns)
     holdout, synthetic = holdout[columns], synthetic[columns]
+    widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
+    a = int(np.count_nonzero(_has_copy(train, synthetic, widths)))
+    b = int(np.count_nonzero(_has_copy(holdout, synthetic, widths)))
+    return CopyTest(
+        measure="copy_test",
+        numeric_tolerance=float(numeric_tolerance),
+        **_fisher_excess(a, len(train), b, len(holdout), confidence),
+    )
+
+
+def _copy_widths(
+    train: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, tolerance: float
+) -> dict:
+    """Per numeric column, the absolute width within which two values count as the same:
+    ``tolerance`` times its range over the three tables (dates in days)."""
     kinds = infer_kinds(train)
-    tolerance = {}  # an absolute width per numeric column
-    for column in columns:
+    widths = {}
+    for column in train.columns:
         if kinds[column] == NUMERIC:
             values = np.concatenate([numeric_values(t[column]) for t in (train, holdout, synthetic)])
             spread = float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
-            tolerance[column] = numeric_tolerance * spread
-    a = int(np.count_nonzero(_has_copy(train, synthetic, tolerance)))
-    b = int(np.count_nonzero(_has_copy(holdout, synthetic, tolerance)))
-    n1, n2 = len(train), len(holdout)
+            widths[column] = tolerance * spread
+    return widths
+
+
+def _fisher_excess(a: int, n1: int, b: int, n2: int, confidence: float) -> dict:
+    """The fields of a :class:`CopyTest` for ``a`` of ``n1`` training and ``b`` of ``n2`` holdout
+    records copied: the excess, Fisher's one-sided test and Newcombe's interval."""
     copied = a + b
     # Fisher's exact test, one-sided: given the records copied in all, how many are training.
     tail = _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
@@ -664,8 +682,7 @@ def copy_test(
         return train_count - (copied - train_count) * ratio
 
     low, high = _newcombe(a, n1, b, n2, confidence)
-    return CopyTest(
-        measure="copy_test",
+    return dict(
         value=excess(a),
         baseline=excess(min(critical, copied + 1) - 1),
         confidence=confidence,
@@ -673,7 +690,6 @@ def copy_test(
         n_holdout=n2,
         train_copied=a,
         holdout_copied=b,
-        numeric_tolerance=float(numeric_tolerance),
         ci_low=n1 * low,
         ci_high=n1 * high,
         ci_method=NEWCOMBE,

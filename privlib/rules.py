@@ -254,6 +254,16 @@ def _control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Th
     )
 
 
+_CARLINI_HOLM = (
+    "kit default: risk when the strongest reading, after Holm's step-down adjustment over every "
+    "attack and false-positive rate read (Holm 1979, Scand. J. Statist. 6(2)), finds more members "
+    "than an attack blind to membership by an exact one-sided test at the audit's confidence, no "
+    "margin; reading attacks at a false-positive rate of 0.1% and 1% follows Carlini et al., "
+    "'Membership Inference Attacks From First Principles', IEEE S&P 2022, and taking the maximum "
+    "over an ensemble follows Ward et al. 2025 (Synth-MIA), who find that no single attack dominates"
+)
+
+
 def _low_fpr_rule(attack: str, rate: str) -> Threshold:
     """The exact test of an attack's TPR at a false-positive rate of at most ``rate``: the
     result's baseline is the largest TPR the test puts down to chance, so "above it" is the test."""
@@ -482,6 +492,55 @@ RULES: dict[str, Threshold] = {
         "records, a sign of over-fitting",
         safe_words="synthetic records look no more like the training data than genuine unseen "
         "records, within the margin",
+    ),
+    # the memorised few (issue 32)
+    "rare_copy_test": Threshold(
+        0.0,
+        from_baseline=True,
+        exact_test=True,
+        source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the rare "
+        "training records with a synthetic copy against the rare holdout records with one, no margin, "
+        "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
+        "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
+        scope="counts copies (every categorical value equal, every number within 1% of its range) of "
+        "the rare real records only: no exact real twin and among the 2% most isolated by mean distance "
+        "to their 5 nearest other real records, so the chance copies of common records do not drown "
+        "them",
+        risk_words="the release copies rare training records, people who stand out, more often than "
+        "rare people it never saw",
+        safe_words="rare training records have a synthetic copy no more often than rare holdout "
+        "records, at this confidence",
+    ),
+    "near_copy_test": Threshold(
+        0.0,
+        from_baseline=True,
+        exact_test=True,
+        lowest=0.0,
+        highest=1.0,
+        source=_CARLINI_HOLM,
+        scope="scores each real record by its distance to the nearest other real record over its "
+        "distance to the nearest synthetic record, so a copy moved a little stands out even in a dense "
+        "region, and reads the score at false-positive rates of 0.1% and 1% (Holm over the two)",
+        risk_words="more training records than holdout records have a synthetic record far nearer "
+        "than any real neighbour, as near copies do",
+        safe_words="training records have a synthetic record far nearer than their real neighbours no "
+        "more often than holdout records, at this confidence",
+    ),
+    "attack_ensemble": Threshold(
+        0.0,
+        from_baseline=True,
+        exact_test=True,
+        lowest=0.0,
+        highest=1.0,
+        source=_CARLINI_HOLM,
+        scope="reads four no-box attacks calibrated on real data (DCR-diff, a k-NN density ratio as "
+        "in DOMIAS, a local-neighbourhood count and a classifier of synthetic against real records) at "
+        "false-positive rates of 0.1% and 1%, thresholds chosen on the holdout alone, and judges the "
+        "strongest after correcting for the choice",
+        risk_words="one of the attacks identifies training records at a low false-positive rate, more "
+        "than chance allows even after correcting for trying several attacks",
+        safe_words="none of the attacks finds more training records at a low false-positive rate than "
+        "chance gives it, after correcting for trying several",
     ),
     **{
         low_fpr_key(attack, rate): _low_fpr_rule(words, f"{100 * rate:g}%")

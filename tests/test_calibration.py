@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration.py"
@@ -36,3 +38,20 @@ def test_the_small_run_has_five_nulls_and_five_leaks(calibration):
     nulls = [t for t in full if t[1] in calibration.NULL_GENERATORS]
     assert len(nulls) >= 50
     assert sum("1% verbatim" in t[4] for t in full if t[0] == "adult") >= 20
+
+
+def test_a_near_copy_of_all_categorical_records_changes_exactly_one_value(calibration):
+    # 30 training records that differ in every column, so a record with one value changed is one
+    # value away from its source and at least two from every other record
+    train = pd.DataFrame({column: [f"{column}{i}" for i in range(30)] for column in "abc"})
+    release = pd.DataFrame({column: ["none"] * 10 for column in "abc"})
+    out = calibration.leak(release, train, 0.3, True, np.random.default_rng(0))
+    replaced = out[out.ne(release).any(axis=1)]
+    assert len(replaced) == 3
+    for _, row in replaced.iterrows():
+        assert sorted(train.ne(row).sum(axis=1))[:2] == [1, 2]
+
+
+def test_ten_copied_rare_records_are_flagged_by_the_identity_family(calibration):
+    (row,) = calibration.run_draw("adult", "OutlierCopies on train", 0, 2026, size=1000)
+    assert row["identity_risk"] and row["rare_copied"] >= 10

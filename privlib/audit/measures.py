@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privlib import attribute, identity, membership, plots, records, utility
+from privlib import attacks, attribute, identity, membership, plots, rare_copies, records, utility
 from privlib.audit.catalogue import Context, MeasureSpec, release, with_settings
 from privlib.rules import RULES
 from privlib.schema import NUMERIC, harmonize
@@ -426,6 +426,52 @@ _DECLARED = (
             "random_state": c.settings["seed"],
         },
         needs=("several_synthetic", "holdout", "keys", "sensitive"),
+    ),
+    # -- the memorised few (issue 32): after the distance measures, whose searches they reuse ----
+    MeasureSpec(
+        "rare_copy_test",
+        "Rare training records with a synthetic copy, beyond chance",
+        "identity",
+        RULES["rare_copy_test"],
+        rare_copies.rare_copy_test,
+        with_settings(release, random_state="seed"),
+        needs=("holdout",),
+        at_risk=lambda r: (
+            r.records_at_risk,
+            "rare training records (no real twin, among the most isolated) have a synthetic copy "
+            "beyond the copies chance gives rare holdout records",
+        ),
+    ),
+    MeasureSpec(
+        "near_copy_test",
+        "Near copies: synthetic records far nearer than real neighbours",
+        "membership",
+        RULES["near_copy_test"],
+        attacks.near_copy_test,
+        release,
+        needs=("holdout",),
+        table=lambda r: r.per_attack(),
+        at_risk=lambda r: (
+            r.excess_members,
+            "training records have a synthetic record far nearer than any real neighbour, beyond "
+            "the holdout rate",
+        ),
+    ),
+    MeasureSpec(
+        "attack_ensemble",
+        "Strongest of four calibrated membership attacks at a low false-positive rate",
+        "membership",
+        RULES["attack_ensemble"],
+        attacks.attack_ensemble,
+        with_settings(release, random_state="seed"),
+        needs=("holdout",),
+        # per attack: its AUC, and per rate the members called and the raw and adjusted p-values
+        table=lambda r: r.per_attack(),
+        at_risk=lambda r: (
+            r.excess_members,
+            f"training records are called members by the {r.deciding_attack or 'strongest'} attack "
+            "at a low false-positive rate, beyond the holdout rate",
+        ),
     ),
 )
 
