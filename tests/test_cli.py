@@ -256,11 +256,12 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
         assert m["verdict"] in ("risk", "no evidence of risk", "inconclusive", "not assessable"), m["key"]
         if m["verdict"] == "not assessable":
             assert m["verdict_rule"], m["key"]
-        elif m["ci_low"] is None:
-            # judged by an exact test (privlib.records): its baseline is the test's own bound
-            assert m["details"]["p_value"] is not None and m["threshold"] == m["baseline"], m["key"]
-        else:
-            assert m["ci_low"] <= m["value"] <= m["ci_high"], m["key"]
+        else:  # an exact test too shows the interval of what it tests (issue 31)
+            assert m["ci_low"] is not None and m["ci_low"] <= m["value"] <= m["ci_high"], m["key"]
+    # a count of people at risk names the variable an attribute measure is about (issue 33)
+    for family in metrics["families"]:
+        for item in family["at_risk"]:
+            assert item["target"] == (item["key"].split("[")[1].rstrip("]") if "[" in item["key"] else None)
     # The copy test: the 75 training rows copied verbatim have a copy (and maybe more, within the
     # numeric tolerance); its p-value is Fisher's one-sided exact test on the counts it reports.
     from scipy.stats import fisher_exact

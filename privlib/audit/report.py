@@ -124,6 +124,7 @@ class AtRisk(_Frozen):
     key: str
     count: int
     what: str
+    target: str | None = Field(default=None, description="the sensitive variable, for attribute measures")
 
 
 def _result_columns() -> dict[str, Any]:

@@ -467,7 +467,10 @@ class Audit:
         counters = {spec.key: spec.at_risk for spec in self.catalogue if spec.at_risk is not None}
         return [
             AtRisk(
-                key=m.key, count=int(counter(self._results[m.key])[0]), what=counter(self._results[m.key])[1]
+                key=m.key,
+                count=int(counter(self._results[m.key])[0]),
+                what=counter(self._results[m.key])[1],
+                target=m.target,
             )
             for m in self._records
             if m.family == family and (counter := counters.get(m.measure))
