@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from privlib.audit import AuditSpec, inputs_of, materialise, read_params
+from privlib.audit import AuditSpec, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out as _checked_out
