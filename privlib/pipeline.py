@@ -6,7 +6,9 @@ Each pipeline stages, executes, renders and publishes:
   work starts, which also proves the output folder's parent is writable; every temporary file of
   the run (tables made from a params file, executed notebooks, the report) lives there and is
   removed on every exit, including Ctrl-C and SIGTERM (see :mod:`privlib.cli`);
-* **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP);
+* **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP); the
+  audit itself runs in this process (:func:`privlib.audit.run`), which draws the report's
+  figures once and saves its pages for the audit notebook to show, so the kernel only displays;
 * **render**: :mod:`privlib.render` writes HTML and PDF;
 * **publish**: each finished file replaces its earlier version in the output folder by one
   rename; nothing else there is touched and no link is followed (:mod:`privlib.publish`, which
@@ -17,11 +19,14 @@ Each pipeline stages, executes, renders and publishes:
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import re
 import shutil
 import tempfile
+import threading
+from importlib import import_module
 from pathlib import Path
 
 from privlib.audit import AuditSpec, materialise, read_params
@@ -190,8 +195,7 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
         )
     except papermill.PapermillExecutionError as exc:
         # The kernel's message may quote a value of the data: every quoted part is blanked out.
-        evalue = re.sub(r"""(['"]).*?\1""", "'…'", str(exc.evalue).splitlines()[0] if exc.evalue else "")
-        detail = f"{exc.ename}: {evalue}"
+        detail = f"{exc.ename}: {_blanked(str(exc.evalue or ''))}"
         raise ReportError(
             f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
         ) from None
@@ -396,21 +400,91 @@ def run_audit(
                 }
             )
         spec = _with_absolute_paths(spec)
-        # Every check of the inputs, before the notebook starts (bad input: exit 2).
-        inputs_of(spec)
-        spec_file = spec.write(work / "audit_spec.json")
+        reports = _audit_reports(spec, progress)
+        reports[0].save(report / "metrics.json")
+        _say(progress, "drawing the report's figures")
+        sections = work / "audit_sections.json"
+        sections.write_text(json.dumps(_report_sections(reports)), encoding="utf-8")
         executed = report / "privacy_audit.ipynb"
         _say(progress, "running the audit notebook")
-        _execute(audit_notebook(), executed, {"spec_path": spec_file.name}, cwd=work, progress=progress)
-        metrics = work / "metrics.json"
-        if not metrics.is_file():
-            raise ReportError("the audit notebook did not write metrics.json; is it the kit's template?")
-        os.replace(metrics, report / "metrics.json")
+        _execute(audit_notebook(), executed, {"sections_path": sections.name}, cwd=work, progress=progress)
         _say(progress, "rendering report.html and report.pdf")
         render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
     return out
+
+
+def _preload(*modules: str) -> None:
+    """Import ``modules`` in a thread of their own; a later import of one waits for it (Python's
+    import lock) and then finds it loaded."""
+    threading.Thread(target=lambda: [import_module(name) for name in modules], daemon=True).start()
+
+
+def _audit_reports(spec: AuditSpec, progress: bool) -> list:
+    """The audit of ``spec`` in this process (:func:`privlib.audit.run`), then, with several
+    synthetic files, each other file's own audit, labelled as each audit labels its file.
+
+    Bad input raises :class:`PrivlibError` before any measure runs (the runner reads and checks
+    the tables first); any other failure is a :class:`ReportError` whose message quotes no value.
+    """
+    from privlib.audit import run
+
+    # the renderers load while the audit computes (after the audit's own imports: imports in two
+    # threads only take turns)
+    _preload("papermill", "nbconvert", "weasyprint")
+    _say(progress, "running the audit")
+    named = isinstance(spec.synthetic, dict)
+    tables = list(spec.synthetic.items()) if named else list(enumerate(spec.synthetic))
+    specs = [spec] + [
+        spec.model_copy(update={"synthetic": {name: table} if named else [table]})
+        for name, table in tables[1:]
+    ]
+    try:
+        return [run(one) for one in specs]
+    except PrivlibError:
+        raise
+    except Exception as exc:  # a failure of the kit, not of the input: no traceback, no value
+        raise ReportError(f"the audit failed: {type(exc).__name__}: {_blanked(str(exc))}") from None
+
+
+def _blanked(message: str) -> str:
+    """The first line of ``message`` with every quoted part blanked out (it may quote a value)."""
+    return re.sub(r"""(['"]).*?\1""", "'…'", message.splitlines()[0] if message else "")
+
+
+def _report_sections(reports: list) -> dict:
+    """The report's pages as the kit's escaped HTML fragments, figures embedded, in the order
+    ``reports/privacy_audit.ipynb`` shows them: drawn once here, where the results' per-record
+    arrays are, and read back by the notebook as data. ``reports``: the audit, then the other
+    synthetic files' own audits."""
+    from privlib.render import audit as page
+    from privlib.render import audit_pages as pages
+
+    report, others = reports[0], reports[1:]
+    document = report.model_dump(mode="json")
+    families = [
+        {
+            "readings": pages.readings_html(document, family),
+            "tables": [page.table_html(table.round(3)) for _, table in page.measure_tables(report, family)],
+            "figures": "".join(
+                pages.measure_figure_html(record, result, plot)
+                for record, result, plot in page.figures(report, family)
+            ),
+        }
+        for family in [f.family for f in report.families]
+    ]
+    compared = {r.synthetic_label: r for r in reports} if others else {}
+    return {
+        "decision": pages.decision_html(document),
+        "fidelity": pages.fidelity_html(document),
+        "forest": pages.forest_figure_html(document),
+        "verdicts": pages.verdict_lines_html(document),
+        "families": families,
+        "comparison": pages.comparison_html(compared) if compared else "",
+        "appendix": pages.appendix_html(document),
+        "provenance": page.provenance_html(report),
+    }
 
 
 # --------------------------------------------------------------------------------------------
