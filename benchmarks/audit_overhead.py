@@ -128,7 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     files = make_files()
     rounds = []
-    for i in range(args.rounds):
+    for _ in range(args.rounds):
         rounds.append(one_round(files, WORK / "audit"))
         print(json.dumps(rounds[-1]), flush=True)
     best = {key: min(r[key] for r in rounds) for key in ("run", "cli", "imports")}
