@@ -400,7 +400,7 @@ def run_audit(
                 }
             )
         spec = _with_absolute_paths(spec)
-        reports = _audit_reports(spec, progress)
+        reports = _audit_reports(spec)
         reports[0].save(report / "metrics.json")
         _say(progress, "drawing the report's figures")
         sections = work / "audit_sections.json"
@@ -421,7 +421,7 @@ def _preload(*modules: str) -> None:
     threading.Thread(target=lambda: [import_module(name) for name in modules], daemon=True).start()
 
 
-def _audit_reports(spec: AuditSpec, progress: bool) -> list:
+def _audit_reports(spec: AuditSpec) -> list:
     """The audit of ``spec`` in this process (:func:`privlib.audit.run`), then, with several
     synthetic files, each other file's own audit, labelled as each audit labels its file.
 
@@ -433,13 +433,11 @@ def _audit_reports(spec: AuditSpec, progress: bool) -> list:
     # the renderers load while the audit computes (after the audit's own imports: imports in two
     # threads only take turns)
     _preload("papermill", "nbconvert", "weasyprint")
-    _say(progress, "running the audit")
-    named = isinstance(spec.synthetic, dict)
-    tables = list(spec.synthetic.items()) if named else list(enumerate(spec.synthetic))
-    specs = [spec] + [
-        spec.model_copy(update={"synthetic": {name: table} if named else [table]})
-        for name, table in tables[1:]
-    ]
+    if isinstance(spec.synthetic, dict):
+        alone: list = [{name: table} for name, table in list(spec.synthetic.items())[1:]]
+    else:
+        alone = [[table] for table in spec.synthetic[1:]]
+    specs = [spec] + [spec.model_copy(update={"synthetic": synthetic}) for synthetic in alone]
     try:
         return [run(one) for one in specs]
     except PrivlibError:
