@@ -18,6 +18,7 @@ Each pipeline stages, executes, renders and publishes:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -26,8 +27,10 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from privlib.audit import AuditSpec, materialise, read_params
 from privlib.datasets import DATASETS, dataset_info, read_table
@@ -169,30 +172,72 @@ def _require_dask(address: str) -> None:
         quiet.level = level
 
 
-def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
-    import papermill
-
+@contextlib.contextmanager
+def _kernel_environment() -> Iterator[None]:
+    """The environment a kernel started inside the block inherits."""
     # The kernel inherits this process's environment; MPLBACKEND=Agg (set for headless runs)
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    # OpenMP threads that wait passively (numba, gradient boosting): actively waiting threads slow
-    # a run down many times over on a machine shared with other jobs.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    _passive_openmp()
     try:
-        papermill.execute_notebook(
-            str(notebook),
-            str(output),
-            parameters=parameters,
-            cwd=str(cwd),
-            # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
-            # run is; papermill's cell bar on the same stream would interleave with them.
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=False,
-            stderr_file=_KernelProgress() if progress else None,
-            kernel_manager_class=_ipc_kernel_manager(),
-        )
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = previous
+
+
+def _passive_openmp() -> None:
+    """OpenMP threads that wait passively (numba, gradient boosting), for the processes started
+    from here on and for this one if OpenMP has not loaded yet: actively waiting threads slow a
+    run down many times over on a machine shared with other jobs."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+
+@contextlib.contextmanager
+def _early_kernel(folder: Path) -> Iterator[Any]:
+    """A kernel started now, its sockets and connection file in ``folder``, so that it boots
+    while this process computes; :func:`_execute` runs a notebook on it (``kernel=``). Leaving
+    the block shuts it down: asked to after a run, stopped at once after a failure or Ctrl-C."""
+    from jupyter_core.utils import run_sync
+
+    kernel = _ipc_kernel_manager()(
+        kernel_name="python3", ip=str(folder / "kernel"), connection_file=str(folder / "kernel.json")
+    )
+    with _kernel_environment():
+        run_sync(kernel.start_kernel)(cwd=str(folder))
+    finished = False
+    try:
+        yield kernel
+        finished = True
+    finally:
+        run_sync(kernel.shutdown_kernel)(now=not finished)
+
+
+def _execute(notebook, output, parameters: dict, *, cwd, progress: bool, kernel: Any = None) -> None:
+    """Run ``notebook`` with papermill into ``output``, in a kernel of its own or in ``kernel``
+    (from :func:`_early_kernel`), which is left running."""
+    import papermill
+
+    started = {} if kernel is None else {"km": kernel}
+    try:
+        with _kernel_environment():
+            papermill.execute_notebook(
+                str(notebook),
+                str(output),
+                parameters=parameters,
+                cwd=str(cwd),
+                # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
+                # run is; papermill's cell bar on the same stream would interleave with them.
+                kernel_name="python3",
+                progress_bar=False,
+                log_output=False,
+                stderr_file=_KernelProgress() if progress else None,
+                kernel_manager_class=_ipc_kernel_manager(),
+                **started,
+            )
     except papermill.PapermillExecutionError as exc:
         # The kernel's message may quote a value of the data: every quoted part is blanked out.
         detail = f"{exc.ename}: {_blanked(str(exc.evalue or ''))}"
@@ -201,11 +246,6 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None
         ) from None
     except RuntimeError as exc:  # the kernel died or did not start
         raise ReportError(f"the notebook's kernel failed: {str(exc).splitlines()[0]}") from None
-    finally:
-        if previous is None:
-            os.environ.pop("MPLBACKEND", None)
-        else:
-            os.environ["MPLBACKEND"] = previous
     _names_only(Path(output))
 
 
@@ -400,14 +440,23 @@ def run_audit(
                 }
             )
         spec = _with_absolute_paths(spec)
-        reports = _audit_reports(spec)
-        reports[0].save(report / "metrics.json")
-        _say(progress, "drawing the report's figures")
-        sections = work / "audit_sections.json"
-        sections.write_text(json.dumps(_report_sections(reports)), encoding="utf-8")
         executed = report / "privacy_audit.ipynb"
-        _say(progress, "running the audit notebook")
-        _execute(audit_notebook(), executed, {"sections_path": sections.name}, cwd=work, progress=progress)
+        # the notebook's kernel boots while the audit computes, off the critical path
+        with _early_kernel(work) as kernel:
+            reports = _audit_reports(spec)
+            reports[0].save(report / "metrics.json")
+            _say(progress, "drawing the report's figures")
+            sections = work / "audit_sections.json"
+            sections.write_text(json.dumps(_report_sections(reports)), encoding="utf-8")
+            _say(progress, "running the audit notebook")
+            _execute(
+                audit_notebook(),
+                executed,
+                {"sections_path": sections.name},
+                cwd=work,
+                progress=progress,
+                kernel=kernel,
+            )
         _say(progress, "rendering report.html and report.pdf")
         render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
         render_pdf(report / "report.html", report / "report.pdf")
@@ -428,6 +477,7 @@ def _audit_reports(spec: AuditSpec) -> list:
     Bad input raises :class:`PrivlibError` before any measure runs (the runner reads and checks
     the tables first); any other failure is a :class:`ReportError` whose message quotes no value.
     """
+    _passive_openmp()
     from privlib.audit import run
 
     # the renderers load while the audit computes (after the audit's own imports: imports in two
