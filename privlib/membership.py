@@ -1084,23 +1084,11 @@ def partition_risk(
 # --------------------------------------------------------------------------------------------
 # Distance attacks (Gower)
 # --------------------------------------------------------------------------------------------
-def _equal_sizes(train, holdout, rng):
-    """Subsample the larger of training and holdout to the size of the smaller."""
-    size = min(len(train), len(holdout))
-    return _subsample(train, size, rng), _subsample(holdout, size, rng)
-
-
-def _gower_setup(train, holdout, synthetic, rng=None):
-    """A Gower encoder fitted on the three tables, and training and holdout data to compare.
-
-    With ``rng`` the larger of training and holdout is subsampled to the smaller's size.
-    """
-    encoder = TableEncoder(metric="gower").fit(
+def _gower_setup(train, holdout, synthetic) -> TableEncoder:
+    """A Gower encoder fitted on the three tables, the one every distance attack shares."""
+    return TableEncoder(metric="gower").fit(
         train, holdout, synthetic, names=["train", "holdout", "synthetic"]
     )
-    if rng is not None:
-        train, holdout = _equal_sizes(train, holdout, rng)
-    return encoder, train, holdout
 
 
 @validate_params(
@@ -1152,11 +1140,12 @@ def dcr_holdout_share(
     """
     confidence = check_confidence(confidence)
     _check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    encoder, _, _ = _gower_setup(train, holdout, synthetic)
+    encoder = _gower_setup(train, holdout, synthetic)
     rng = np.random.default_rng(random_state)
     size = min(len(train), len(holdout))
-    # the draws of _equal_sizes, training first; each table's distances read from its whole-table
-    # search (the one dcr_zero_share and privacy_loss make in an audit)
+    # the larger of training and holdout subsampled to the smaller's size (training drawn first);
+    # each table's distances read from its whole-table search, which dcr_zero_share and
+    # privacy_loss make in an audit
     to_train, to_holdout = (
         _nearest_in_draw(synthetic, table, size, rng, encoder=encoder, client=client)
         for table in (train, holdout)
@@ -1215,7 +1204,7 @@ def _attack_distances(train, holdout, synthetic, rng=None, client=None):
     and without subsampling make the same two searches, which an audit makes once
     (:func:`privlib.search_reuse.reuse_searches`).
     """
-    encoder, _, _ = _gower_setup(train, holdout, synthetic)
+    encoder = _gower_setup(train, holdout, synthetic)
     distances = [
         nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
         for table in (train, holdout)
