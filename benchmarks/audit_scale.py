@@ -22,6 +22,10 @@ What is timed, each in a fresh process:
    (papermill run of ``reports/privacy_audit.ipynb``, then HTML and PDF): wall seconds, CPU
    seconds of the process tree and its peak resident memory (the sum over the process and its
    children, polled every 0.2 s);
+   before it, the unit it is measured in: one whole-table neighbour search, the synthetic records
+   against the training records (Gower, k = 1, the encoder the audit fits on the three tables),
+   timed around the call in a fresh process after the inputs are read; the table gives the whole
+   audit as a multiple of it, so the ratio holds on a faster or slower machine alike;
 2. every measure of the audit alone, its ``privlib.audit.CATALOGUE`` entry's function called with
    the arguments the audit gives it (seed 2026, 5 repetitions), after the inputs are read with
    ``privlib.audit.load_audit_inputs``: wall and CPU seconds of the call and the process's
@@ -167,6 +171,36 @@ def _measure_call(key: str, size: int, inputs):
     return lambda: entry.function(**arguments)
 
 
+def search_worker(size: int) -> dict:
+    """One whole-table search as the audit makes it: synthetic -> training, Gower, k = 1, with
+    the encoder fitted on training, holdout and synthetic data together; wall and CPU seconds of
+    the call (the inputs read and the engine compiled outside the timing)."""
+    import privlib as pl
+    from privlib.neighbors import kneighbors
+    from privlib.schema import TableEncoder
+
+    data = folder(size)
+    inputs = pl.audit.load_audit_inputs(
+        train=str(data / "train.csv"),
+        synthetic=[str(data / "synthetic.csv")],
+        holdout=str(data / "holdout.csv"),
+        population_size=10 * size,
+        keys=KEYS,
+        sensitive=SENSITIVE,
+    )
+    train, holdout, synthetic = inputs.train, inputs.holdout, inputs.primary
+    encoder = TableEncoder(metric="gower").fit(
+        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
+    )
+    kneighbors(synthetic.iloc[:100], train.iloc[:100], encoder=encoder)  # compile outside the timing
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    kneighbors(synthetic, train, k=1, encoder=encoder)
+    wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+    return dict(
+        size=size, wall=wall, cpu=cpu, peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    )
+
+
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -265,6 +299,11 @@ def run_size(size: int, measures, skip_cli: bool) -> dict:
         record["measures"].append(row)
         _save(path, record)
     if not skip_cli:
+        log = data / "search.log"
+        outcome = run_watched([sys.executable, __file__, "--search-worker", "--sizes", str(size)], log)
+        line = log.read_text().strip().splitlines()[-1] if outcome["status"] == 0 else ""
+        record["search"] = json.loads(line) | dict(load=os.getloadavg()[0]) if line.startswith("{") else None
+        print(json.dumps(record["search"]), flush=True)
         command = audit_command(size, data / "audit")
         record["audit"] = run_watched(command, data / "audit.log") | dict(load=os.getloadavg()[0])
         print(json.dumps(record["audit"]), flush=True)
@@ -308,8 +347,9 @@ def _save(path: Path, record: dict) -> None:
         mine = {r["measure"] for r in record["measures"]}
         kept = [r for r in earlier["measures"] if r["measure"] not in mine]
         record = record | dict(measures=kept + record["measures"])
-        if "audit" in earlier and "audit" not in record:
-            record["audit"] = earlier["audit"]
+        for run in ("audit", "search"):
+            if run in earlier and run not in record:
+                record[run] = earlier[run]
     path.write_text(json.dumps(record, indent=1))
 
 
@@ -648,6 +688,18 @@ def table_markdown() -> str:
                 f"{audit['cpu']:.1f} | {_gb(audit['peak_mb'])} (process tree) | "
                 f"{audit['load']:.1f} |"
             )
+        search = record.get("search")
+        if audit and audit["status"] == 0 and search:
+            lines.append(
+                f"| one whole-table search (synthetic -> training, Gower, k = 1), in the same run | "
+                f"{search['wall']:.1f} | {search['cpu']:.1f} | {_gb(search['peak_mb'])} | {search['load']:.1f} |"
+            )
+            lines += [
+                "",
+                f"**The whole audit costs {audit['wall'] / search['wall']:.1f} whole-table searches "
+                f"(wall; {audit['cpu'] / search['cpu']:.1f} by CPU seconds)**, with a peak of "
+                f"{_gb(audit['peak_mb'])} GB for the process tree.",
+            ]
         missing = [m for m in MEASURES if m not in {r["measure"] for r in record["measures"]}]
         if missing:
             lines += ["", f"Not timed at this size: {', '.join(missing)}."]
@@ -726,7 +778,9 @@ def write_readme(marker: str, markdown: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+")
-    parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=MEASURES)
+    parser.add_argument(
+        "--measures", nargs="*", default=list(MEASURES), choices=MEASURES, help="none: the whole audit only"
+    )
     parser.add_argument("--skip-cli", action="store_true", help="time the measures only")
     parser.add_argument("--dask", action="store_true", help="local engine vs LocalCluster")
     parser.add_argument("--peers", action="store_true", help="side by side with anonymeter and SDMetrics")
@@ -741,10 +795,14 @@ def main() -> None:
     parser.add_argument("--peer-worker", help=argparse.SUPPRESS)
     parser.add_argument("--write", action="store_true", help="record the tables in README.md")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--search-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = args.sizes or list(PEER_SIZES if args.peers else SIZES)
     if args.worker:
         print(json.dumps(measure_worker(args.worker, sizes[0])))
+        return
+    if args.search_worker:
+        print(json.dumps(search_worker(sizes[0])))
         return
     if args.peer_worker:
         print(json.dumps(peer_worker(args.peer_worker, sizes[0])))

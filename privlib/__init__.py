@@ -26,10 +26,13 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from privlib.datasets import DATASETS, DatasetInfo, dataset_info, load_dataset, read_table
 from privlib.errors import DataError, ParameterError, PrivlibError
-from privlib.results import Result
+
+if TYPE_CHECKING:
+    from privlib.datasets import DATASETS, DatasetInfo, dataset_info, load_dataset, read_table
+    from privlib.results import Result
 
 try:
     __version__ = version("privlib")
@@ -65,6 +68,16 @@ _SUBMODULES = {
     "site",
 }
 
+#: Names of the top level that live in a submodule (imported with it, on first use).
+_NAMES = {
+    "DATASETS": "datasets",
+    "DatasetInfo": "datasets",
+    "dataset_info": "datasets",
+    "load_dataset": "datasets",
+    "read_table": "datasets",
+    "Result": "results",
+}
+
 __all__ = [
     "DATASETS",
     "DataError",
@@ -83,4 +96,8 @@ __all__ = [
 def __getattr__(name):
     if name in _SUBMODULES:
         return import_module(f"privlib.{name}")
+    if name in _NAMES:
+        value = getattr(import_module(f"privlib.{_NAMES[name]}"), name)
+        globals()[name] = value  # once looked up, an ordinary attribute
+        return value
     raise AttributeError(f"module 'privlib' has no attribute {name!r}")

@@ -29,7 +29,6 @@ __all__ = [
     "check_tables",
     "comparable_values",
     "count_matches",
-    "equal_sizes",
     "gower_setup",
     "joint_codes",
     "subsample",
@@ -133,23 +132,12 @@ def subsample(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.Da
     return table.iloc[subsample_rows(len(table), size, rng)]
 
 
-def equal_sizes(train, holdout, rng):
-    """Subsample the larger of training and holdout to the size of the smaller."""
-    size = min(len(train), len(holdout))
-    return subsample(train, size, rng), subsample(holdout, size, rng)
-
-
-def gower_setup(train, holdout, synthetic, rng=None):
-    """A Gower encoder fitted on the three tables, and training and holdout data to compare.
-
-    With ``rng`` the larger of training and holdout is subsampled to the smaller's size.
-    """
-    encoder = TableEncoder(metric="gower").fit(
+def gower_setup(train, holdout, synthetic) -> TableEncoder:
+    """A Gower encoder fitted on the three tables, the one every distance attack shares (so that
+    an audit searches each pair of tables once)."""
+    return TableEncoder(metric="gower").fit(
         train, holdout, synthetic, names=["train", "holdout", "synthetic"]
     )
-    if rng is not None:
-        train, holdout = equal_sizes(train, holdout, rng)
-    return encoder, train, holdout
 
 
 def attack_distances(train, holdout, synthetic, rng=None, client=None):
@@ -160,7 +148,7 @@ def attack_distances(train, holdout, synthetic, rng=None, client=None):
     and without subsampling make the same two searches, which an audit makes once
     (:func:`privlib.search_reuse.reuse_searches`).
     """
-    encoder, _, _ = gower_setup(train, holdout, synthetic)
+    encoder = gower_setup(train, holdout, synthetic)
     distances = [
         nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
         for table in (train, holdout)

@@ -56,7 +56,7 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from privlib.errors import ParameterError, PrivlibError
-from privlib.matching import attack_distances, check_tables, gower_setup, subsample_rows
+from privlib.matching import attack_distances, check_tables, gower_setup, subsample, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.rules import M_THRESHOLD
@@ -360,7 +360,8 @@ class DiscriminatorTest(_Repeated):
     ``ci_low``/``ci_high`` is its bootstrap interval over records; the verdict comes from the
     registry (:mod:`privlib.thresholds`). ``auc`` is how well the "real" probability separates
     holdout (positive) from synthetic records, with the Hanley-McNeil interval ``auc_low``,
-    ``auc_high``; ``model`` names the classifier.
+    ``auc_high``; ``model`` names the classifier; ``sample_size`` is the most records per table
+    used when the tables were sampled (``max_records``), else ``None``.
     """
 
     real_holdout: float
@@ -369,8 +370,15 @@ class DiscriminatorTest(_Repeated):
     auc_low: float | None = None
     auc_high: float | None = None
     model: str = ""
+    sample_size: int | None = None
 
     def reading(self) -> str:
+        sample = (
+            ""
+            if self.sample_size is None
+            else f" Each table was replaced by a seeded sample of at most {self.sample_size:,} "
+            "records; the intervals are those of the sampled records."
+        )
         auc_interval = (
             ""
             if self.auc_low is None
@@ -381,7 +389,7 @@ class DiscriminatorTest(_Repeated):
             f"records a mean 'real' probability of {self.real_synthetic:.3f} and holdout records "
             f"{self.real_holdout:.3f} (difference {self.value:+.3f}{self._interval_text()}"
             f"{self._spread_text()}); it tells synthetic from unseen real records with AUC "
-            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership."
+            f"{self.auc:.3f}{auc_interval}, which speaks of fidelity rather than membership.{sample}"
         )
 
 
@@ -1108,9 +1116,16 @@ def dcr_holdout_share(
     """
     confidence = check_confidence(confidence)
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    encoder, train, holdout = gower_setup(train, holdout, synthetic, np.random.default_rng(random_state))
-    to_train = nearest_distances(synthetic, train, metric="gower", encoder=encoder, client=client)
-    to_holdout = nearest_distances(synthetic, holdout, metric="gower", encoder=encoder, client=client)
+    encoder = gower_setup(train, holdout, synthetic)
+    rng = np.random.default_rng(random_state)
+    size = min(len(train), len(holdout))
+    # the larger of training and holdout subsampled to the smaller's size (training drawn first);
+    # each table's distances read from its whole-table search, which dcr_zero_share and
+    # privacy_loss make in an audit
+    to_train, to_holdout = (
+        _nearest_in_draw(synthetic, table, size, rng, encoder=encoder, client=client)
+        for table in (train, holdout)
+    )
     tied = to_train == to_holdout
     ties = float(np.mean(tied))
     closer = int(np.count_nonzero(to_train < to_holdout))
@@ -1130,9 +1145,30 @@ def dcr_holdout_share(
         confidence=confidence,
         ties=ties,
         n_synthetic=len(synthetic),
-        n_reference=len(train),
+        n_reference=size,
         dcr_train=to_train,
         dcr_holdout=to_holdout,
+    )
+
+
+def _nearest_in_draw(query, reference, size, rng, **options) -> np.ndarray:
+    """Distance from each ``query`` record to its nearest among ``size`` records of ``reference``
+    drawn as :func:`privlib.matching.subsample` draws them (all of them when it has that many).
+
+    The whole reference is searched and the nearest drawn record read from that list
+    (:func:`_nearest_drawn`); only the queries whose nearest record was not drawn are searched
+    among the drawn ones. The distances are those of searching the drawn records alone.
+    """
+    search = dict(metric="gower", **options)
+    whole = kneighbors(query, reference, k=1, **search)
+    if len(reference) == size:
+        return whole.distances[:, 0].copy()
+    rows = subsample_rows(len(reference), size, rng)
+    drawn = np.zeros(len(reference), dtype=bool)
+    drawn[rows] = True
+    drawn_records = reference.iloc[rows]
+    return _nearest_drawn(
+        whole, drawn, lambda missing: nearest_distances(query.iloc[missing], drawn_records, **search)
     )
 
 
@@ -1694,6 +1730,7 @@ def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confid
         "confidence": [CONFIDENCE],
         "n_jobs": [Integer(low=-1), None],
         "progress": [Boolean()],
+        "max_records": [Integer(low=2), None],
     }
 )
 def discriminator_test(
@@ -1707,6 +1744,7 @@ def discriminator_test(
     confidence=DEFAULT_CONFIDENCE,
     n_jobs=None,
     progress=False,
+    max_records=None,
 ) -> DiscriminatorTest:
     """Discriminator test (Yale et al. 2019, generalised).
 
@@ -1741,6 +1779,11 @@ def discriminator_test(
         environment variable ``OMP_WAIT_POLICY=passive`` before Python starts also helps.
     progress : bool, default False
         Show a tqdm progress bar over the repetitions.
+    max_records : int, optional
+        Most records of each table the test uses: a larger table is replaced by a seeded sample
+        of this many records (drawn before anything else), so the fits cost the same at any
+        size. Both intervals are computed on the sampled records, so they widen with the
+        smaller sample; the reading names the sample. ``None`` (the default) uses every record.
 
     Returns
     -------
@@ -1781,6 +1824,12 @@ def discriminator_test(
             f"got {type(estimator).__name__}."
         )
     kinds = infer_kinds(train, name="train")
+    rng = np.random.default_rng(random_state)
+    sampled = max_records is not None and any(len(t) > max_records for t in (train, holdout, synthetic))
+    if sampled:
+        train, holdout, synthetic = (
+            subsample(t, min(len(t), max_records), rng) for t in (train, holdout, synthetic)
+        )
     tables = (train, holdout, synthetic)
     # coded arrays for the default model, frames for the one-hot encoding of a given estimator
     x_train: np.ndarray | pd.DataFrame
@@ -1806,7 +1855,6 @@ def discriminator_test(
             ]
         )
         model_step = "classify__random_state"
-    rng = np.random.default_rng(random_state)
     n_fit = len(synthetic) // 2
     n_scored = len(synthetic) - n_fit
     labels = np.repeat([1, 0], [len(train), n_fit])
@@ -1870,6 +1918,7 @@ def discriminator_test(
         repeat_low=low,
         repeat_high=high,
         repeats=differences,
+        sample_size=max_records if sampled else None,
     )
     return result
 

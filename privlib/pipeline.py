@@ -6,7 +6,9 @@ Each pipeline stages, executes, renders and publishes:
   work starts, which also proves the output folder's parent is writable; every temporary file of
   the run (tables made from a params file, executed notebooks, the report) lives there and is
   removed on every exit, including Ctrl-C and SIGTERM (see :mod:`privlib.cli`);
-* **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP);
+* **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP); the
+  audit itself runs in this process (:func:`privlib.audit.run`), which draws the report's
+  figures once and saves its pages for the audit notebook to show, so the kernel only displays;
 * **render**: :mod:`privlib.render` writes HTML and PDF;
 * **publish**: each finished file replaces its earlier version in the output folder by one
   rename; nothing else there is touched and no link is followed (:mod:`privlib.publish`, which
@@ -16,17 +18,23 @@ Each pipeline stages, executes, renders and publishes:
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import logging
 import os
 import re
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from privlib.audit import AuditSpec, inputs_of, materialise, read_params
+from privlib.audit import AuditSpec, materialise, read_params
 from privlib.audit.checks import check_input_size
 from privlib.audit.spec import (
     DEFAULT_MAX_EXPANSION,
@@ -232,44 +240,80 @@ def _check_report_names(out: Path, names) -> None:
             )
 
 
-def _execute(notebook, output, parameters: dict, *, cwd, progress: bool) -> None:
-    import papermill
-
+@contextlib.contextmanager
+def _kernel_environment() -> Iterator[None]:
+    """The environment a kernel started inside the block inherits."""
     # The kernel inherits this process's environment; MPLBACKEND=Agg (set for headless runs)
     # would stop figures from reaching the notebook, so the kernel gets the inline backend.
     previous = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    # OpenMP threads that wait passively (numba, gradient boosting): actively waiting threads slow
-    # a run down many times over on a machine shared with other jobs.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    _passive_openmp()
     try:
-        papermill.execute_notebook(
-            str(notebook),
-            str(output),
-            parameters=parameters,
-            cwd=str(cwd),
-            # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
-            # run is; papermill's cell bar on the same stream would interleave with them.
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=False,
-            stderr_file=_KernelProgress() if progress else None,
-            kernel_manager_class=_ipc_kernel_manager(),
-        )
-    except papermill.PapermillExecutionError as exc:
-        # The kernel's message may quote a value of the data: every quoted part is blanked out.
-        evalue = re.sub(r"""(['"]).*?\1""", "'…'", str(exc.evalue).splitlines()[0] if exc.evalue else "")
-        detail = f"{exc.ename}: {evalue}"
-        raise ReportError(
-            f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
-        ) from None
-    except RuntimeError as exc:  # the kernel died or did not start
-        raise ReportError(f"the notebook's kernel failed: {str(exc).splitlines()[0]}") from None
+        yield
     finally:
         if previous is None:
             os.environ.pop("MPLBACKEND", None)
         else:
             os.environ["MPLBACKEND"] = previous
+
+
+def _passive_openmp() -> None:
+    """OpenMP threads that wait passively (numba, gradient boosting), for the processes started
+    from here on and for this one if OpenMP has not loaded yet: actively waiting threads slow a
+    run down many times over on a machine shared with other jobs."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+
+@contextlib.contextmanager
+def _early_kernel(folder: Path) -> Iterator[Any]:
+    """A kernel started now, its sockets and connection file in ``folder``, so that it boots
+    while this process computes; :func:`_execute` runs a notebook on it (``kernel=``). Leaving
+    the block shuts it down: asked to after a run, stopped at once after a failure or Ctrl-C."""
+    from jupyter_core.utils import run_sync
+
+    kernel = _ipc_kernel_manager()(
+        kernel_name="python3", ip=str(folder / "kernel"), connection_file=str(folder / "kernel.json")
+    )
+    with _kernel_environment():
+        run_sync(kernel.start_kernel)(cwd=str(folder))
+    finished = False
+    try:
+        yield kernel
+        finished = True
+    finally:
+        run_sync(kernel.shutdown_kernel)(now=not finished)
+
+
+def _execute(notebook, output, parameters: dict, *, cwd, progress: bool, kernel: Any = None) -> None:
+    """Run ``notebook`` with papermill into ``output``, in a kernel of its own or in ``kernel``
+    (from :func:`_early_kernel`), which is left running."""
+    import papermill
+
+    started = {} if kernel is None else {"km": kernel}
+    try:
+        with _kernel_environment():
+            papermill.execute_notebook(
+                str(notebook),
+                str(output),
+                parameters=parameters,
+                cwd=str(cwd),
+                # The audit's own progress lines (its loggers, on the kernel's stderr) say where the
+                # run is; papermill's cell bar on the same stream would interleave with them.
+                kernel_name="python3",
+                progress_bar=False,
+                log_output=False,
+                stderr_file=_KernelProgress() if progress else None,
+                kernel_manager_class=_ipc_kernel_manager(),
+                **started,
+            )
+    except papermill.PapermillExecutionError as exc:
+        # The kernel's message may quote a value of the data: every quoted part is blanked out.
+        detail = f"{exc.ename}: {_blanked(str(exc.evalue or ''))}"
+        raise ReportError(
+            f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
+        ) from None
+    except RuntimeError as exc:  # the kernel died or did not start
+        raise ReportError(f"the notebook's kernel failed: {str(exc).splitlines()[0]}") from None
     _names_only(Path(output))
 
 
@@ -431,21 +475,111 @@ def run_audit(*, out, params=None, progress: bool = True, schema=None, **setting
                 }
             )
         spec = _with_absolute_paths(spec)
-        # Every check of the inputs, before the notebook starts (bad input: exit 2).
-        inputs_of(spec)
-        spec_file = spec.write(work / "audit_spec.json")
         executed = report / "privacy_audit.ipynb"
-        _say(progress, "running the audit notebook")
-        _execute(audit_notebook(), executed, {"spec_path": spec_file.name}, cwd=work, progress=progress)
-        metrics = work / "metrics.json"
-        if not metrics.is_file():
-            raise ReportError("the audit notebook did not write metrics.json; is it the kit's template?")
-        os.replace(metrics, report / "metrics.json")
+        # the notebook's kernel boots while the audit computes, off the critical path
+        with _early_kernel(work) as kernel:
+            reports = _audit_reports(spec)
+            (report / "metrics.json").write_text(reports[0].to_json(), encoding="utf-8")
+            _say(progress, "drawing the report's figures")
+            sections = work / "audit_sections.json"
+            sections.write_text(json.dumps(_report_sections(spec, reports)), encoding="utf-8")
+            _say(progress, "running the audit notebook")
+            _execute(
+                audit_notebook(),
+                executed,
+                {"sections_path": sections.name},
+                cwd=work,
+                progress=progress,
+                kernel=kernel,
+            )
         _say(progress, "rendering report.html and report.pdf")
         render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
     return out
+
+
+def _preload(*modules: str) -> None:
+    """Import ``modules`` in a thread of their own; a later import of one waits for it (Python's
+    import lock) and then finds it loaded."""
+    threading.Thread(target=lambda: [import_module(name) for name in modules], daemon=True).start()
+
+
+def _audit_reports(spec: AuditSpec) -> list:
+    """The audit of ``spec`` in this process (:func:`privlib.audit.run`), then, with several
+    synthetic files, each other file's own audit, labelled as each audit labels its file.
+
+    Bad input raises :class:`PrivlibError` before any measure runs (the runner reads and checks
+    the tables first); any other failure is a :class:`ReportError` whose message quotes no value.
+    """
+    _passive_openmp()
+    from privlib.audit import run
+
+    # the renderers load while the audit computes (after the audit's own imports: imports in two
+    # threads only take turns)
+    _preload("papermill", "nbconvert", "weasyprint")
+    if isinstance(spec.synthetic, dict):
+        alone: list = [{name: table} for name, table in list(spec.synthetic.items())[1:]]
+    else:
+        alone = [[table] for table in spec.synthetic[1:]]
+    specs = [spec] + [spec.model_copy(update={"synthetic": synthetic}) for synthetic in alone]
+    try:
+        return [run(one) for one in specs]
+    except PrivlibError:
+        raise
+    except Exception as exc:  # a failure of the kit, not of the input: no traceback, no value
+        raise ReportError(f"the audit failed: {type(exc).__name__}: {_blanked(str(exc))}") from None
+
+
+def _blanked(message: str) -> str:
+    """The first line of ``message`` with every quoted part blanked out (it may quote a value)."""
+    return re.sub(r"""(['"]).*?\1""", "'…'", message.splitlines()[0] if message else "")
+
+
+def _report_sections(spec: AuditSpec, reports: list) -> dict:
+    """The report's pages as the kit's escaped HTML fragments, figures embedded, in the order
+    ``reports/privacy_audit.ipynb`` shows them: drawn once here, where the results' per-record
+    arrays are, and read back by the notebook as data. ``reports``: the audit of ``spec``, then
+    the other synthetic files' own audits."""
+    from privlib.audit.runner import inputs_of
+    from privlib.render import audit as page
+    from privlib.render import audit_pages as pages
+
+    report, others = reports[0], reports[1:]
+    document = report.model_dump(mode="json")
+    variables = ""
+    if report.assessable:  # per variable, on the fidelity card's sample, redacted
+        inputs = inputs_of(spec)
+        variables = page.variable_fidelity_html(
+            inputs.train,
+            next(iter(inputs.synthetic.values())),
+            max_records=spec.fidelity_sample,
+            random_state=spec.seed,
+        )
+    families = [
+        {
+            "readings": pages.readings_html(document, family),
+            "tables": [page.table_html(table) for _, table in page.measure_tables(report, family)],
+            "figures": "".join(
+                pages.measure_figure_html(record, result, plot)
+                for record, result, plot in page.figures(report, family)
+            ),
+        }
+        for family in [f.family for f in report.families]
+    ]
+    compared = {r.synthetic_label: r for r in reports} if others else {}
+    return {
+        "decision": pages.decision_html(document),
+        "fidelity": pages.fidelity_html(document),
+        "variable_fidelity": variables,
+        "forest": pages.forest_figure_html(document),
+        "verdicts": pages.verdict_lines_html(document),
+        "families": families,
+        "comparison": pages.comparison_html(compared) if compared else "",
+        "appendix": pages.appendix_html(document),
+        "provenance": page.provenance_html(report),
+        "glossary": pages.glossary_html(document),
+    }
 
 
 # --------------------------------------------------------------------------------------------

@@ -140,3 +140,31 @@ def test_discriminator_needs_two_synthetic_rows(adult_samples):
     train, holdout, other = adult_samples
     with pytest.raises(PrivlibError, match="at least 2 rows"):
         mb.discriminator_test(train=train, holdout=holdout, synthetic=other.iloc[:1])
+
+
+def test_a_bounded_sample_is_the_test_on_the_drawn_records_with_its_wider_interval(adult_samples):
+    train, holdout, other = adult_samples
+    bounded = mb.discriminator_test(
+        train=train, holdout=holdout, synthetic=other, random_state=3, max_records=300, **ONE_THREAD
+    )
+    # the same test on the records the seed draws first, 300 of each table in increasing order
+    rng = np.random.default_rng(3)
+    drawn = [t.iloc[np.sort(rng.choice(len(t), 300, replace=False))] for t in (train, holdout, other)]
+    by_hand = mb.discriminator_test(
+        train=drawn[0], holdout=drawn[1], synthetic=drawn[2], random_state=rng, **ONE_THREAD
+    )
+    assert (bounded.value, bounded.ci_low, bounded.ci_high) == (
+        by_hand.value,
+        by_hand.ci_low,
+        by_hand.ci_high,
+    )
+    assert bounded.auc_low == by_hand.auc_low and bounded.sample_size == 300 and by_hand.sample_size is None
+    assert "seeded sample of at most 300 records" in bounded.reading()
+    # Hanley-McNeil at 300 holdout and 150 scored synthetic records is wider than at 600 and 300
+    whole = mb.discriminator_test(train=train, holdout=holdout, synthetic=other, random_state=3, **ONE_THREAD)
+    assert bounded.auc_high - bounded.auc_low > whole.auc_high - whole.auc_low
+    # a bound no table exceeds changes nothing
+    loose = mb.discriminator_test(
+        train=train, holdout=holdout, synthetic=other, random_state=3, max_records=600, **ONE_THREAD
+    )
+    assert (loose.value, loose.ci_low, loose.sample_size) == (whole.value, whole.ci_low, None)

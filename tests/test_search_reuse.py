@@ -155,3 +155,39 @@ def test_an_audit_reports_the_same_metrics_with_and_without_reuse(monkeypatch):
     metrics = [comparable_metrics(json.loads(report.to_json())) for report in (reused, alone)]
     assert metrics[0] == metrics[1]
     assert any(m["key"] == "privacy_loss" and m["value"] is not None for m in metrics[0]["measures"])
+
+
+def _gower_nearest(query: pd.DataFrame, reference: pd.DataFrame, ranges: dict) -> np.ndarray:
+    """Brute-force Gower distance from each query record to its nearest reference record."""
+    parts = []
+    for column in query.columns:
+        q, r = query[column].to_numpy()[:, None], reference[column].to_numpy()[None, :]
+        parts.append(np.abs(q - r) / ranges[column] if column in ranges else (q != r).astype(float))
+    return (sum(parts) / len(parts)).min(axis=1)
+
+
+@pytest.mark.parametrize("sizes", [(60, 25), (25, 60)])
+def test_dcr_holdout_share_reads_the_drawn_records_from_the_whole_table_search(sizes):
+    n_train, n_holdout = sizes
+    rng = np.random.default_rng(8)
+
+    def table(n):  # few values, so that many records tie and many have a copy
+        return pd.DataFrame({"x": rng.integers(0, 4, n).astype(float), "g": rng.choice(["a", "b"], n)})
+
+    train, holdout, synthetic = table(n_train), table(n_holdout), table(40)
+    joint = pd.concat([train, holdout, synthetic])
+    ranges = {"x": joint["x"].max() - joint["x"].min()}
+    with reuse_searches() as searches:
+        # dcr_zero_share searches the synthetic records against the whole training table
+        pl.identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout)
+        before = searches.reused
+        result = pl.membership.dcr_holdout_share(
+            synthetic=synthetic, train=train, holdout=holdout, random_state=5
+        )
+        assert searches.reused == before + 1  # that search, not made again
+    # the larger table replaced by 25 of its records, drawn as documented, and searched by hand
+    draw = np.sort(np.random.default_rng(5).choice(60, 25, replace=False))
+    train, holdout = (train.iloc[draw], holdout) if n_train > n_holdout else (train, holdout.iloc[draw])
+    assert np.allclose(result.dcr_train, _gower_nearest(synthetic, train, ranges), rtol=0, atol=1e-12)
+    assert np.allclose(result.dcr_holdout, _gower_nearest(synthetic, holdout, ranges), rtol=0, atol=1e-12)
+    assert result.n_reference == 25

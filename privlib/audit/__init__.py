@@ -9,20 +9,37 @@
 * :mod:`privlib.audit.report`: :class:`AuditReport`, the typed result that HTML, PDF, the
   notebook display and ``metrics.json`` come from.
 
-The audit notebook ``reports/privacy_audit.ipynb`` calls :func:`run`; :mod:`privlib.pipeline`
-executes it and renders the report.
+:mod:`privlib.pipeline` runs :func:`run` and has the audit notebook
+``reports/privacy_audit.ipynb`` draw the saved report, then renders it.
+
+Each name below is imported from its module on first use (PEP 562), so that ``import
+privlib.audit`` and reading a spec stay cheap: the measures (scikit-learn, numba, matplotlib)
+load only when the catalogue or the runner is first asked for.
 """
 
-# The report's pages register themselves with the report model (which imports no rendering), so
-# that a report displays and saves wherever privlib.audit is imported.
-import privlib.render.audit  # noqa: F401
-from privlib.audit.catalogue import FAMILIES, MeasureSpec
-from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
-from privlib.audit.measures import CATALOGUE, MEASURES
-from privlib.audit.params import materialise, read_params
-from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
-from privlib.audit.runner import Audit, AuditError, inputs_of, run
-from privlib.audit.spec import AuditSpec
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from privlib.audit.catalogue import FAMILIES, MeasureSpec
+    from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
+    from privlib.audit.measures import CATALOGUE, MEASURES
+    from privlib.audit.params import materialise, read_params
+    from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
+    from privlib.audit.runner import Audit, AuditError, inputs_of, run
+    from privlib.audit.spec import AuditSpec
+
+#: Where each public name lives (its module under ``privlib.audit``).
+_HOMES = {
+    "catalogue": ("FAMILIES", "MeasureSpec"),
+    "inputs": ("MIN_ROWS", "AuditInputs", "load_audit_inputs", "sha256"),
+    "measures": ("CATALOGUE", "MEASURES"),
+    "params": ("materialise", "read_params"),
+    "report": ("AuditReport", "comparable_metrics", "metrics_schema"),
+    "runner": ("Audit", "AuditError", "inputs_of", "run"),
+    "spec": ("AuditSpec",),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CATALOGUE",
@@ -44,3 +61,19 @@ __all__ = [
     "run",
     "sha256",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOME_OF:
+        if _HOME_OF[name] in ("report", "runner"):
+            # a report displays and saves through the pages that register themselves with the
+            # report model (which imports no rendering)
+            import_module("privlib.render.audit")
+        value = getattr(import_module(f"privlib.audit.{_HOME_OF[name]}"), name)
+        globals()[name] = value  # once looked up, an ordinary attribute
+        return value
+    raise AttributeError(f"module 'privlib.audit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

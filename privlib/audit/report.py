@@ -108,9 +108,7 @@ def register_pages(pages: ReportPages) -> None:
 
 def _registered_pages() -> ReportPages:
     if _pages is None:
-        raise PrivlibError(
-            "no report rendering is registered; import privlib.audit (which loads privlib.render.audit)."
-        )
+        raise PrivlibError("no report rendering is registered; import privlib.render.audit first.")
     return _pages
 
 

@@ -1,9 +1,8 @@
 """`AuditSpec`: every setting of an audit, in one typed, validated object.
 
 It is built once, from the command line, a params file or Python keyword arguments, and the
-defaults live only here. The audit notebook receives the path of a spec file the kit wrote
-(:meth:`AuditSpec.write`) and reads it back as data (:meth:`AuditSpec.read`): no value of the
-user's ever becomes code. The report's provenance is the spec, with paths reduced to file names
+defaults live only here. A spec is saved as JSON (:meth:`AuditSpec.write`) and read back as data
+(:meth:`AuditSpec.read`): no value of the user's ever becomes code. The report's provenance is the spec, with paths reduced to file names
 and their SHA-256 (:meth:`AuditSpec.provenance`).
 """
 
@@ -162,7 +161,8 @@ class AuditSpec(BaseModel):
     fidelity_sample: int | Literal["all"] = Field(
         100_000,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
-        "the privacy measures use every record); 'all' for every record",
+        "the privacy measures use every record, but the discriminator a bounded sample); 'all' for "
+        "every record",
     )
     thresholds: dict[str, float] = Field(
         default_factory=dict,
