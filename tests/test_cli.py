@@ -100,7 +100,7 @@ SECTION_HEADINGS = [
     "Synthetic files side by side",
     "Appendix",
     "Provenance",
-    "References",
+    "Glossary and references",
 ]
 
 
