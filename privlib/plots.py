@@ -454,7 +454,7 @@ _COMPARISON_AXES = {
     "tstr": ("TSTR score", None),
     "trtr": ("TRTR score", None),
     "tstr_ratio": ("TSTR / TRTR", (1.0, "as useful as the real data")),
-    "pmse_ratio": ("pMSE ratio", (1.0, "indistinguishable")),
+    "pmse_ratio": ("pMSE ratio", (1.0, "sample-like")),
     "mean_tvd": ("mean total variation distance", (0.0, "identical marginals")),
 }
 

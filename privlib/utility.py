@@ -495,12 +495,20 @@ class PMSEResult(Result):
         )
 
 
+#: Below this pMSE ratio a release is hardly told apart from its own training sample: a sign of
+#: copying (kit default). A generator that reproduces the training sample's own proportions, as a
+#: well-fitted one does, reaches about 0.5, because it shares that sample's chance deviations from
+#: the population; half of that is what only a release that copies the sample reaches.
+PMSE_COPY_RATIO = 0.25
+
 #: How a pMSE ratio reads, both ways.
 PMSE_RATIO_WORDS = (
     "A ratio near 1 is a sample-like release: the model cannot tell it from the training data any "
     "better than it tells two samples of one distribution apart. Far above 1 the release is easy to "
-    "tell apart (lower fidelity). Far below 1 the release is closer to its training sample than a "
-    "fresh sample would be, a sign of copying: read it with the identity family's copies."
+    "tell apart (lower fidelity). Between about 0.5 and 1 the release follows its training sample's "
+    "own chance deviations, as any generator fitted to that sample does; below "
+    f"{PMSE_COPY_RATIO:g} it is hardly told apart from its training sample, a sign of copying: read "
+    "it with the identity family's copies."
 )
 
 
@@ -510,10 +518,16 @@ def _pmse_reading(ratio: float, low: float, high: float, model: str) -> str:
         f"A {model} tells synthetic from real records {ratio:.2f} times as well as it tells apart two "
         f"samples of one distribution (interval {low:.2f} to {high:.2f}). "
     )
+    if high < PMSE_COPY_RATIO:
+        return text + (
+            f"Below {PMSE_COPY_RATIO:g}: the release is hardly told apart from its training sample, a "
+            "sign of copying; see the identity family's copies beyond chance."
+        )
     if high < 1:
         return text + (
-            "Below 1: the release is closer to its training sample than a fresh sample would be, a "
-            "sign of copying; see the identity family's copies beyond chance."
+            "Below 1: the release follows its training sample more closely than a fresh sample would, "
+            "as a generator fitted to that sample does (about 0.5 when it reproduces the sample's own "
+            "proportions); not by itself a sign of copying."
         )
     if low > 1:
         return text + "Above 1: the release is easier to tell apart than a fresh sample (lower fidelity)."
@@ -989,8 +1003,8 @@ def fidelity_summary(
       release that keeps no relationship between the variables). Interval: both fitted models scored on resamples of the holdout's records (the
       uncertainty of the evaluation, not of the fits). Needs ``holdout`` and ``target``.
     * ``pmse_ratio``: :func:`pmse` (default logistic model) over its null expectation (ideal 1;
-      far below 1 is a release closer to its training sample than a fresh sample, a sign of
-      copying, and the reading says so).
+      about 0.5 for a release that reproduces its training sample's own proportions, and below
+      :data:`PMSE_COPY_RATIO` a sign of copying, as the reading says).
       Interval: original and synthetic records resampled separately, the fitted propensities
       held fixed.
     * ``mean_tvd``: :func:`marginal_fidelity`'s mean total variation distance (ideal 0).
@@ -1155,8 +1169,8 @@ COMPARISON_COLUMNS = {
     "tstr": "train-on-synthetic-test-on-holdout score for the target",
     "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
     "tstr_ratio": "(tstr - chance) / (trtr - chance): the share of the real data's gain over chance kept",
-    "pmse_ratio": "pMSE / its null expectation (about 1 = sample-like; far below 1 = closer to the "
-    "training data than a fresh sample, a sign of copying; far above = easy to tell apart)",
+    "pmse_ratio": "pMSE / its null expectation (about 1 = sample-like; about 0.5 = fitted to the "
+    "training sample; near 0 = a sign of copying; far above 1 = easy to tell apart)",
     "mean_tvd": "mean total variation distance of the marginals (0 = identical)",
 }
 

@@ -30,9 +30,9 @@ def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
     assert (ratio.value, ratio.ci_low, ratio.ci_high) == (1.0, 1.0, 1.0)
     assert tvd.value == 0.0 and tvd.ci_low == 0.0
     assert propensity.value == pytest.approx(0.0, abs=1e-9)  # nothing tells a copy from the original
-    # a pMSE ratio far below 1 is not "ideal": the release sits closer to its training sample than
-    # a fresh sample would (issue 31)
-    assert "closer to its training sample than a fresh sample would be" in propensity.reading
+    # a pMSE ratio near 0 is not "ideal": the release is hardly told apart from its training
+    # sample, a sign of copying (issue 31)
+    assert "hardly told apart from its training sample, a sign of copying" in propensity.reading
     assert summary.skipped == ()
 
 
@@ -150,3 +150,22 @@ def test_max_records_samples_each_larger_table_and_says_so():
     html = fidelity_html({"fidelity": sampled.to_dict()})
     assert "200 of the 400 training records, 200 of the 300 synthetic records." in html
     assert "every record" in html and "holdout records" not in html
+
+
+def test_a_release_of_the_training_samples_own_proportions_reads_about_half():
+    # Why PMSE_COPY_RATIO sits at half of 0.5: a synthetic binary column drawn from the training
+    # sample's own share p_t differs from it by Var = p(1 - p) / n, where a fresh sample of the
+    # population differs by 2 p (1 - p) / n; with one binary variable the logistic model is
+    # saturated and pMSE is proportional to that squared difference, so the ratio averages 1/2.
+    from privlib.utility import PMSE_COPY_RATIO, pmse
+
+    rng = np.random.default_rng(7)
+    ratios = []
+    for _ in range(200):
+        train = pd.DataFrame({"x": rng.choice(["a", "b"], size=400, p=[0.3, 0.7])})
+        share = float((train["x"] == "a").mean())
+        synthetic = pd.DataFrame({"x": rng.choice(["a", "b"], size=400, p=[share, 1 - share])})
+        ratios.append(pmse(original=train, synthetic=synthetic).ratio)
+    # the mean of 200 draws has a standard error of about 0.05 (a chi-square of 1 degree halved)
+    assert np.mean(ratios) == pytest.approx(0.5, abs=0.15)
+    assert PMSE_COPY_RATIO == pytest.approx(np.mean(ratios) / 2, abs=0.1)
