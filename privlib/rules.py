@@ -186,17 +186,18 @@ def is_missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+#: The source of the copy measures' rules without an exact test (identical matches, DCR zero).
 CHANCE_COPIES = (
     "kit default: more than 1 synthetic record in 100 copying a training record beyond the copies "
     "of holdout records that chance gives; without a holdout, more than 5 in 100 (chance copies "
     "can exceed this on data with few distinct records, so give a holdout)"
 )
-EL_EMAM_M = (
+_EL_EMAM_M = (
     "El Emam, Mosquera & Fang (2022), JAMIA Open 5(4), Discussion: a relative risk M = (F1 - F_max) "
     "/ (1 - F_max) above 0.2 is not acceptable, F_max being the F1 of calling everyone a member "
     "(of n/N, or of the attack set's member share t when N is unknown)"
 )
-HAMMING_SCOPE = (
+_HAMMING_SCOPE = (
     "calls a real record a member when some synthetic record differs from it on at most h binned "
     "variables; it needs an h at which not everyone is called"
 )
@@ -225,14 +226,14 @@ def partition_rule() -> Threshold:
         M_THRESHOLD,
         gap_to=1.0,
         published=True,
-        source=EL_EMAM_M,
-        scope=HAMMING_SCOPE,
+        source=_EL_EMAM_M,
+        scope=_HAMMING_SCOPE,
         risk_words="the Hamming attack finds members clearly better than calling everyone a member",
         safe_words="the Hamming attack gains no more than the accepted share over calling everyone a member",
     )
 
 
-CARLINI = (
+_CARLINI = (
     "kit default: risk when an exact one-sided test at the audit's confidence finds more members "
     "than an attack that cannot tell members from non-members, with no margin, since each member "
     "found there is a certain disclosure (privlib.records); the operating point follows Carlini, "
@@ -263,6 +264,7 @@ def control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Thr
     )
 
 
+#: The source of the rules of the calibrated attacks read at low false-positive rates with Holm.
 CARLINI_HOLM = (
     "kit default: risk when the strongest reading, after Holm's step-down adjustment over every "
     "attack and false-positive rate read (Holm 1979, Scand. J. Statist. 6(2)), finds more members "
@@ -282,7 +284,7 @@ def low_fpr_rule(attack: str, rate: str) -> Threshold:
         exact_test=True,
         lowest=0.0,
         highest=1.0,
-        source=CARLINI,
+        source=_CARLINI,
         scope=f"calls a record a member only when its {attack} score beats all but {rate} of the "
         "holdout records, the threshold chosen on the holdout alone: it sees the few members an "
         "attack is sure of, which an AUC averages away",

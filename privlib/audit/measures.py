@@ -165,8 +165,8 @@ _DECLARED = (
             from_baseline=True,
             fallback=0.05,
             source=CHANCE_COPIES,
-            scope="counts exact copies only: a generator that moves every record a little makes none, so "
-                "read it with the distance measures",
+            scope="counts exact copies only: a generator that moves every record a little makes "
+            "none, so read it with the distance measures",
             risk_words="the generator reproduces its training records beyond chance",
             safe_words="the synthetic data copies training records no more than chance copies "
             "unseen people, within the margin",
