@@ -1,7 +1,8 @@
 """The threshold registry: one place for every cut-off, its direction, its source and its words.
 
-Each entry is keyed by ``Result.measure`` and is declared once, in :mod:`privlib.rules`, which
-imports no measure module: judging a result loads no plotting or model library. A cut-off is either **published** (a paper and where in
+Each entry is keyed by ``Result.measure`` and is declared once, in the measure's declaration
+(:mod:`privlib.audit.measures`, which names its functions by dotted path and imports no measure
+module): judging a result loads no plotting or model library. A cut-off is either **published** (a paper and where in
 it) or a **kit default** judged against the measure's baseline with a stated margin (e.g. "an
 attack AUC above 0.5 by more than 0.05"); the entry says which, and why. Three kinds of rule exist:
 
@@ -38,9 +39,10 @@ from collections.abc import Mapping
 from numbers import Real
 from types import MappingProxyType
 
+from privlib.audit.measures import MEASURES
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
-from privlib.rules import RULES, Threshold, is_missing
+from privlib.rules import Threshold, is_missing
 
 __all__ = [
     "Threshold",
@@ -53,9 +55,11 @@ __all__ = [
 ]
 
 
-#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; declared in
-#: :mod:`privlib.rules`).
-REGISTRY: Mapping[str, Threshold] = MappingProxyType(RULES)
+#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; read from the
+#: declarations of :mod:`privlib.audit.measures`).
+REGISTRY: Mapping[str, Threshold] = MappingProxyType(
+    {key: spec.rule for key, spec in MEASURES.items() if spec.rule is not None}
+)
 
 
 def rule_text(

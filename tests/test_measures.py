@@ -22,10 +22,11 @@ import pandas as pd
 import pytest
 
 import privlib
-from privlib.audit.catalogue import FAMILIES, NEEDS, FamilyKey, Need
+from privlib.audit.catalogue import FAMILIES, NEEDS, FamilyKey, MeasureSpec, Need, Reference
 from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES
 from privlib.results import Result
-from privlib.rules import RULES, Threshold
+from privlib.rules import Threshold
+from privlib.thresholds import REGISTRY as RULES
 
 SOURCE = Path(privlib.__file__).parent
 
@@ -102,18 +103,56 @@ def test_a_duplicate_declaration_is_detected():
     assert len({spec.key: spec for spec in doubled}) != len(doubled)
 
 
-def test_every_declaration_takes_the_rule_of_its_key():
-    # the rules are stated once, in privlib.rules; a declaration that states its own is a second copy
-    own = [spec.key for spec in _DECLARED if spec.rule is not None and spec.rule is not RULES.get(spec.key)]
-    assert own == []
-    unused = sorted(set(RULES) - {spec.key for spec in _DECLARED})
-    assert unused == []
-
-
 def test_the_registry_and_the_catalogue_come_from_the_declarations():
-    assert dict(privlib.thresholds.REGISTRY) == RULES
+    # each rule is written once, in its declaration; the registry judging reads is a view of them
+    assert dict(RULES) == {spec.key: spec.rule for spec in _DECLARED if spec.rule is not None}
+    assert all(RULES[key] is MEASURES[key].rule for key in RULES)
+    assert not hasattr(RULES, "__setitem__")
     assert list(CATALOGUE) == [spec for spec in _DECLARED if spec.audited]
     assert privlib.audit.MEASURES is MEASURES and privlib.audit.CATALOGUE is CATALOGUE
+
+
+def references(spec: MeasureSpec) -> list[Reference]:
+    return [ref for ref in (spec.function, spec.plot, spec.table) if isinstance(ref, Reference)]
+
+
+def test_every_reference_of_a_declaration_resolves_to_a_function():
+    for spec in _DECLARED:
+        for reference in references(spec):
+            assert reference.owner.startswith(f"measure {spec.key!r}: ")
+            assert callable(reference.resolve()), reference.path
+    # every function the audit runs is named by reference, so reading the declarations imports none
+    assert all(isinstance(spec.function, Reference) for spec in CATALOGUE if spec.function is not None)
+
+
+def test_an_unresolvable_reference_fails_naming_its_declaration():
+    declared = MEASURES["nn_mia_auc"]
+    # a misspelt module fails when the declaration is made
+    with pytest.raises(ValueError) as raised:
+        dataclasses.replace(declared, function=Reference("privlib.membershp:nn_mia"))
+    assert str(raised.value) == (
+        "measure 'nn_mia_auc': function: no module 'privlib.membershp' (in the reference "
+        "'privlib.membershp:nn_mia')."
+    )
+    # a misspelt function when it is first used (looking it up imports the module)
+    misspelt = dataclasses.replace(declared, function=Reference("privlib.membership:nn_mai"))
+    with pytest.raises(ValueError) as raised:
+        misspelt.function(train=None)
+    assert str(raised.value) == (
+        "measure 'nn_mia_auc': function: module 'privlib.membership' has no 'nn_mai' (in the "
+        "reference 'privlib.membership:nn_mai')."
+    )
+    # and a reference that is not one, at once
+    with pytest.raises(ValueError, match="'nn_mia' is not a reference; write 'package.module:function'"):
+        Reference("nn_mia")
+
+
+def test_a_reference_calls_and_reads_as_its_function():
+    reference = Reference("privlib.membership:nn_mia")
+    assert reference.resolve() is privlib.membership.nn_mia
+    assert inspect.signature(reference) == inspect.signature(privlib.membership.nn_mia)
+    assert inspect.unwrap(reference) is inspect.unwrap(privlib.membership.nn_mia)
+    assert Reference("operator:add")(2, 3) == 5
 
 
 def test_every_audited_function_is_public():
@@ -121,10 +160,9 @@ def test_every_audited_function_is_public():
         if spec.function is None:
             assert spec.not_applicable, f"{spec.key}: no function and no reason why the audit never runs it"
             continue
-        module = importlib.import_module(spec.function.__module__)
-        assert spec.function.__name__ in module.__all__, (
-            f"{spec.key}: {spec.function.__qualname__} is not public"
-        )
+        function = inspect.unwrap(spec.function)
+        module = importlib.import_module(function.__module__)
+        assert function.__name__ in module.__all__, f"{spec.key}: {function.__qualname__} is not public"
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 import privlib as pl
 from privlib import attribute, identity
 from privlib import membership as mb
-from privlib.audit.catalogue import FAMILIES
+from privlib.audit.catalogue import FAMILIES, Reference
 from privlib.audit.measures import MEASURES
 from privlib.audit.rulebook import disagreements, registry_frame
 from privlib.errors import PrivlibError
@@ -348,17 +348,44 @@ def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release
         assert r.ci_low <= r.value <= r.ci_high
 
 
-def test_judging_a_result_imports_no_measure_module_nor_plotting_or_model_library():
-    # issue 30: the rules live apart from the measures, so judging loads neither them nor their
-    # libraries (and no import cycle runs thresholds -> measures -> catalogue -> thresholds)
-    code = (
-        "import sys\n"
+def _modules_loaded_by(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running ``code``."""
+    probe = code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))\n"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(run.stdout.split())
+
+
+#: What judging must not load: the plotting and model libraries, the plots, the runner and every
+#: module a declaration names a function of (the measure modules).
+HEAVY = {"matplotlib", "sklearn", "numba", "privlib.plots", "privlib.audit.runner"} | {
+    reference.module
+    for spec in MEASURES.values()
+    for reference in (spec.function, spec.plot, spec.table)
+    if isinstance(reference, Reference)
+}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
         "from privlib.results import Result\n"
         "from privlib.thresholds import judge\n"
-        "judge(Result(measure='cap', value=0.4, ci_low=0.3, ci_high=0.5, baseline=0.2, ))\n"
-        "heavy = ('matplotlib', 'sklearn', 'numba', 'privlib.audit', 'privlib.attribute', "
-        "'privlib.membership', 'privlib.identity', 'privlib.plots')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout.strip() == "[]"
+        "judge(Result(measure='cap', value=0.4, ci_low=0.3, ci_high=0.5, baseline=0.2))",
+        "import privlib.audit.measures",
+        "from privlib.audit.rulebook import registry_frame\nregistry_frame()",
+    ],
+    ids=["judge", "declarations", "rule table"],
+)
+def test_judging_and_the_declarations_import_no_measure_module_nor_plotting_or_model_library(code):
+    # issue 30: the declarations name their functions by dotted path, so reading the rules in them
+    # (judging a result) loads no measure module and none of their libraries
+    assert {"privlib.membership", "privlib.attribute", "privlib.identity", "privlib.attacks"} <= HEAVY
+    loaded = _modules_loaded_by(code)
+    assert "privlib.audit.measures" in loaded  # the rules are read from the declarations
+    assert sorted(HEAVY & loaded) == []
+
+
+def test_the_import_probe_sees_a_measure_module_and_its_libraries():
+    # the check above can fail: computing a measure loads its module and its libraries
+    loaded = _modules_loaded_by("import privlib.membership, privlib.plots")
+    assert {"privlib.membership", "sklearn", "privlib.plots", "matplotlib"} <= loaded

@@ -20,6 +20,10 @@ load only when the catalogue or the runner is first asked for.
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+# The report's pages register themselves with the report model (which imports no rendering), so
+# that a report displays and saves wherever privlib.audit is imported. They load no measure module.
+import privlib.render.audit  # noqa: F401
+
 if TYPE_CHECKING:
     from privlib.audit.catalogue import FAMILIES, MeasureSpec
     from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
@@ -65,10 +69,6 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in _HOME_OF:
-        if _HOME_OF[name] in ("report", "runner"):
-            # a report displays and saves through the pages that register themselves with the
-            # report model (which imports no rendering)
-            import_module("privlib.render.audit")
         value = getattr(import_module(f"privlib.audit.{_HOME_OF[name]}"), name)
         globals()[name] = value  # once looked up, an ordinary attribute
         return value

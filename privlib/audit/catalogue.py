@@ -9,13 +9,18 @@ records-at-risk counter. The declarations themselves are in :mod:`privlib.audit.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
+import importlib.util
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from privlib.thresholds import Threshold
+from privlib.rules import Threshold
 
 __all__ = [
     "FamilyKey",
@@ -23,6 +28,7 @@ __all__ = [
     "Family",
     "FAMILIES",
     "MeasureSpec",
+    "Reference",
     "Context",
     "NEEDS",
     "with_settings",
@@ -149,6 +155,70 @@ def _no_arguments(context: Context) -> dict:
     return {}
 
 
+# "package.module:name", the form of entry points (PEP 621)
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+
+@functools.cache
+def _load(path: str) -> Callable[..., Any]:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A function named by its dotted path, ``"package.module:name"``, imported on first call.
+
+    A declaration names its measure's function (and a figure or table helper that needs plotting or
+    model libraries) this way, so that reading the declarations, as judging a result does, loads
+    none of those modules. The declaration that holds a reference checks, when it is made, that the
+    module exists (:meth:`check`); the name in it is looked up on first use (:meth:`resolve`). Both
+    errors name the declaration.
+
+    Examples
+    --------
+    >>> Reference("math:hypot")(3, 4)
+    5.0
+    """
+
+    path: str
+    #: Who holds the reference, for errors (set by :class:`MeasureSpec`).
+    owner: str = "a reference"
+
+    def __post_init__(self) -> None:
+        if not _DOTTED.match(self.path):
+            raise ValueError(
+                f"{self.owner}: {self.path!r} is not a reference; write 'package.module:function'."
+            )
+
+    @property
+    def module(self) -> str:
+        return self.path.partition(":")[0]
+
+    def check(self) -> None:
+        """Fail, naming the owner, when the module does not exist (without importing it)."""
+        if importlib.util.find_spec(self.module) is None:
+            raise ValueError(f"{self.owner}: no module {self.module!r} (in the reference {self.path!r}).")
+
+    def resolve(self) -> Callable[..., Any]:
+        """The function itself, imported once."""
+        try:
+            return _load(self.path)
+        except AttributeError:
+            raise ValueError(
+                f"{self.owner}: module {self.module!r} has no {self.path.partition(':')[2]!r} "
+                f"(in the reference {self.path!r})."
+            ) from None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        # what inspect.signature and inspect.unwrap read: the referenced function's
+        return self.resolve()
+
+
 @dataclass(frozen=True)
 class MeasureSpec:
     """One measure, declared once.
@@ -167,8 +237,9 @@ class MeasureSpec:
     rule : Threshold or None
         How its results are judged (``None`` for a measure that gives a table, not a result).
     function : callable or None
-        The public function of the kit the audit calls; ``None`` when the audit does not run it
-        (a notebook may still compute and judge it).
+        The public function of the kit the audit calls, named by a :class:`Reference`
+        (``Reference("privlib.membership:nn_mia")``, imported on first call);
+        ``None`` when the audit does not run it (a notebook may still compute and judge it).
     arguments : callable
         ``arguments(context) -> dict`` of keyword arguments for ``function``.
     needs : tuple of Need
@@ -183,9 +254,11 @@ class MeasureSpec:
     not_applicable : str or None
         Why the audit never runs this measure (it is listed as skipped with this reason).
     plot : callable or None
-        ``plot(result, ax)`` draws the measure's figure.
+        ``plot(result, ax)`` draws the measure's figure (a :class:`Reference` when it needs
+        plotting).
     table : callable or None
-        ``table(result) -> DataFrame`` shown under the measure's reading (aggregates only).
+        ``table(result) -> DataFrame`` shown under the measure's reading (aggregates only; a
+        :class:`Reference` when it lives in a measure module).
     at_risk : callable or None
         ``at_risk(result) -> (count, what)``: how many records the result puts at risk, for the
         report's conclusion (a count, never the records).
@@ -206,6 +279,12 @@ class MeasureSpec:
     at_risk: Callable | None = None
 
     def __post_init__(self) -> None:
+        for field in ("function", "plot", "table"):
+            named = getattr(self, field)
+            if isinstance(named, Reference):
+                named = dataclasses.replace(named, owner=f"measure {self.key!r}: {field}")
+                named.check()
+                object.__setattr__(self, field, named)
         if self.family not in FAMILIES:
             raise ValueError(
                 f"measure {self.key!r}: unknown family {self.family!r}; use one of {list(FAMILIES)}."

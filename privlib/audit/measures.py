@@ -1,21 +1,36 @@
 """Every measure of the kit, declared once: title, family, threshold rule and audit wiring.
 
 Each :class:`~privlib.audit.catalogue.MeasureSpec` below is keyed by the ``Result.measure`` of the
-results its function returns, and takes the rule of that key from :data:`privlib.rules.RULES`
-(the cut-offs, sources and words live there, away from the measure modules, so judging a result
-imports none of them). :data:`MEASURES` holds the declarations and the audit's :data:`CATALOGUE`
-is read from it, so a measure's title and wiring are typed once. ``tests/test_measures.py`` checks that every public measure is declared here exactly once and
-that every result the audit can produce has a rule. To add a measure, see
-``privlib/audit/README.md``.
+results its function returns and carries the :class:`~privlib.rules.Threshold` that judges them,
+with its cut-off, source and words; rules shared by several measures are built by the helpers of
+:mod:`privlib.rules`. :data:`MEASURES` holds the declarations; the audit's :data:`CATALOGUE` and the
+threshold registry (:data:`privlib.thresholds.REGISTRY`) are read from it, so a measure's title,
+rule and wiring are typed once.
+
+This module imports no measure module and no plotting library: a declaration names its function,
+and a table helper of a measure module, by a :class:`~privlib.audit.catalogue.Reference` (imported
+on first call), and its figure helpers import the plots when they draw. So judging a result, which
+reads the rules here, loads none of them. ``tests/test_measures.py`` checks that every public
+measure is declared here exactly once, that every result the audit can produce has a rule and that
+every reference resolves. To add a measure, see ``privlib/audit/README.md``.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from privlib import attacks, attribute, identity, membership, plots, rare_copies, records, utility
-from privlib.audit.catalogue import Context, MeasureSpec, release, with_settings
-from privlib.rules import RULES
+from privlib.audit.catalogue import Context, MeasureSpec, Reference, release, with_settings
+from privlib.rules import (
+    CARLINI_HOLM,
+    CHANCE_COPIES,
+    LOW_FPRS,
+    Threshold,
+    control_rule,
+    criterion_rule,
+    low_fpr_key,
+    low_fpr_rule,
+    partition_rule,
+)
 from privlib.schema import NUMERIC, harmonize
 
 __all__ = ["MEASURES", "CATALOGUE"]
@@ -52,7 +67,9 @@ def _cap_arguments(context: Context) -> dict:
     holdout = context.holdout[columns]
     numeric = [c for c in columns if context.kinds.get(c) == NUMERIC]
     if numeric:  # the control cut into the training data's bins, as the synthetic data is
-        holdout = attribute.discretize(
+        from privlib.attribute import discretize
+
+        holdout = discretize(
             original=context.train[columns],
             synthetic=holdout,
             columns=numeric,
@@ -104,13 +121,37 @@ def _population(context: Context) -> pd.DataFrame:
 
 
 def _plot_dcr(result, ax):
+    from privlib import plots
+
     shown = {"synthetic to training": result.distances}
     if result.holdout_distances is not None:
         shown["holdout to training"] = result.holdout_distances
     return plots.plot_dcr_histogram(shown, ax=ax, title="Distance to the closest training record")
 
 
+def _plot_cap(result, ax):
+    from privlib import plots
+
+    return plots.plot_cap_scatter(result, ax=ax, title=f"CAP per training record: {result.target[0]}")
+
+
+def _plot_threshold_attack(result, ax):
+    from privlib import plots
+
+    return plots.plot_threshold_precision(result, ax=ax, title="Distance-threshold attack")
+
+
+def _plot_nn_mia(result, ax):
+    from privlib import plots
+
+    return plots.plot_roc(
+        result.fpr, result.tpr, auc=result.auc, ax=ax, title="Nearest-neighbour membership attack"
+    )
+
+
 def _plot_low_fpr(result, ax):
+    from privlib import plots
+
     return plots.plot_roc_loglog(
         {"distance to the nearest synthetic record": (result.member_scores, result.nonmember_scores)},
         ax=ax,
@@ -124,8 +165,18 @@ _DECLARED = (
         "identical_match_share",
         "Exact copies of training records",
         "identity",
-        RULES["identical_match_share"],
-        identity.identical_match_share,
+        Threshold(
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
+            source=CHANCE_COPIES,
+            scope="counts exact copies only: a generator that moves every record a little makes "
+            "none, so read it with the distance measures",
+            risk_words="the generator reproduces its training records beyond chance",
+            safe_words="the synthetic data copies training records no more than chance copies "
+            "unseen people, within the margin",
+        ),
+        Reference("privlib.identity:identical_match_share"),
         release,
         # with a holdout, the copy test replaces this fixed margin
         applies=lambda c: c.holdout is None,
@@ -135,8 +186,23 @@ _DECLARED = (
         "copy_test",
         "Training records with a synthetic copy, beyond chance",
         "identity",
-        RULES["copy_test"],
-        identity.copy_test,
+        Threshold(
+            0.0,
+            from_baseline=True,
+            exact_test=True,
+            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
+            "training records with a synthetic copy against the holdout records with one; no "
+            "margin, since every record copied beyond chance is a disclosure. It replaces the "
+            "fixed margin of 1 in 100 of identical_match_share wherever a holdout exists",
+            scope="counts real records, training and holdout, that have a synthetic copy (every "
+            "categorical value equal, every number within 1% of its range); records at risk are "
+            "the training records copied beyond the holdout's rate",
+            risk_words="the release copies training records more often than it copies people it "
+            "never saw: those records are published",
+            safe_words="training records have a synthetic copy no more often than holdout records, "
+            "at this confidence",
+        ),
+        Reference("privlib.identity:copy_test"),
         release,
         needs=("holdout",),
         at_risk=lambda r: (
@@ -148,8 +214,18 @@ _DECLARED = (
         "dcr_zero_share",
         "Synthetic records at distance 0 from a training record",
         "identity",
-        RULES["dcr_zero_share"],
-        identity.dcr_summary,
+        Threshold(
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
+            source=CHANCE_COPIES,
+            scope="counts synthetic records at Gower distance 0 from a training record (exact "
+            "copies); its median distance, reported beside it, shows near copies",
+            risk_words="the generator reproduces its training records beyond chance",
+            safe_words="the synthetic data sits on training records no more than unseen people "
+            "do, within the margin",
+        ),
+        Reference("privlib.identity:dcr_summary"),
         release,
         plot=_plot_dcr,
     ),
@@ -157,8 +233,18 @@ _DECLARED = (
         "replicated_uniques",
         "Unique people replicated as unique records",
         "identity",
-        RULES["replicated_uniques"],
-        identity.replicated_uniques,
+        Threshold(
+            0.01,
+            from_baseline=True,
+            fallback=0.05,
+            source="kit default: more than 1 in 100 of the original's unique records replicated "
+            "beyond the share a holdout sample of other real people replicates by chance; without "
+            "a holdout, more than 5 in 100 (synthpop reports the count without a cut-off)",
+            scope="looks only at people unique on the key variables, the ones an intruder can single out",
+            risk_words="unique people are carried into the synthetic data as unique records beyond chance",
+            safe_words="unique people are carried over no more than chance carries them, within the margin",
+        ),
+        Reference("privlib.identity:replicated_uniques"),
         lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
         needs=("keys",),
         at_risk=lambda r: (
@@ -170,8 +256,13 @@ _DECLARED = (
         "singling_out_univariate",
         "Singling out with one column",
         "identity",
-        RULES["singling_out_univariate"],
-        identity.singling_out,
+        criterion_rule(
+            "singling-out",
+            "asks whether predicates on one column read off the synthetic data isolate exactly one "
+            "training record more often than one control record; it targets rare values and "
+            "outliers",
+        ),
+        Reference("privlib.identity:singling_out"),
         _criterion(mode="univariate"),
         needs=("holdout",),
         at_risk=lambda r: (
@@ -183,8 +274,12 @@ _DECLARED = (
         "singling_out_multivariate",
         "Singling out with several columns",
         "identity",
-        RULES["singling_out_multivariate"],
-        identity.singling_out,
+        criterion_rule(
+            "singling-out",
+            "asks whether predicates on several columns read off the synthetic data isolate "
+            "exactly one training record more often than one control record",
+        ),
+        Reference("privlib.identity:singling_out"),
         _criterion(mode="multivariate", n_cols=3),
         needs=("holdout",),
     ),
@@ -192,8 +287,12 @@ _DECLARED = (
         "linkability_risk",
         "Linkability",
         "identity",
-        RULES["linkability_risk"],
-        identity.linkability,
+        criterion_rule(
+            "linkability",
+            "asks whether the synthetic data joins two halves of a person's columns more often for "
+            "training than for control records",
+        ),
+        Reference("privlib.identity:linkability"),
         with_settings(
             lambda c: {
                 "synthetic": c.synthetic,
@@ -210,7 +309,19 @@ _DECLARED = (
         "expected_match_risk",
         "Expected matches of partially synthetic records",
         "identity",
-        RULES["expected_match_risk"],
+        Threshold(
+            0.09,
+            per="n_records",
+            published=True,
+            source="Health Canada (2019), Guidance document on the public release of clinical "
+            "information, and the EMA Policy 0070 guidance: an average re-identification "
+            "probability of 0.09 for public release, applied here to the expected number of "
+            "targets identified per target",
+            scope="assumes an intruder who knows every target's original values and picks at "
+            "random among the matching synthetic records",
+            risk_words="an intruder would identify more targets than the public-release threshold allows",
+            safe_words="an intruder would identify fewer targets than the public-release threshold allows",
+        ),
         not_applicable="it applies to partially synthetic data, where synthetic record i stands "
         "for training record i; the audit treats the synthetic data as fully synthetic",
     ),
@@ -219,12 +330,19 @@ _DECLARED = (
         "cap",
         "Correct attribution probability (CAP)",
         "attribute",
-        RULES["cap"],
-        attribute.cap,
+        control_rule(
+            "CAP",
+            "average correct attribution probability",
+            "Taub et al. 2018 compare CAP with the original data's without a cut-off",
+            scope="averages, over the training records and over the holdout records, how often the "
+            "synthetic records sharing a person's key carry that person's target value, and judges "
+            "the difference",
+        ),
+        Reference("privlib.attribute:cap"),
         _cap_arguments,
         needs=("holdout", "keys", "sensitive"),
         per_target=True,
-        plot=lambda r, ax: plots.plot_cap_scatter(r, ax=ax, title=f"CAP per training record: {r.target[0]}"),
+        plot=_plot_cap,
         at_risk=lambda r: (
             int((r.per_record == 1).sum()),
             "training records have their sensitive value on every synthetic record with their keys (CAP = 1)",
@@ -234,8 +352,14 @@ _DECLARED = (
         "knn_risk_accuracy",
         "Nearest-neighbour prediction of a sensitive category",
         "attribute",
-        RULES["knn_risk_accuracy"],
-        attribute.knn_risk,
+        control_rule(
+            "k-NN",
+            "share of records whose category the model predicts right",
+            "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+            scope="fits a model on the synthetic data and counts the training and the holdout "
+            "records whose target it predicts correctly, and judges the difference",
+        ),
+        Reference("privlib.attribute:knn_risk"),
         _knn_arguments,
         needs=("holdout", "keys", "sensitive"),
         per_target=True,
@@ -245,8 +369,15 @@ _DECLARED = (
         "knn_risk_relative_error",
         "Nearest-neighbour prediction of a sensitive number",
         "attribute",
-        RULES["knn_risk_relative_error"],
-        attribute.knn_risk,
+        control_rule(
+            "k-NN",
+            "mean error, in interquartile ranges of the target (each record's capped at one),",
+            "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+            scope="fits a model on the synthetic data and measures how much smaller its error is on "
+            "the training records' target than on the holdout records', in interquartile ranges of "
+            "the target, each record's error capped at one, so that no outlier can be read back",
+        ),
+        Reference("privlib.attribute:knn_risk"),
         _knn_arguments,
         needs=("holdout", "keys", "sensitive"),
         per_target=True,
@@ -256,8 +387,12 @@ _DECLARED = (
         "inference_risk",
         "Inference of a sensitive value",
         "attribute",
-        RULES["inference_risk"],
-        attribute.inference,
+        criterion_rule(
+            "inference",
+            "asks whether nearest synthetic records reveal a secret column more often for training "
+            "than for control records",
+        ),
+        Reference("privlib.attribute:inference"),
         with_settings(
             lambda c: {
                 "synthetic": c.synthetic,
@@ -277,8 +412,17 @@ _DECLARED = (
         "dcr_holdout_share",
         "Synthetic records closer to training than to holdout",
         "membership",
-        RULES["dcr_holdout_share"],
-        membership.dcr_holdout_share,
+        Threshold(
+            0.05,
+            from_baseline=True,
+            source="kit default: more than 5 points above the 50% of a generator that memorised "
+            "nothing (Clearbox AI's tutorial reads 'about 50% or below' as good, without a cut-off)",
+            scope="asks of each synthetic record only which real table holds its nearest record, not how near",
+            risk_words="synthetic records sit closer to training than to holdout records more often "
+            "than chance allows, a sign of memorisation",
+            safe_words="synthetic records sit no closer to training than to holdout records beyond chance",
+        ),
+        Reference("privlib.membership:dcr_holdout_share"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
     ),
@@ -286,35 +430,53 @@ _DECLARED = (
         "threshold_attack_precision",
         "Distance-threshold membership attack (precision)",
         "membership",
-        RULES["threshold_attack_precision"],
-        membership.threshold_attack,
+        Threshold(
+            0.05,
+            from_baseline=True,
+            source="kit default: calling the closer half members is right more than 5 points "
+            "above guessing (0.5), the same margin as the attack AUC's",
+            scope="calls the closer half of equally many training and holdout records members, "
+            "by distance to the nearest synthetic record",
+            risk_words="the records closest to the synthetic data are training records more often than guessing",
+            safe_words="the records closest to the synthetic data are training records no more "
+            "often than guessing, within the margin",
+        ),
+        Reference("privlib.membership:threshold_attack"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
-        plot=lambda r, ax: plots.plot_threshold_precision(r, ax=ax, title="Distance-threshold attack"),
+        plot=_plot_threshold_attack,
     ),
     MeasureSpec(
         "nn_mia_auc",
         "Nearest-neighbour membership attack (AUC)",
         "membership",
-        RULES["nn_mia_auc"],
-        membership.nn_mia,
+        Threshold(
+            0.05,
+            from_baseline=True,
+            source="kit default: an attack AUC more than 0.05 above chance (0.5); Yale et al. "
+            "(2019) read 0.5 as no information and publish no cut-off",
+            scope="ranks every training and holdout record by its distance to the nearest "
+            "synthetic record, so a small shift of all distances counts as much as a few copies",
+            risk_words="distance to the synthetic data tells training from holdout records better than chance",
+            safe_words="distance to the synthetic data tells training from holdout records no "
+            "better than chance, within the margin",
+        ),
+        Reference("privlib.membership:nn_mia"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
-        plot=lambda r, ax: plots.plot_roc(
-            r.fpr, r.tpr, auc=r.auc, ax=ax, title="Nearest-neighbour membership attack"
-        ),
+        plot=_plot_nn_mia,
     ),
     MeasureSpec(
         # after nn_mia_auc: it reads that attack's distances again, without a second search
         "nn_mia_tpr_at_0.1pct",
         "Distance attack at a false-positive rate of 0.1% (TPR)",
         "membership",
-        RULES["nn_mia_tpr_at_0.1pct"],
-        membership.nn_mia_low_fpr,
+        low_fpr_rule("distance", "0.1%"),
+        Reference("privlib.membership:nn_mia_low_fpr"),
         release,
         needs=("holdout",),
         plot=_plot_low_fpr,
-        table=records.operating_points,
+        table=Reference("privlib.records:operating_points"),
         at_risk=lambda r: (
             r.excess_members,
             "training records are called members by the distance "
@@ -325,14 +487,30 @@ _DECLARED = (
         "nn_mia_tpr_at_1pct",
         "Distance attack at a false-positive rate of 1% (TPR)",
         "membership",
-        RULES["nn_mia_tpr_at_1pct"],
+        low_fpr_rule("distance", "1%"),
     ),
     MeasureSpec(
         "adversarial_accuracy",
         "Nearest-neighbour adversarial accuracy",
         "membership",
-        RULES["adversarial_accuracy"],
-        membership.adversarial_accuracy,
+        Threshold(
+            0.05,
+            from_baseline=True,
+            higher_is_riskier=False,
+            lowest=0.0,
+            highest=1.0,
+            source="kit default: more than 0.05 below the accuracy of indistinguishable tables "
+            "(0.5 less half the share of tied comparisons, which the strict '>' of Yale et al. "
+            "2019 counts against the real record), the same margin as the attack AUC's",
+            scope="compares, record by record, the nearest record in the other table with the "
+            "nearest record in the same table; many ties (repeated values) lower it even for "
+            "indistinguishable tables, hence the tie-aware baseline",
+            risk_words="synthetic records sit closer to real ones than real records sit to each "
+            "other, as copies do",
+            safe_words="real and synthetic records are no easier to tell apart by their nearest "
+            "neighbours than two samples of one distribution, within the margin",
+        ),
+        Reference("privlib.membership:adversarial_accuracy"),
         with_settings(
             lambda c: {"target": c.train, "synthetic": c.synthetic}, random_state="seed", n_repeats="repeats"
         ),
@@ -341,8 +519,20 @@ _DECLARED = (
         "privacy_loss",
         "Privacy loss (Yale et al.)",
         "membership",
-        RULES["privacy_loss"],
-        membership.privacy_loss,
+        Threshold(
+            0.1,
+            from_baseline=True,
+            source="kit default: a fifth of the 0.5 that copying the training data gives (Yale et "
+            "al. 2019 read 0 as ideal and publish no cut-off)",
+            scope="compares, record by record, the nearest synthetic with the nearest other real "
+            "record, once for training and once for unseen records; ties count against the real "
+            "record, so it reacts to exact and near copies rather than to a general shift",
+            risk_words="synthetic records stand in for their training records, as near copies do, "
+            "clearly more than for unseen records",
+            safe_words="synthetic records stand in for training records no more than for unseen "
+            "records, within the margin",
+        ),
+        Reference("privlib.membership:privacy_loss"),
         with_settings(
             lambda c: {"train": c.train, "test": c.holdout, "synthetic": c.synthetic},
             random_state="seed",
@@ -354,8 +544,8 @@ _DECLARED = (
         "partition_f1",
         "Partitioning attack of El Emam et al. (F1)",
         "membership",
-        RULES["partition_f1"],
-        membership.partition_risk,
+        partition_rule(),
+        Reference("privlib.membership:partition_risk"),
         _partition_arguments,
         needs=("holdout",),
     ),
@@ -363,14 +553,26 @@ _DECLARED = (
         "ground_truth_f1",
         "Partitioning attack against the ground truth (F1)",
         "membership",
-        RULES["ground_truth_f1"],
+        partition_rule(),
     ),
     MeasureSpec(
         "shadow_model_auc",
         "Shadow-model attack on chosen records (AUC)",
         "membership",
-        RULES["shadow_model_auc"],
-        membership.shadow_model_attack,
+        Threshold(
+            0.1,
+            from_baseline=True,
+            source="kit default: a mean AUC over the targets more than 0.1 above chance (0.5); "
+            "Stadler, Oprisanu & Troncoso (2022) read any gain over 0.5 on an outlier as a "
+            "privacy loss and publish no cut-off; the margin is wider than nn_mia_auc's because "
+            "each target's AUC rests on a few dozen shadow pairs",
+            scope="asks, for a few chosen target records (outliers by default), whether the "
+            "generator's output changes when that one record is in its training data; a worst "
+            "case for those records, not an average over all",
+            risk_words="the release tells whether the target records were in the training data",
+            safe_words="the attack does no better than guessing on the target records, within the margin",
+        ),
+        Reference("privlib.membership:shadow_model_attack"),
         lambda c: {
             "synthesizer": c.settings["targeted_attack"],
             "train": c.train,
@@ -390,27 +592,48 @@ _DECLARED = (
         "density_attack_auc",
         "Density membership attack, DOMIAS (AUC)",
         "membership",
-        RULES["density_attack_auc"],
+        Threshold(
+            0.05,
+            from_baseline=True,
+            source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
+            "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
+            "cut-off",
+            scope="ranks every record by how much denser the synthetic data is around it than a "
+            "reference sample of real data: local over-fitting, as DOMIAS defines it",
+            risk_words="the synthetic data is denser around training records than around unseen ones",
+            safe_words="the synthetic data is no denser around training records than around "
+            "unseen ones, within the margin",
+        ),
     ),
     *(
         MeasureSpec(
-            records.low_fpr_key(attack, rate),
+            low_fpr_key(attack, rate),
             f"{title} at a false-positive rate of {100 * rate:g}% (TPR)",
             "membership",
-            RULES[records.low_fpr_key(attack, rate)],
+            low_fpr_rule(words, f"{100 * rate:g}%"),
         )
-        for attack, title in (
-            ("density_attack", "Density attack, DOMIAS,"),
-            ("shadow_model", "Shadow-model attack"),
+        for attack, title, words in (
+            ("density_attack", "Density attack, DOMIAS,", "density-ratio"),
+            ("shadow_model", "Shadow-model attack", "shadow-model"),
         )
-        for rate in records.LOW_FPRS
+        for rate in LOW_FPRS
     ),
     MeasureSpec(
         "discriminator_excess_realness",
         "Discriminator: synthetic records judged real",
         "membership",
-        RULES["discriminator_excess_realness"],
-        membership.discriminator_test,
+        Threshold(
+            0.02,
+            from_baseline=True,
+            source="kit default: synthetic records judged 2 points more 'real' than genuine unseen records",
+            scope="asks a classifier trained on training vs synthetic records whether unseen "
+            "synthetic records look more like the training data than real unseen records do",
+            risk_words="synthetic records look more like the training data than genuine unseen "
+            "records, a sign of over-fitting",
+            safe_words="synthetic records look no more like the training data than genuine unseen "
+            "records, within the margin",
+        ),
+        Reference("privlib.membership:discriminator_test"),
         lambda c: (
             with_settings(release, random_state="seed", n_repeats="repeats")(c)
             | {"max_records": DISCRIMINATOR_SAMPLE}
@@ -423,7 +646,7 @@ _DECLARED = (
         "Synthetic files side by side",
         "comparison",
         None,
-        utility.compare_synthesizers,
+        Reference("privlib.utility:compare_synthesizers"),
         lambda c: {
             "train": c.train,
             "holdout": c.holdout,
@@ -440,8 +663,24 @@ _DECLARED = (
         "rare_copy_test",
         "Rare training records with a synthetic copy, beyond chance",
         "identity",
-        RULES["rare_copy_test"],
-        rare_copies.rare_copy_test,
+        Threshold(
+            0.0,
+            from_baseline=True,
+            exact_test=True,
+            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the rare "
+            "training records with a synthetic copy against the rare holdout records with one, no margin, "
+            "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
+            "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
+            scope="counts copies (every categorical value equal, every number within 1% of its range) of "
+            "the rare real records only: no exact real twin and among the 2% most isolated by mean distance "
+            "to their 5 nearest other real records, so the chance copies of common records do not drown "
+            "them",
+            risk_words="the release copies rare training records, people who stand out, more often than "
+            "rare people it never saw",
+            safe_words="rare training records have a synthetic copy no more often than rare holdout "
+            "records, at this confidence",
+        ),
+        Reference("privlib.rare_copies:rare_copy_test"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
         at_risk=lambda r: (
@@ -454,8 +693,22 @@ _DECLARED = (
         "near_copy_test",
         "Near copies: synthetic records far nearer than real neighbours",
         "membership",
-        RULES["near_copy_test"],
-        attacks.near_copy_test,
+        Threshold(
+            0.0,
+            from_baseline=True,
+            exact_test=True,
+            lowest=0.0,
+            highest=1.0,
+            source=CARLINI_HOLM,
+            scope="scores each real record by its distance to the nearest other real record over its "
+            "distance to the nearest synthetic record, so a copy moved a little stands out even in a dense "
+            "region, and reads the score at false-positive rates of 0.1% and 1% (Holm over the two)",
+            risk_words="more training records than holdout records have a synthetic record far nearer "
+            "than any real neighbour, as near copies do",
+            safe_words="training records have a synthetic record far nearer than their real neighbours no "
+            "more often than holdout records, at this confidence",
+        ),
+        Reference("privlib.attacks:near_copy_test"),
         release,
         needs=("holdout",),
         table=lambda r: r.per_attack(),
@@ -469,8 +722,23 @@ _DECLARED = (
         "attack_ensemble",
         "Strongest of four calibrated membership attacks at a low false-positive rate",
         "membership",
-        RULES["attack_ensemble"],
-        attacks.attack_ensemble,
+        Threshold(
+            0.0,
+            from_baseline=True,
+            exact_test=True,
+            lowest=0.0,
+            highest=1.0,
+            source=CARLINI_HOLM,
+            scope="reads four no-box attacks calibrated on real data (DCR-diff, a k-NN density ratio as "
+            "in DOMIAS, a local-neighbourhood count and a classifier of synthetic against real records) at "
+            "false-positive rates of 0.1% and 1%, thresholds chosen on the holdout alone, and judges the "
+            "strongest after correcting for the choice",
+            risk_words="one of the attacks identifies training records at a low false-positive rate, more "
+            "than chance allows even after correcting for trying several attacks",
+            safe_words="none of the attacks finds more training records at a low false-positive rate than "
+            "chance gives it, after correcting for trying several",
+        ),
+        Reference("privlib.attacks:attack_ensemble"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
         # per attack: its AUC, and per rate the members called and the raw and adjusted p-values

@@ -11,7 +11,6 @@ import pandas as pd
 
 from privlib.audit.measures import MEASURES
 from privlib.results import NO_EVIDENCE, RISK
-from privlib.rules import RULES
 
 __all__ = ["registry_frame", "disagreements"]
 
@@ -65,9 +64,10 @@ def disagreements(results) -> list[str]:
             if sa.family != sb.family or a.verdict == b.verdict or a.measure == b.measure:
                 continue
             risky, safe = (sa, sb) if a.verdict == RISK else (sb, sa)
+            assert risky.rule is not None and safe.rule is not None  # only a rule gives a verdict
             out.append(
                 f"{risky.title} finds a risk and {safe.title} does not, because they look at "
-                f"different things: {risky.title} {RULES[risky.key].scope}, while "
-                f"{safe.title} {RULES[safe.key].scope}."
+                f"different things: {risky.title} {risky.rule.scope}, while "
+                f"{safe.title} {safe.rule.scope}."
             )
     return out
