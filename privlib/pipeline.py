@@ -266,22 +266,29 @@ def _passive_openmp() -> None:
 
 @contextlib.contextmanager
 def _early_kernel(folder: Path) -> Iterator[Any]:
-    """A kernel started now, its sockets and connection file in ``folder``, so that it boots
-    while this process computes; :func:`_execute` runs a notebook on it (``kernel=``). Leaving
-    the block shuts it down: asked to after a run, stopped at once after a failure or Ctrl-C."""
+    """A kernel started now, its connection file in ``folder``, so that it boots while this
+    process computes; :func:`_execute` runs a notebook on it (``kernel=``). Leaving the block
+    shuts it down: asked to after a run, stopped at once after a failure or Ctrl-C.
+
+    Its sockets are files in a private folder of the system's temporary directory, not in
+    ``folder``: a socket's path has at most about 100 characters, which a deep ``--out`` passes."""
     from jupyter_core.utils import run_sync
 
-    kernel = _ipc_kernel_manager()(
-        kernel_name="python3", ip=str(folder / "kernel"), connection_file=str(folder / "kernel.json")
-    )
-    with _kernel_environment():
-        run_sync(kernel.start_kernel)(cwd=str(folder))
-    finished = False
+    sockets = Path(tempfile.mkdtemp(prefix="privlib-kernel-"))  # mode 0700: this user's only
     try:
-        yield kernel
-        finished = True
+        kernel = _ipc_kernel_manager()(
+            kernel_name="python3", ip=str(sockets / "k"), connection_file=str(folder / "kernel.json")
+        )
+        with _kernel_environment():
+            run_sync(kernel.start_kernel)(cwd=str(folder))
+        finished = False
+        try:
+            yield kernel
+            finished = True
+        finally:
+            run_sync(kernel.shutdown_kernel)(now=not finished)
     finally:
-        run_sync(kernel.shutdown_kernel)(now=not finished)
+        shutil.rmtree(sockets, ignore_errors=True)
 
 
 def _execute(notebook, output, parameters: dict, *, cwd, progress: bool, kernel: Any = None) -> None:
