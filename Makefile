@@ -32,7 +32,7 @@ REPORT_DIR := $(REPORT_OUT)/$(basename $(notdir $(REPORT_PARAMS)))
 help:
 	@echo "make test     set up the environment; lint, type-check, run the unit tests and the notebooks"
 	@echo "make lint     ruff check, ruff format --check and mypy"
-	@echo "make unit     the tests that execute no notebook (pytest -m 'not notebook')"
+	@echo "make unit     the fast tests: no notebook, no whole audit (pytest -m 'not notebook and not slow')"
 	@echo "make report   set up the environment and write the default audit to $(REPORT_DIR)/"
 	@echo "make reports  render the audit and the course for every bundled dataset"
 	@echo "make benchmark  time the neighbour engine (writes benchmarks/README.md)"
@@ -59,9 +59,10 @@ test: lint
 	MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
-# Everything but the tests that execute notebooks (marked `notebook`): a fast loop for contributors.
+# Everything but the tests that execute notebooks or a whole audit end to end (marked `notebook`
+# and `slow`; `make test` runs them): a fast loop for contributors.
 unit: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook"
+	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook and not slow"
 
 notebooks: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \

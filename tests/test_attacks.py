@@ -123,6 +123,7 @@ def _tail(x: int, m: int, n: int, allowed: int) -> float:
     )
 
 
+@pytest.mark.slow
 def test_the_ensemble_is_judged_on_the_strongest_reading_after_holm():
     m = n = 2000
     others = np.arange(n) / n
@@ -158,6 +159,7 @@ def test_too_few_holdout_records_make_the_ensemble_not_assessable():
     assert result.verdict == "not assessable" and math.isnan(result.value)
 
 
+@pytest.mark.slow
 def test_verbatim_copies_are_found_by_the_ensemble_and_the_same_seed_gives_the_same_result():
     train, holdout, _ = _tables(3, sizes=(1000, 1000, 1))
     result = attacks.attack_ensemble(train=train, holdout=holdout, synthetic=train, random_state=5)

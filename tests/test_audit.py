@@ -289,6 +289,7 @@ def test_nothing_runs_when_inputs_are_too_small(files):
     assert report.decision == "not assessable"
 
 
+@pytest.mark.slow
 def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], holdout=files["holdout"])
     spec = AuditSpec.build(
@@ -312,6 +313,7 @@ def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
     assert comparable_metrics(metrics)["provenance"].keys() == provenance.keys() - {"created"}
 
 
+@pytest.mark.slow
 def test_the_dataframe_api_returns_a_report_that_displays_and_dumps(files):
     train = pd.read_csv(files["train"])
     holdout = pd.read_csv(files["holdout"])

@@ -10,6 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+# an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
+pytestmark = pytest.mark.slow
+
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration.py"
 
 

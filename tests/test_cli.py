@@ -190,12 +190,14 @@ def _leaks(text: str, records: list[str]) -> list[str]:
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_audit_writes_every_file(rendered):
     _, out = rendered
     assert sorted(p.name for p in out.iterdir()) == sorted(AUDIT_FILES)
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_report_has_sections_verdict_table_and_pages(rendered):
     paths, out = rendered
     page = (out / "report.html").read_text()
@@ -242,6 +244,7 @@ def _flatten(outline) -> list:
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_metrics_hold_every_measure_and_the_provenance(rendered):
     paths, out = rendered
     metrics = json.loads((out / "metrics.json").read_text())
@@ -309,6 +312,7 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_no_training_record_in_any_output(rendered):
     paths, out = rendered
     records = _record_strings(paths["train"])
@@ -337,6 +341,7 @@ def test_no_training_record_in_any_output(rendered):
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_same_seed_same_metrics(rendered, tmp_path):
     paths, out = rendered
     again = tmp_path / "again"
@@ -416,6 +421,7 @@ def test_bad_input_exits_with_one_line_and_writes_nothing(tmp_path, capsys):
             assert (earlier / "report.html").read_text() == "an earlier report", case
 
 
+@pytest.mark.slow
 def test_module_entry_point_reports_bad_input(tmp_path):
     result = subprocess.run(
         [
@@ -445,6 +451,7 @@ def test_usage_errors_are_one_line(capsys):
     assert err.count("\n") == 0 and "--out" in err
 
 
+@pytest.mark.slow
 def test_the_exit_status_gates_a_pipeline_and_json_goes_to_stdout(rendered, tmp_path, capsys):
     paths, out = rendered
     args = _audit_args(paths, tmp_path / "gate")
@@ -458,6 +465,7 @@ def test_the_exit_status_gates_a_pipeline_and_json_goes_to_stdout(rendered, tmp_
     assert "--fail-on risk" in captured.err
 
 
+@pytest.mark.slow
 def test_a_release_of_other_people_passes_the_gate(tmp_path, capsys):
     # Synthetic rows are real rows of the population the generator never saw: no copies, no risk.
     data = pl.load_dataset("adult")
@@ -497,6 +505,7 @@ def test_a_release_of_other_people_passes_the_gate(tmp_path, capsys):
     assert all(f["verdict"] != "risk" for f in summary["families"].values())
 
 
+@pytest.mark.slow
 def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path):
     paths, _ = rendered
     # A recoded synthetic file: every Race code shifted. Refused, then let through with a note.

@@ -10,6 +10,9 @@ import privlib as pl
 from privlib import PrivlibError
 from privlib.neighbors import kneighbors
 
+# an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
+pytestmark = pytest.mark.slow
+
 distributed = pytest.importorskip(
     "distributed", reason="the `dask` extra is not installed (pip install 'privlib[dask]')"
 )

@@ -242,6 +242,7 @@ def test_max_attack_auc_of_a_replaced_record_is_the_bound_at_the_group_budget():
         dp.max_attack_auc(1.0, records=0)
 
 
+@pytest.mark.slow
 def test_mst_inside_the_shadow_attack_gives_the_same_answer_with_one_or_two_workers():
     # seeds are drawn per shadow pair before the pairs are shared out, never per completion order
     from privlib import targeted

@@ -305,6 +305,7 @@ def test_bad_input_exits_with_one_line_and_touches_nothing(case, tmp_path, table
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_no_training_value_in_any_refusal(tmp_path, tables, capsys):
     """A refusal names columns and counts, never a value of the data."""
     values = {str(v) for column in ("sex", "race", "income") for v in tables["train"][column].unique()}
@@ -464,6 +465,7 @@ def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_pat
     assert table["training row"].between(0, 59).all()  # a row number, not the record
 
 
+@pytest.mark.slow
 def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, caplog):
     """Markers planted as category labels of the training and holdout data never appear in the
     metrics, the HTML fragments or the log, whatever the measures write (keys sharing no value
@@ -635,6 +637,7 @@ def test_course_arguments_are_checked_before_any_lesson_runs(argv, words, tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_dask_scheduler_is_refused_before_any_work(tmp_path, tables, capsys):
     pytest.importorskip("distributed")
     import socket

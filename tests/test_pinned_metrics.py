@@ -27,6 +27,9 @@ from privlib.audit.report import plain_number
 from privlib.pipeline import params_file
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK
 
+# an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
+pytestmark = pytest.mark.slow
+
 PINNED = json.loads(PINNED_PATH.read_text())
 
 

@@ -27,7 +27,7 @@ import privlib as pl
 from privlib.cli import main
 from privlib.pipeline import params_file
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.slow]
 
 FAMILIES = ("Identity disclosure", "Attribute disclosure", "Membership disclosure")
 

@@ -27,6 +27,9 @@ from privlib.audit.checks import EXPANSION_FLOOR_MB, check_input_size
 from privlib.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED
 from privlib.errors import PrivlibError
 
+# an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
+pytestmark = pytest.mark.slow
+
 #: The memory the issue allows a refusal (1.5 GB): the whole process, imports included.
 MEMORY_CAP = int(1.5 * 2**30)
 

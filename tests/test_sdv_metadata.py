@@ -105,6 +105,7 @@ def _tables(folder, with_id: bool) -> dict:
     return paths
 
 
+@pytest.mark.slow
 def test_an_audit_with_an_id_column_in_sdv_metadata_gives_the_measures_of_the_files_without_it(tmp_path):
     (tmp_path / "with").mkdir()
     (tmp_path / "without").mkdir()

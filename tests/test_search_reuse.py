@@ -136,6 +136,7 @@ def test_a_bad_budget_is_refused(budget):
         pass
 
 
+@pytest.mark.slow
 def test_an_audit_reports_the_same_metrics_with_and_without_reuse(monkeypatch):
     adult = pl.datasets.load_dataset("adult")
     train, holdout = adult.iloc[:1200], adult.iloc[1200:1800]

@@ -13,6 +13,9 @@ import pytest
 
 from privlib.errors import PrivlibError
 
+# an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 FULL = os.environ.get("PRIVLIB_SITE_FULL") == "1"
 SMALL = ["00_introduction.ipynb", "02_attribute_disclosure_cap.ipynb"]

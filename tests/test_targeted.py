@@ -129,6 +129,7 @@ def test_seeding(population, train):
     assert (first.ci_low, first.ci_high) == (again.ci_low, again.ci_high)
 
 
+@pytest.mark.slow
 def test_parallel_fits_give_the_same_answer(population, train):
     run = dict(
         synthesizer="Copy",
