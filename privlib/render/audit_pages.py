@@ -345,7 +345,7 @@ def _rule_rows(measures: list[dict]) -> list[dict]:
     return [
         dict(
             group[0],
-            keys=[view["key"] for view in group],
+            measure_keys=[view["key"] for view in group],
             details=[(view["key"] if len(group) > 1 else None, view["details"]) for view in group],
         )
         for group in groups.values()
