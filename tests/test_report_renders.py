@@ -270,3 +270,22 @@ def test_the_page_count_does_not_depend_on_the_machines_fonts(renders, tmp_path)
     assert machine == dejavu <= 8
     # every glyph is set in the kit's own faces, whatever fontconfig offers
     assert machine_fonts == dejavu_fonts and all(f.startswith("privlib-") for f in machine_fonts)
+
+
+def test_the_appendix_names_every_measure_once_and_states_a_shared_rule_once(renders):
+    """Measures run per sensitive variable under one rule (CAP for DIS and for HICOV) share one
+    row of the appendix, which names both keys and prints their rule once; every other measure
+    has a row of its own."""
+    page = (renders["acs"] / "report.html").read_text(encoding="utf-8")
+    table = page.split('class="privlib-rules-table"', 1)[1].split("</table>", 1)[0]
+    rows = [html.unescape(row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    measures = _metrics(renders["acs"])["measures"]
+    for m in measures:
+        named = [row for row in rows if f'privlib-key">{m["key"]}<' in row]
+        assert len(named) == 1, m["key"]
+        assert m["verdict_rule"].rstrip(". ") in named[0], m["key"]
+    rules = {m["key"]: m["verdict_rule"] for m in measures}
+    assert rules["cap[DIS]"] == rules["cap[HICOV]"]
+    (shared,) = [row for row in rows if 'privlib-key">cap[DIS]<' in row]
+    assert 'privlib-key">cap[HICOV]<' in shared
+    assert shared.count(rules["cap[DIS]"].rstrip(". ")) == 1

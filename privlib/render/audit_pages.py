@@ -328,6 +328,30 @@ def comparison_html(reports) -> Markup:
     )
 
 
+def _rule_rows(measures: list[dict]) -> list[dict]:
+    """The appendix's rows: measures with the same name, rule and interval (one measure run for
+    each sensitive variable) share a row, which names each key and gives each one's details, so
+    the same rule is printed once."""
+    groups: dict[tuple, list[dict]] = {}
+    for view in measures:
+        rule = (
+            view["title"],
+            view["verdict_rule"],
+            bool(view["interval"]),
+            view["confidence"],
+            view["ci_method"],
+        )
+        groups.setdefault(rule, []).append(view)
+    return [
+        dict(
+            group[0],
+            measure_keys=[view["key"] for view in group],
+            details=[(view["key"] if len(group) > 1 else None, view["details"]) for view in group],
+        )
+        for group in groups.values()
+    ]
+
+
 def appendix_html(report) -> Markup:
     """The decision rule, each measure's rule with its source and its details, and what did not
     run."""
@@ -344,7 +368,7 @@ def appendix_html(report) -> Markup:
     return render_page(
         "audit_appendix.html.j2",
         report=report,
-        measures=[_measure_view(m) for m in report.get("measures", [])],
+        measures=_rule_rows([_measure_view(m) for m in report.get("measures", [])]),
         skipped=skipped,
         rerun=rerun_command(report),
         sampled=bool((report.get("fidelity") or {}).get("records"))
@@ -489,7 +513,7 @@ def forest_figure_html(report) -> Markup:
         plt.close(ax.figure)
 
 
-def measure_figure_html(record, result, plot, *, figsize=(5.0, 3.1)) -> str:
+def measure_figure_html(record, result, plot, *, figsize=(5.0, 2.7)) -> str:
     """One measure's figure (its declaration's ``plot(result, ax)``) as a half-width ``<figure>``,
     with alt text saying what it shows (the plot's title, the measure's name and its reading)
     and the measure's name and key as caption."""
