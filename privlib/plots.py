@@ -815,8 +815,9 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     }
     _finish(
         ax,
-        xlabel="position from the baseline (0) to the threshold (1), per measure; right of 1 = "
-        "beyond the threshold, riskier",
+        # two lines: one would be cut at the figure's edge in a report column
+        xlabel="position from the baseline (0) to the threshold (1), per measure;\n"
+        "right of 1 = beyond the threshold, riskier",
         title=title,
         legend=legend if handles else None,
     )
