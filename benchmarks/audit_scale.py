@@ -175,23 +175,12 @@ def search_worker(size: int) -> dict:
     """One whole-table search as the audit makes it: synthetic -> training, Gower, k = 1, with
     the encoder fitted on training, holdout and synthetic data together; wall and CPU seconds of
     the call (the inputs read and the engine compiled outside the timing)."""
-    import privlib as pl
+    from privlib.matching import gower_setup
     from privlib.neighbors import kneighbors
-    from privlib.schema import TableEncoder
 
-    data = folder(size)
-    inputs = pl.audit.load_audit_inputs(
-        train=str(data / "train.csv"),
-        synthetic=[str(data / "synthetic.csv")],
-        holdout=str(data / "holdout.csv"),
-        population_size=10 * size,
-        keys=KEYS,
-        sensitive=SENSITIVE,
-    )
+    inputs = _inputs(size)
     train, holdout, synthetic = inputs.train, inputs.holdout, inputs.primary
-    encoder = TableEncoder(metric="gower").fit(
-        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
-    )
+    encoder = gower_setup(train, holdout, synthetic)  # the encoder the audit's distance measures share
     kneighbors(synthetic.iloc[:100], train.iloc[:100], encoder=encoder)  # compile outside the timing
     cpu, start = _cpu_seconds(), time.perf_counter()
     kneighbors(synthetic, train, k=1, encoder=encoder)
@@ -201,16 +190,13 @@ def search_worker(size: int) -> dict:
     )
 
 
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def measure_worker(name: str, size: int) -> dict:
+def _inputs(size: int):
+    """The audit's inputs of the benchmark's files of ``size`` records, read and checked as the
+    audit reads them."""
     import privlib as pl
 
     data = folder(size)
-    inputs = pl.audit.load_audit_inputs(
+    return pl.audit.load_audit_inputs(
         train=str(data / "train.csv"),
         synthetic=[str(data / "synthetic.csv")],
         holdout=str(data / "holdout.csv"),
@@ -218,6 +204,15 @@ def measure_worker(name: str, size: int) -> dict:
         keys=KEYS,
         sensitive=SENSITIVE,
     )
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_worker(name: str, size: int) -> dict:
+    inputs = _inputs(size)
     call = _measure_call(name, size, inputs)
     loaded_mb = psutil.Process().memory_info().rss / 2**20
     cpu, start = _cpu_seconds(), time.perf_counter()

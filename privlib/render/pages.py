@@ -51,12 +51,14 @@ def _rules(css: str):
 
 
 @functools.lru_cache(maxsize=4)
-def scoped_stylesheet(scope: str) -> str:
+def scoped_stylesheet(scope: str) -> Markup:
     """The kit's stylesheet for a fragment inside the element ``scope`` (a class selector) on a
     page whose styles are someone else's (JupyterLab): every selector is prefixed with ``scope``,
     so a rule applies inside the fragment only and outranks the page's own rules of the same form;
     the whole-page selectors (``html``, ``body``, ``:root``) become ``scope`` itself. The page
-    layout (``main``) and the print rules (``@page``, ``@media``) are left out."""
+    layout (``main``) and the print rules (``@page``, ``@media``) are left out. It is the kit's
+    own file rewritten with the kit's own ``scope``, never a user's value, so it is
+    :class:`~markupsafe.Markup` by construction and a template inserts it as it is."""
     rules = []
     for prelude, body in _rules(stylesheet()):
         if prelude.startswith("@") or prelude == "main":
@@ -68,7 +70,7 @@ def scoped_stylesheet(scope: str) -> str:
             else:
                 selectors.append(f"{scope} {selector}")
         rules.append(f"{', '.join(dict.fromkeys(selectors))} {{{body}}}")
-    return "\n".join(rules)
+    return Markup("\n".join(rules))
 
 
 def render_page(template: str, **context) -> Markup:
