@@ -34,10 +34,12 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
+from scipy.stats import hypergeom
 
 from privlib import neighbors
 from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import comparable_values, count_matches, joint_codes
+from privlib.records import NEWCOMBE, _newcombe
 from privlib.results import Result, per_record
 from privlib.schema import (
     CATEGORICAL,
@@ -456,31 +458,45 @@ def dcr_summary(
 @dataclass(frozen=True, kw_only=True)
 class ReplicatedUniques(Result):
     """Records unique on the keys in the original data whose key combination is also unique in
-    the synthetic data.
+    the synthetic data, against the holdout's unique records replicated by the same release.
 
     Attributes
     ----------
     value : float
+        With a holdout: ``train_share - holdout_share``, the training uniques' excess over the
+        holdout uniques that the same release replicates (baseline 0), with Newcombe's interval.
+        Without: ``train_share`` with its Wilson interval (no baseline). NaN when a group the
+        value needs has no unique record.
+    train_share : float
         ``n_replicated / n_unique_original``: the share of the original data's unique records
-        replicated (NaN when the original data has no unique record).
-    baseline : float or None
-        The same share with a holdout sample of other real people in place of the synthetic data
-        (``None`` without a holdout): how many unique combinations chance carries over.
+        replicated.
+    holdout_share : float or None
+        ``n_replicated_holdout / n_unique_holdout``: the share of the holdout's unique records
+        (unique among the holdout records) whose combination the release carries as a unique
+        record, what chance and the population give people the generator never saw.
+    p_value : float or None
+        Fisher's exact test, one-sided: the chance of at least ``n_replicated`` replicated among
+        the training uniques were training and holdout uniques replicated alike.
     keys : tuple of str
         The key variables.
-    n_replicated : int
-        Key combinations unique in both tables.
-    n_unique_original, n_unique_synthetic : int
-        Records unique on the keys in each table.
+    n_replicated, n_replicated_holdout : int
+        Unique original (holdout) records whose combination is unique in the synthetic data.
+    n_unique_original, n_unique_holdout, n_unique_synthetic : int
+        Records unique on the keys in each table (``n_unique_holdout`` 0 without a holdout).
     n_original, n_synthetic : int
         Number of records in each table.
     replicated_original, replicated_synthetic : numpy.ndarray of bool
-        Per original (synthetic) record: it is a replicated unique.
+        Per original (synthetic) record: it is a replicated unique of the original data.
     """
 
     keys: tuple
+    train_share: float
+    holdout_share: float | None
+    p_value: float | None
     n_replicated: int
+    n_replicated_holdout: int
     n_unique_original: int
+    n_unique_holdout: int
     n_unique_synthetic: int
     n_original: int
     n_synthetic: int
@@ -497,13 +513,20 @@ class ReplicatedUniques(Result):
         text = (
             f"Of the {self.n_unique_original} original records unique on {keys} "
             f"({_pct(self.n_unique_original / self.n_original)} of the data), "
-            f"{self.n_replicated} ({_pct(self.value)}{self._interval_text()}) have a key "
-            "combination that is also unique in the synthetic data, where a record on that "
-            "combination stands for exactly one real person"
+            f"{self.n_replicated} ({_pct(self.train_share)}) have a key combination that is also "
+            "unique in the synthetic data, where a record on that combination stands for exactly "
+            "one real person"
         )
-        if self.baseline is not None:
-            text += f"; a holdout sample of other real people replicates {_pct(self.baseline)}"
-        return self.with_judgement(text + ".")
+        if self.holdout_share is None:
+            return self.with_judgement(f"{text}{self._interval_text()}.")
+        if self.n_unique_holdout == 0:
+            return self.with_judgement(f"{text}; no holdout record is unique on the keys, so there is no control.")
+        return self.with_judgement(
+            f"{text}; the same release replicates {self.n_replicated_holdout} of the "
+            f"{self.n_unique_holdout} holdout records unique on the keys ({_pct(self.holdout_share)}), "
+            f"people it never saw: an excess of {self.value:+.3f}{self._interval_text()} for the "
+            f"training records (Fisher's exact test, one-sided: p = {self.p_value:.2g})."
+        )
 
 
 @validate_params(
@@ -535,18 +558,29 @@ def replicated_uniques(
     keys : sequence of str, optional
         The key variables, columns of both tables. ``None`` uses every column of ``original``.
     holdout : pandas.DataFrame, optional
-        Real records of other people from the same population, with the keys, ideally as many as
-        the synthetic records: the share of the original uniques whose combination is also unique
-        among them is the chance level (``baseline``).
+        Real records of other people from the same population the generator never saw, with the
+        keys, ideally as many as the original records: the control. Its records unique among
+        themselves are replicated by the same release only by chance and through what it says
+        about the population, so ``value`` is the training uniques' excess over them.
     confidence : float, default 0.95
-        Level of the Wilson interval of ``value``.
+        Level of the interval of ``value`` (Newcombe's with a holdout, Wilson's without).
 
     Returns
     -------
     ReplicatedUniques
-        ``value`` (share of the original uniques that are replicated) with its interval and
-        verdict, ``baseline`` (or ``None``), the counts, and per record of each table the flag
-        ``replicated_original`` / ``replicated_synthetic``.
+        Unjudged: ``value`` (with a holdout the excess share, baseline 0; without, the share
+        of the original uniques replicated, no baseline) with its interval, the counts, Fisher's
+        p-value, and per record of each table the flag ``replicated_original`` /
+        ``replicated_synthetic``.
+
+    Notes
+    -----
+    The control is the holdout's own unique records, replicated by the same release: a release
+    that carries few unique combinations (MST at a small epsilon) replicates few uniques of
+    anyone, and one that carries many replicates many, so only the difference between the two
+    groups of people is about the training data. (Until issue 31 the control was the share of
+    the *training* uniques that are also unique among the holdout records, which measures the
+    population's uniqueness rather than the release's and was taken as exact.)
 
     Raises
     ------
@@ -578,26 +612,63 @@ def replicated_uniques(
     n_combinations = int(max(c.max() for c in codes)) + 1
     r_counts, s_counts, *h_counts = (np.bincount(c, minlength=n_combinations) for c in codes)
     r_codes, s_codes = codes[:2]
+    unique_in_release = s_counts == 1
     unique_original = r_counts == 1
-    replicated = unique_original & (s_counts == 1)
+    replicated = unique_original & unique_in_release
     n_unique_original = int(unique_original.sum())
     n_replicated = int(replicated.sum())
-    baseline = None
-    if holdout is not None:
-        baseline = _share(int((unique_original & (h_counts[0] == 1)).sum()), n_unique_original)
-    return ReplicatedUniques(
+    train_share = _share(n_replicated, n_unique_original)
+    common = dict(
         measure="replicated_uniques",
-        value=_share(n_replicated, n_unique_original),
-        baseline=baseline,
-        **_share_interval(n_replicated, n_unique_original, confidence),
         keys=tuple(keys),
+        train_share=train_share,
         n_replicated=n_replicated,
         n_unique_original=n_unique_original,
-        n_unique_synthetic=int((s_counts == 1).sum()),
+        n_unique_synthetic=int(unique_in_release.sum()),
         n_original=len(original),
         n_synthetic=len(synthetic),
         replicated_original=replicated[r_codes],
         replicated_synthetic=replicated[s_codes],
+    )
+    if holdout is None:
+        return ReplicatedUniques(
+            value=train_share,
+            **_share_interval(n_replicated, n_unique_original, confidence),
+            holdout_share=None,
+            p_value=None,
+            n_replicated_holdout=0,
+            n_unique_holdout=0,
+            **common,
+        )
+    unique_holdout = h_counts[0] == 1
+    n_unique_holdout = int(unique_holdout.sum())
+    n_replicated_holdout = int((unique_holdout & unique_in_release).sum())
+    holdout_share = _share(n_replicated_holdout, n_unique_holdout)
+    if n_unique_original and n_unique_holdout:
+        low, high = _newcombe(n_replicated, n_unique_original, n_replicated_holdout, n_unique_holdout, confidence)
+        # one-sided Fisher: given the replicated uniques of both groups, how many are training
+        p_value = float(
+            hypergeom.sf(
+                n_replicated - 1,
+                n_unique_original + n_unique_holdout,
+                n_unique_original,
+                n_replicated + n_replicated_holdout,
+            )
+        )
+    else:
+        low = high = p_value = math.nan
+    return ReplicatedUniques(
+        value=train_share - holdout_share,
+        baseline=0.0,
+        ci_low=low,
+        ci_high=high,
+        ci_method=NEWCOMBE,
+        confidence=confidence,
+        holdout_share=holdout_share,
+        p_value=p_value,
+        n_replicated_holdout=n_replicated_holdout,
+        n_unique_holdout=n_unique_holdout,
+        **common,
     )
 
 

@@ -163,21 +163,59 @@ def test_replicated_uniques_by_hand():
     assert result.baseline is None and result.threshold == pytest.approx(0.05)  # the fallback
 
 
-def test_replicated_uniques_holdout_baseline_by_hand():
+def _wilson(k, n, z=1.959963984540054):
+    """Wilson's score interval written out from Wilson (1927)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_replicated_uniques_against_the_holdout_uniques_by_hand():
     real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
     fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
-    # other real people: (M, 40) once, (M, 50) twice -> of the real uniques (M, 40) and (M, 50),
-    # only (M, 40) is unique among them: baseline 1/2, cut-off 1/2 + 0.01
+    # training uniques (M, 40), (M, 50); unique in the release: (F, 30), (M, 50) -> 1 of 2.
+    # holdout uniques (M, 40), (F, 20): (M, 40) is twice in the release, (F, 20) absent -> 0 of 2
     holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
     result = judge(
         identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
     )
-    assert result.value == 0.5 and result.baseline == 0.5
-    assert result.threshold == pytest.approx(0.51)
+    assert (result.n_replicated, result.n_unique_original) == (1, 2)
+    assert (result.n_replicated_holdout, result.n_unique_holdout) == (0, 2)
+    assert (result.train_share, result.holdout_share, result.value, result.baseline) == (0.5, 0.0, 0.5, 0.0)
+    assert result.threshold == pytest.approx(0.05)
+    # Newcombe (1998, method 10) from the two Wilson intervals
+    (l1, u1), (l2, u2) = _wilson(1, 2), _wilson(0, 2)
+    low, high = 0.5 - math.hypot(0.5 - l1, u2 - 0.0), 0.5 + math.hypot(u1 - 0.5, 0.0 - l2)
+    assert (result.ci_low, result.ci_high) == pytest.approx((low, high))
+    assert result.verdict == "inconclusive"  # two uniques a group cannot settle it
+    # Fisher, one-sided: 1 replicated among 4 uniques, 2 of them training: P(X >= 1) = 2 / 4
+    assert result.p_value == pytest.approx(0.5)
     with pytest.raises(PrivlibError, match="keys"):
         identity.replicated_uniques(
             original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]]
         )
+
+
+def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a_copy_a_risk():
+    # 400 training and 400 holdout people with 400 distinct keys each (every one unique), drawn
+    # from 1,000 key values; a release of 400 other people from the same values carries each key
+    # at most once: both groups are replicated at the same expected share, 400 / 1,000
+    rng = np.random.default_rng(0)
+    values = rng.permutation(1000)
+    train, holdout, other = (pd.DataFrame({"k": values[rng.permutation(1000)[:400]]}) for _ in range(3))
+    sound = judge(identity.replicated_uniques(original=train, synthetic=other, keys=["k"], holdout=holdout))
+    a, b = len(np.intersect1d(train.k, other.k)), len(np.intersect1d(holdout.k, other.k))
+    assert sound.value == pytest.approx((a - b) / 400)
+    (l1, u1), (l2, u2) = _wilson(a, 400), _wilson(b, 400)
+    high = (a - b) / 400 + math.hypot(u1 - a / 400, b / 400 - l2)
+    # each share's standard error is sqrt(0.4 * 0.6 / 400) = 0.0245, so the difference's interval
+    # reaches about 0.068 above its value: "no evidence" only when the value is below about -0.02
+    assert sound.ci_high == pytest.approx(high)
+    assert sound.verdict == ("no evidence of risk" if high <= 0.05 else "inconclusive")
+    copy = judge(identity.replicated_uniques(original=train, synthetic=train, keys=["k"], holdout=holdout))
+    assert copy.train_share == 1.0 and copy.verdict == "risk"
+    assert copy.holdout_share == pytest.approx(len(np.intersect1d(train.k, holdout.k)) / 400)
 
 
 def test_replicated_uniques_all_unique_copy():
