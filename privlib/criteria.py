@@ -286,6 +286,9 @@ class LinkabilityRisk(_TargetedRisk):
 class InferenceRisk(_TargetedRisk):
     """:func:`inference`'s result.
 
+    ``value`` is the risk of the two success rates *standardised* to one mix of the secret's
+    values (see :func:`inference`), not of the raw ``attack_rate`` and ``control_rate``.
+
     Attributes
     ----------
     secret : str
@@ -295,6 +298,12 @@ class InferenceRisk(_TargetedRisk):
     tolerance : float or None
         For a numeric secret, the relative error within which a guess counts as right; ``None``
         for a categorical secret (exact match).
+    standardised_attack_rate, standardised_control_rate : float
+        The success rates on training and control targets, each the mean over the strata of the
+        secret's values weighted by the stratum's share of all targets.
+    n_strata : int
+        Strata of the secret's values compared (values held by too few targets of one group are
+        pooled into one stratum).
     targets, control_targets : numpy.ndarray of int
         Row positions of the attacked training and control records.
     """
@@ -302,6 +311,9 @@ class InferenceRisk(_TargetedRisk):
     secret: str
     aux_columns: tuple
     tolerance: float | None
+    standardised_attack_rate: float = math.nan
+    standardised_control_rate: float = math.nan
+    n_strata: int = 1
 
     @property
     def _attack_text(self):
@@ -309,6 +321,19 @@ class InferenceRisk(_TargetedRisk):
         return (
             f"guesses of {self.secret} ({how}) from the nearest synthetic record on "
             f"{len(self.aux_columns)} known column(s)"
+        )
+
+    def reading(self) -> str:
+        text = super().reading()
+        if not self.beats_baseline() or math.isnan(self.value):
+            return text
+        return (
+            f"{text} The risk compares the two groups at one mix of {self.secret}'s values "
+            f"({self.n_strata} group(s) of values, each weighted by its share of all targets): "
+            f"{_pct(self.standardised_attack_rate)} on training and "
+            f"{_pct(self.standardised_control_rate)} on control targets, so that a chance "
+            "difference in how many targets of each group hold each value, which says nothing "
+            "about any person, does not count."
         )
 
 
@@ -343,6 +368,65 @@ def _mean_rate(chances: np.ndarray, confidence: float) -> tuple[float, float, fl
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+#: Strata of a numeric secret's values: quantile bins of the training and control targets'
+#: values together.
+_NUMERIC_STRATA = 10
+
+#: Fewest targets of each group a stratum of the secret's values needs to stand on its own;
+#: values held by fewer are pooled into one stratum.
+_STRATUM_MIN = 5
+
+
+def _secret_strata(secrets: pd.Series, numeric: bool) -> np.ndarray:
+    """A stratum code per target from its secret: the value itself (missing a value of its own),
+    or for a number its quantile bin among all targets (missing a bin of its own)."""
+    if numeric:
+        values = numeric_values(secrets)
+        codes = pd.qcut(values, _NUMERIC_STRATA, labels=False, duplicates="drop")
+        return np.where(np.isnan(values), -1, np.nan_to_num(codes, nan=-1)).astype(np.int64)
+    return pd.factorize(secrets.astype(object), use_na_sentinel=False)[0]
+
+
+def _standardised_rates(attack: np.ndarray, control: np.ndarray, strata: np.ndarray, confidence: float):
+    """The attack and control success rates at one mix of the secret's values, each
+    ``(rate, low, high)``, and the number of strata.
+
+    ``strata`` codes the training targets then the control targets. Each rate is
+    ``sum_v w_v * mean(chances of the group's targets in stratum v)`` with ``w_v`` the stratum's
+    share of all targets (post-stratification): a difference between the two groups' mixes of
+    values, which sampling alone makes, then moves neither rate. Values held by fewer than
+    ``_STRATUM_MIN`` targets of either group are pooled into one stratum (dropped when it still
+    lacks one group). A stratum's variance is Agresti and Coull's (1998): its chances joined by
+    ``z^2 / 2`` certain successes and as many failures, so that a stratum whose targets all
+    succeed (or fail) still carries its binomial uncertainty; the rate's interval is normal,
+    ``z * sqrt(sum_v w_v^2 var_v / (n_v + z^2))``, unclipped (the risk propagates it).
+    """
+    n_attack = len(attack)
+    codes = np.unique(strata, return_inverse=True)[1].ravel()
+    sizes = [np.bincount(part, minlength=codes.max() + 1) for part in (codes[:n_attack], codes[n_attack:])]
+    # values too rare in either group share one stratum, the code past the last
+    rare = (sizes[0] < _STRATUM_MIN) | (sizes[1] < _STRATUM_MIN)
+    codes = np.where(rare[codes], len(rare), codes)
+    parts = {"attack": (attack, codes[:n_attack]), "control": (control, codes[n_attack:])}
+    sizes = [np.bincount(part, minlength=len(rare) + 1) for _, part in parts.values()]
+    kept = (sizes[0] > 0) & (sizes[1] > 0)
+    weights = np.where(kept, sizes[0] + sizes[1], 0) / (sizes[0] + sizes[1])[kept].sum()
+    z = float(norm.ppf((1 + confidence) / 2))
+    pseudo = z * z / 2
+    rates = {}
+    for (name, (chances, part)), size in zip(parts.items(), sizes):
+        total = np.bincount(part, weights=chances, minlength=len(size))[kept]
+        squares = np.bincount(part, weights=np.square(chances), minlength=len(size))[kept]
+        n_stratum, weight = size[kept], weights[kept]
+        augmented = n_stratum + 2 * pseudo
+        shrunk = (total + pseudo) / augmented
+        spread = (squares + pseudo) / augmented - shrunk**2
+        rate = float(np.sum(weight * total / n_stratum))
+        half = z * math.sqrt(float(np.sum(weight**2 * spread / augmented)))
+        rates[name] = (rate, rate - half, rate + half)
+    return rates["attack"], rates["control"], int(kept.sum())
+
+
 def _risk(attack, control) -> tuple[float, float, float]:
     """``(a - c) / (1 - c)`` and its interval from the rates' Wilson half-widths.
 
@@ -366,9 +450,12 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
     """Build the (unjudged) result from the per-attack successes.
 
     ``successes`` maps "attack", "baseline", "control" to boolean arrays, except that a
-    corrected control count may be given as ``control_count``.
+    corrected control count may be given as ``control_count``. With ``standardised`` (the attack
+    and control rates as ``(rate, low, high)`` at one mix of the secret's values), the risk and its
+    interval come from those rates rather than from the raw ones.
     """
     why_none = fields.pop("why_none", "no attack could be made")
+    standardised = fields.pop("standardised", None)
     counts = {name: int(np.round(np.sum(hits))) for name, hits in successes.items()}
     rates = {
         name: _mean_rate(np.asarray(hits, dtype="float64"), confidence) for name, hits in successes.items()
@@ -376,7 +463,7 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
     if "control_count" in fields:  # singling out: the control count corrected for the control size
         counts["control"] = fields.pop("control_count")
         rates["control"] = _rate(counts["control"], trials, confidence)
-    value, low, high = _risk(rates["attack"], rates["control"])
+    value, low, high = _risk(*(standardised or (rates["attack"], rates["control"])))
     flat = {}
     for name, (rate, r_low, r_high) in rates.items():
         flat.update(
@@ -393,7 +480,11 @@ def _finish(cls, measure, successes, trials, confidence, **fields):
         value=value,
         ci_low=low,
         ci_high=high,
-        ci_method=WILSON if all(np.isin(hits, (0, 1)).all() for hits in successes.values()) else NORMAL,
+        ci_method=(
+            WILSON
+            if standardised is None and all(np.isin(hits, (0, 1)).all() for hits in successes.values())
+            else NORMAL
+        ),
         confidence=confidence,
         baseline=0.0,
         n_attacks=trials,
@@ -1219,6 +1310,8 @@ def inference(
     right["baseline"] = _guess_is_right(
         secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, cast(float, tolerance)
     )
+    strata = _secret_strata(pd.concat([query[secret] for query in queries], ignore_index=True), numeric)
+    attack, control, n_strata = _standardised_rates(right["attack"], right["control"], strata, confidence)
     return _finish(
         InferenceRisk,
         "inference_risk",
@@ -1230,4 +1323,8 @@ def inference(
         tolerance=float(tolerance) if numeric else None,
         targets=targets,
         control_targets=control_targets,
+        standardised=(attack, control),
+        standardised_attack_rate=attack[0],
+        standardised_control_rate=control[0],
+        n_strata=n_strata,
     )

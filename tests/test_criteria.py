@@ -286,8 +286,46 @@ def test_inference_of_a_category_by_hand():
     )
     assert (result.attack_rate, result.control_rate, result.value) == (1.0, 0.0, 1.0)
     assert result.tolerance is None and result.aux_columns == ("age",)
-    risk, low, high = risk_interval(4, 4, 0, 4)
-    assert (result.ci_low, result.ci_high) == pytest.approx((low, high))
+    # two targets per value of the secret in each group, fewer than 5: one stratum. Its rates
+    # carry Agresti and Coull's variance (1998): 4 of 4 and 0 of 4 with z^2/2 pseudo-successes and
+    # as many pseudo-failures; the risk's half-width is then the attack rate's (control rate 0)
+    z = norm.ppf(0.975)
+    shrunk = (4 + z * z / 2) / (4 + z * z)
+    half = z * math.sqrt(shrunk * (1 - shrunk) / (4 + z * z))
+    assert result.n_strata == 1
+    assert (result.ci_low, result.ci_high) == pytest.approx((1 - half, 1.0))
+
+
+def agresti_coull_variance(successes, n, z):
+    """The variance of a share of whole successes, Agresti & Coull (1998): p~(1 - p~) / n~."""
+    n_tilde = n + z * z
+    p_tilde = (successes + z * z / 2) / n_tilde
+    return p_tilde * (1 - p_tilde) / n_tilde
+
+
+def test_inference_compares_the_groups_at_one_mix_of_the_secret():
+    # the nearest synthetic record of every target is (a, p): a target is guessed right exactly
+    # when its secret is p. Training targets hold p three times as often as control targets, so
+    # the raw rates are 0.75 and 0.25 (raw risk 2/3), yet the release tells no training record
+    # anything it does not tell a control record with the same secret: within each value of the
+    # secret both groups succeed alike (p: all, q: none), and at the pooled mix (half p, half q)
+    # both rates are 0.5, risk 0
+    synthetic = pd.DataFrame({"x": ["a", "b"], "s": ["p", "q"]})
+    train = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 60 + ["q"] * 20})
+    control = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 20 + ["q"] * 60})
+    result = pl.attribute.inference(
+        synthetic=synthetic, train=train, control=control, secret="s", random_state=0
+    )
+    assert (result.attack_rate, result.control_rate) == (0.75, 0.25)
+    assert (result.standardised_attack_rate, result.standardised_control_rate) == (0.5, 0.5)
+    assert result.value == 0.0 and result.n_strata == 2
+    # each rate: 0.5^2 (the weight) times the strata's Agresti-Coull variances
+    z = norm.ppf(0.975)
+    e_a = z * math.sqrt(0.25 * (agresti_coull_variance(60, 60, z) + agresti_coull_variance(0, 20, z)))
+    e_c = z * math.sqrt(0.25 * (agresti_coull_variance(20, 20, z) + agresti_coull_variance(0, 60, z)))
+    error = math.hypot(e_a / 0.5, e_c * (0.5 - 1) / 0.5**2)
+    assert (result.ci_low, result.ci_high) == pytest.approx((-error, error))
+    assert "one mix of s's values" in result.reading()
 
 
 def test_inference_of_a_number_within_the_tolerance():
