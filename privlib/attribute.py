@@ -37,6 +37,7 @@ from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from privlib.errors import ParameterError, PrivlibError
+from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
 from privlib.results import NOT_ASSESSABLE, Result, _fmt
 from privlib.results import per_record as per_record_field
@@ -751,11 +752,15 @@ def _majority_vote(votes: np.ndarray) -> np.ndarray:
     return votes[np.arange(len(votes)), score.argmax(axis=1)]
 
 
-def _engine_predictions(original, synthetic, keys, y_r, y_s, k, metric, regression, client, progress):
+def _engine_predictions(
+    original, synthetic, keys, y_r, y_s, k, metric, encoder, regression, client, progress
+):
     """Predictions of the k-NN model for R from S, and from R leaving each record out.
 
     The neighbours come from :func:`privlib.neighbors.kneighbors` (exact, ties to the lower
-    row number); the prediction is the neighbours' mean (regression) or majority vote.
+    row number); the prediction is the neighbours' mean (regression) or majority vote. With
+    Gower, ``encoder`` is the one fitted on the keys of every table compared (training, holdout
+    and synthetic), so the training and the control records are measured on the same ranges.
 
     Records with the same key values have the same distances to every record, so each distinct
     combination is searched once (a few keys leave far fewer combinations than records). A
@@ -764,9 +769,7 @@ def _engine_predictions(original, synthetic, keys, y_r, y_s, k, metric, regressi
     tie order are then other records).
     """
     if metric == "gower":
-        names = ["original", "synthetic"]
         query, reference = original[keys], synthetic[keys]
-        encoder = TableEncoder(metric="gower").fit(query, reference, names=names)
         options = dict(metric="gower", encoder=encoder)
     else:
         query, reference = _key_features(original, synthetic, keys)
@@ -990,11 +993,19 @@ def knn_risk(
         y_real, y_s = labels[: len(real)], labels[len(real) :]
     y_r, y_h = y_real[:n], y_real[n:]
 
+    encoder = None
+    if estimator is None and metric == "gower":
+        encoder = (
+            TableEncoder(metric="gower").fit(original[keys], synthetic[keys], names=["original", "synthetic"])
+            if holdout is None
+            else gower_setup(original[keys], holdout[keys], synthetic[keys])
+        )
+
     def predictions(people, y_people):
         """Predictions for ``people`` from S, and from ``people`` themselves out of sample."""
         if estimator is None:
             return _engine_predictions(
-                people, synthetic, keys, y_people, y_s, k, metric, regression, client, progress
+                people, synthetic, keys, y_people, y_s, k, metric, encoder, regression, client, progress
             )
         return _estimator_predictions(people, synthetic, keys, y_people, y_s, estimator, cv, rng)
 

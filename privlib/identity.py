@@ -520,7 +520,9 @@ class ReplicatedUniques(Result):
         if self.holdout_share is None:
             return self.with_judgement(f"{text}{self._interval_text()}.")
         if self.n_unique_holdout == 0:
-            return self.with_judgement(f"{text}; no holdout record is unique on the keys, so there is no control.")
+            return self.with_judgement(
+                f"{text}; no holdout record is unique on the keys, so there is no control."
+            )
         return self.with_judgement(
             f"{text}; the same release replicates {self.n_replicated_holdout} of the "
             f"{self.n_unique_holdout} holdout records unique on the keys ({_pct(self.holdout_share)}), "
@@ -645,7 +647,9 @@ def replicated_uniques(
     n_replicated_holdout = int((unique_holdout & unique_in_release).sum())
     holdout_share = _share(n_replicated_holdout, n_unique_holdout)
     if n_unique_original and n_unique_holdout:
-        low, high = _newcombe(n_replicated, n_unique_original, n_replicated_holdout, n_unique_holdout, confidence)
+        low, high = _newcombe(
+            n_replicated, n_unique_original, n_replicated_holdout, n_unique_holdout, confidence
+        )
         # one-sided Fisher: given the replicated uniques of both groups, how many are training
         p_value = float(
             hypergeom.sf(

@@ -71,6 +71,23 @@ def test_knn_risk_against_holdout_records_by_hand(line):
     assert number.value == pytest.approx((1 + 5 / 17.5) / 2 - 5 / 14) and number.higher_is_riskier
 
 
+def test_knn_risk_measures_training_and_holdout_records_on_one_gower_encoding():
+    # Gower divides each number by its range over the training, holdout and synthetic keys
+    # together. The training data spans x1 from 0 to 100; holdout and synthetic data alone span
+    # 0 to 10. For the holdout record (0, 0): synthetic (0, 5) is (0 + 5/20) / 2 = 0.125 away,
+    # synthetic (5, 0) is (5/100 + 0) / 2 = 0.025 away, so its nearest record is (5, 0), label B,
+    # right. Ranges from holdout and synthetic alone (x1 over 10) would put (5, 0) at 0.25 and
+    # pick (0, 5), label A, wrong: 1 of 2 instead of 2 of 2.
+    synthetic = pd.DataFrame({"x1": [0.0, 5.0, 10.0], "x2": [5.0, 0.0, 20.0], "y": ["A", "B", "A"]})
+    # the second holdout record sits on a synthetic one, right under either encoding
+    holdout = pd.DataFrame({"x1": [0.0, 10.0], "x2": [0.0, 20.0], "y": ["B", "A"]})
+    original = pd.DataFrame({"x1": [100.0, 60.0, 90.0], "x2": [0.0, 10.0, 20.0], "y": ["A", "B", "A"]})
+    result = knn_risk(
+        original=original, synthetic=synthetic, holdout=holdout, keys=["x1", "x2"], target="y", k=1
+    )
+    assert result.holdout_value == 1.0
+
+
 def test_knn_risk_continuous_1nn_by_hand(line):
     original, synthetic = line
     res = knn_risk(original=original, synthetic=synthetic, keys="x", target="y", k=1)
