@@ -12,6 +12,23 @@ intervals now in ``ci_low``/``ci_high``), and ACS ``adversarial_accuracy`` (a cu
 which no accuracy can cross, is not assessable); on Adult, ``singling_out_multivariate``,
 ``linkability_risk`` and ``inference_risk[income]`` (every one of the 3,000 training records a
 target, not 2,000); ``inference_risk[*]`` of both (each target averaged over 16 tie-break draws).
+
+Issue 31, second pass, changed (rules of two measures; nothing else moved):
+
+* ``inference_risk[*]`` of both audits (value, ``ci_low``, ``ci_high``): the training and
+  control success rates are compared at one mix of the secret's values (post-stratified, each
+  stratum's variance Agresti and Coull's). ACS DIS -0.028 (-0.084 to 0.029) became 0.005 (-0.024
+  to 0.035), still no evidence; ACS HICOV 0.049 (-0.016 to 0.114) became 0.049 (0.013 to 0.085),
+  still inconclusive; Adult income 0.005 (-0.054 to 0.065) became 0.021 (-0.031 to 0.074), still
+  inconclusive.
+* ``replicated_uniques`` of both audits (baseline, threshold, value, ``ci_low``, ``ci_high``): the
+  training uniques' excess over the holdout uniques replicated by the same release (baseline 0,
+  Newcombe's interval, cut-off 0.05). ACS 0.143 of 7 uniques against a chance share of 0.286 + 0.01
+  became an excess of 0.143 (-0.158 to 0.513), still inconclusive; Adult 0.164 (0.135 to 0.197)
+  against 0.178 became an excess of 0.016 (-0.026 to 0.059), still inconclusive.
+
+The k-NN measures now fit one Gower encoder over the training, holdout and synthetic keys; their
+pins did not move (the bundled audits' key ranges are the same either way).
 """
 
 from __future__ import annotations
