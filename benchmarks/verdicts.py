@@ -9,7 +9,8 @@ training records, so every "risk" is a false alarm and every "inconclusive" a la
 
 Printed per dataset: how many releases get an attribute-family risk, how many get the decision
 "no evidence of risk at the strength of these attacks", the measures that made the others
-inconclusive (per audit, each with its value and interval across its cut-off), the widest
+inconclusive (per audit, each inconclusive or risky measure with its value, interval and
+cut-off), the widest
 inference-risk interval; and the TSTR share of the real data's gain
 over chance of independent marginals on Adult.
 """
@@ -68,19 +69,21 @@ def main(n_seeds: int = 5, datasets=("acs", "adult")) -> None:
             families = {f.family: f.verdict for f in report.families}
             attribute_risks += families.get("attribute") == "risk"
             clean += report.decision == "no evidence of risk at the strength of these attacks"
-            straddling = []
+            readings = {"inconclusive": [], "risk": []}
             for measure in report.measures:
                 if measure.verdict == "inconclusive":
                     inconclusive[measure.key.split("[")[0]] += 1
-                    straddling.append(
+                if measure.verdict in readings:
+                    readings[measure.verdict].append(
                         f"{measure.key} {measure.value:+.3f} ({measure.ci_low:+.3f} to {measure.ci_high:+.3f}) "
-                        f"across {measure.threshold:.3g}"
+                        f"against {measure.threshold:.3g}"
                     )
                 if measure.key.startswith("inference_risk") and measure.ci_low is not None:
                     widest_inference = max(widest_inference, (measure.ci_high - measure.ci_low) / 2)
             print(f"{name} {label}: {report.decision}; " + ", ".join(f"{k} {v}" for k, v in families.items()))
-            if straddling:
-                print("    inconclusive: " + "; ".join(straddling))
+            for verdict, measures in readings.items():
+                if measures:
+                    print(f"    {verdict}: " + "; ".join(measures))
         print(
             f"== {name}: {attribute_risks} of {audits} releases fitted on other people are an attribute risk; "
             f"{clean} of {audits} get 'no evidence of risk'; inconclusive measures: {dict(inconclusive)}; "
