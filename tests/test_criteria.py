@@ -382,6 +382,29 @@ def test_tie_averaged_rates_carry_the_normal_interval_of_their_mean():
     assert criteria._mean_rate(np.array([1.0, 1.0, 0.0, 1.0]), 0.95) == criteria._rate(3, 4, 0.95)
 
 
+def test_the_strata_of_a_secret_are_its_values_or_the_deciles_of_a_number():
+    numbers = pd.Series([*range(1, 101), np.nan], dtype=float)
+    strata = criteria._secret_strata(numbers, numeric=True)
+    # 1..10 in the first decile, ..., 91..100 in the tenth; a missing number its own stratum
+    assert strata[:100].tolist() == [i // 10 for i in range(100)] and strata[100] == -1
+    labels = criteria._secret_strata(pd.Series(["b", "a", np.nan, "b"], dtype=object), numeric=False)
+    assert labels[0] == labels[3] and len(set(labels.tolist())) == 3
+
+
+def test_values_held_by_too_few_targets_share_one_stratum():
+    # value "r" is held by 3 training and 3 control targets (fewer than 5 each), "s" by 10 and 10,
+    # "t" by 10 training targets only: "r" and "t" pooled into one stratum of 13 training and 3
+    # control targets
+    strata = np.array([0] * 3 + [1] * 10 + [2] * 10 + [0] * 3 + [1] * 10)
+    attack = np.array([1.0] * 3 + [0.5] * 10 + [0.0] * 10)
+    control = np.array([1.0] * 3 + [0.5] * 10)
+    (rate_a, *_), (rate_c, *_), n_strata = criteria._standardised_rates(attack, control, strata, 0.95)
+    # weights: "s" 20 of the 36 targets, the pooled stratum 16 of 36; its means 3/13 and 3/3
+    assert n_strata == 2
+    assert rate_a == pytest.approx(20 / 36 * 0.5 + 16 / 36 * 3 / 13)
+    assert rate_c == pytest.approx(20 / 36 * 0.5 + 16 / 36 * 1.0)
+
+
 def test_an_attack_that_does_not_beat_the_baseline_is_not_assessable():
     # the nearest synthetic record always carries the wrong secret: the attack never succeeds
     synthetic = pd.DataFrame({"x": [1.0, 2.0], "secret": ["first-label", "second-label"]})
