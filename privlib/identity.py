@@ -8,7 +8,8 @@ Four measures, from the bluntest to the most specific (each function cites its s
   closest real record (Clearbox AI's DCR), on the exact neighbour engine of
   :mod:`privlib.neighbors`;
 * :func:`replicated_uniques` - people unique on a set of key variables whose key combination is
-  also unique in the synthetic data (synthpop's ``replicated.uniques``, Nowok et al. 2016);
+  also unique in the synthetic data (synthpop's ``replicated.uniques``, Nowok et al. 2016),
+  beside the holdout's unique people that the same release replicates;
 * :func:`match_risk` - the expected match risk, true match rate and false match rate of a
   partially synthetic file (Reiter & Mitra 2009; Hornby & Hu 2021).
 
@@ -16,7 +17,8 @@ Every comparison of values treats a missing value as equal to a missing value an
 from every real value, as the distances of the kit do.
 
 Every measure returns its value with a confidence interval (``ci_low``, ``ci_high``): the Wilson
-interval for the shares, a seeded bootstrap over targets for the expected match risk
+interval for the shares (Newcombe's for the replicated uniques' excess over the holdout), a
+seeded bootstrap over targets for the expected match risk
 (:mod:`privlib.uncertainty`), and a verdict from the threshold registry (:mod:`privlib.thresholds`).
 The shares of copies are judged against what chance gives: the same share for a holdout sample of
 real people the generator never saw. The copy counts see exact copies only; a generator that moves
