@@ -383,8 +383,13 @@ def _secret_strata(secrets: pd.Series, numeric: bool) -> np.ndarray:
     or for a number its quantile bin among all targets (missing a bin of its own)."""
     if numeric:
         values = numeric_values(secrets)
-        codes = pd.qcut(values, _NUMERIC_STRATA, labels=False, duplicates="drop")
-        return np.where(np.isnan(values), -1, np.nan_to_num(codes, nan=-1)).astype(np.int64)
+        missing = np.isnan(values)
+        if missing.all():
+            return np.full(len(values), -1, dtype=np.int64)
+        # bins (a, b] between the inner quantiles; repeated quantiles (a frequent value) merge bins
+        inner = np.linspace(0, 1, _NUMERIC_STRATA + 1)[1:-1]
+        edges = np.unique(np.quantile(values[~missing], inner))
+        return np.where(missing, -1, np.searchsorted(edges, values, side="left")).astype(np.int64)
     return pd.factorize(secrets.astype(object), use_na_sentinel=False)[0]
 
 

@@ -387,6 +387,8 @@ def test_the_strata_of_a_secret_are_its_values_or_the_deciles_of_a_number():
     strata = criteria._secret_strata(numbers, numeric=True)
     # 1..10 in the first decile, ..., 91..100 in the tenth; a missing number its own stratum
     assert strata[:100].tolist() == [i // 10 for i in range(100)] and strata[100] == -1
+    # a constant number is one stratum, apart from the missing ones
+    assert criteria._secret_strata(pd.Series([5.0, 5.0, np.nan]), numeric=True).tolist() == [0, 0, -1]
     labels = criteria._secret_strata(pd.Series(["b", "a", np.nan, "b"], dtype=object), numeric=False)
     assert labels[0] == labels[3] and len(set(labels.tolist())) == 3
 
