@@ -505,6 +505,14 @@ class ReplicatedUniques(Result):
     replicated_original: np.ndarray = per_record(default=None)
     replicated_synthetic: np.ndarray = per_record(default=None)
 
+    @property
+    def records_at_risk(self) -> int:
+        """Training uniques replicated beyond the holdout uniques' share (all of the replicated
+        ones without a holdout, or when the holdout has no unique record to compare with)."""
+        if self.holdout_share is None or math.isnan(self.holdout_share):
+            return self.n_replicated
+        return max(0, round(self.n_replicated - self.holdout_share * self.n_unique_original))
+
     def reading(self) -> str:
         keys = ", ".join(map(str, self.keys))
         if self.n_unique_original == 0:

@@ -191,6 +191,7 @@ def test_replicated_uniques_against_the_holdout_uniques_by_hand():
     assert result.verdict == "inconclusive"  # two uniques a group cannot settle it
     # Fisher, one-sided: 1 replicated among 4 uniques, 2 of them training: P(X >= 1) = 2 / 4
     assert result.p_value == pytest.approx(0.5)
+    assert result.records_at_risk == 1  # 1 replicated against 0 of 2 holdout uniques' share
     with pytest.raises(PrivlibError, match="keys"):
         identity.replicated_uniques(
             original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]]
@@ -215,6 +216,9 @@ def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a
     assert sound.verdict == ("no evidence of risk" if high <= 0.05 else "inconclusive")
     copy = judge(identity.replicated_uniques(original=train, synthetic=train, keys=["k"], holdout=holdout))
     assert copy.train_share == 1.0 and copy.verdict == "risk"
+    # 400 replicated against the holdout uniques' share b / 400 of 400: 400 - b beyond it
+    b_copy = len(np.intersect1d(holdout.k, train.k))
+    assert copy.records_at_risk == 400 - b_copy
     assert copy.holdout_share == pytest.approx(len(np.intersect1d(train.k, holdout.k)) / 400)
 
 

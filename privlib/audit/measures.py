@@ -256,8 +256,9 @@ _DECLARED = (
         lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
         needs=("keys",),
         at_risk=lambda r: (
-            r.n_replicated,
-            "training records unique on the keys are unique, with the same keys, in the synthetic data",
+            r.records_at_risk,
+            "training records unique on the keys are unique, with the same keys, in the synthetic data, "
+            "beyond the share of the holdout's unique records the release replicates",
         ),
     ),
     MeasureSpec(
