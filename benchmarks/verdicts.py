@@ -69,7 +69,7 @@ def main(n_seeds: int = 5, datasets=("acs", "adult")) -> None:
             families = {f.family: f.verdict for f in report.families}
             attribute_risks += families.get("attribute") == "risk"
             clean += report.decision == "no evidence of risk at the strength of these attacks"
-            readings = {"inconclusive": [], "risk": []}
+            readings: dict[str, list[str]] = {"inconclusive": [], "risk": []}
             for measure in report.measures:
                 if measure.verdict == "inconclusive":
                     inconclusive[measure.key.split("[")[0]] += 1
