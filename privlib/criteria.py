@@ -1254,7 +1254,9 @@ def inference(
     aux_columns : sequence of str, optional
         The columns the attacker knows; by default every other column.
     n_attacks : int, default 500
-        Target records; at most the size of ``train`` and of ``control`` (the smaller is used).
+        Target records of each group: this many training records and this many control records,
+        or the whole table when it is smaller (the two groups may differ in size; ``n_attacks``
+        of the result counts the training targets).
     tolerance : float, default 0.05
         For a numeric secret, a guess is right when ``|guess - secret| <= tolerance * |secret|``
         (relative to the true value; anonymeter divides by the guess instead). A categorical
@@ -1312,10 +1314,14 @@ def inference(
     rng = np.random.default_rng(random_state)
 
     numeric = infer_kinds(train[[secret]])[secret] == NUMERIC
-    n, targets, control_targets = _targets(n_requested, train, control, rng)
+    # each group its own number of targets: a control larger than the training data narrows
+    # the control rate's interval, and the strata compare groups of any sizes
+    n, n_control = min(n_requested, len(train)), min(n_requested, len(control))
+    targets = rng.choice(len(train), size=n, replace=False)
+    control_targets = rng.choice(len(control), size=n_control, replace=False)
     secrets_of = synthetic[secret].reset_index(drop=True)
     queries = [train.iloc[targets], control.iloc[control_targets]]
-    right = {"attack": np.zeros(n), "control": np.zeros(n)}
+    right = {"attack": np.zeros(n), "control": np.zeros(n_control)}
     for _ in range(TIE_DRAWS):
         nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
         for name, found, query in zip(("attack", "control"), nearest, queries):
@@ -1328,7 +1334,9 @@ def inference(
         secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, cast(float, tolerance)
     )
     strata = _secret_strata(pd.concat([query[secret] for query in queries], ignore_index=True), numeric)
-    attack, control, n_strata = _standardised_rates(right["attack"], right["control"], strata, confidence)
+    attack_rate, control_rate, n_strata = _standardised_rates(
+        right["attack"], right["control"], strata, confidence
+    )
     return _finish(
         InferenceRisk,
         "inference_risk",
@@ -1340,8 +1348,8 @@ def inference(
         tolerance=float(tolerance) if numeric else None,
         targets=targets,
         control_targets=control_targets,
-        standardised=(attack, control),
-        standardised_attack_rate=attack[0],
-        standardised_control_rate=control[0],
+        standardised=(attack_rate, control_rate),
+        standardised_attack_rate=attack_rate[0],
+        standardised_control_rate=control_rate[0],
         n_strata=n_strata,
     )

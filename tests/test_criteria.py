@@ -296,6 +296,23 @@ def test_inference_of_a_category_by_hand():
     assert (result.ci_low, result.ci_high) == pytest.approx((1 - half, 1.0))
 
 
+def test_inference_attacks_every_control_record_even_when_the_control_is_larger():
+    train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
+    control = pd.DataFrame({"age": [24, 36, 48, 60] * 3, "ill": ["yes", "no", "yes", "no"] * 3})
+    result = pl.attribute.inference(
+        synthetic=train, train=train, control=control, secret="ill", random_state=0
+    )
+    assert (len(result.targets), len(result.control_targets), result.n_attacks) == (4, 12, 4)
+    assert sorted(result.control_targets.tolist()) == list(range(12))
+    assert (result.attack_rate, result.control_rate, result.value) == (1.0, 0.0, 1.0)
+    # one stratum (fewer than 5 training targets per value): the control's 12 targets narrow its
+    # rate's Agresti-Coull interval, but with a control rate of 0 the risk's half-width is the
+    # attack rate's alone: 4 of 4
+    z = norm.ppf(0.975)
+    shrunk = (4 + z * z / 2) / (4 + z * z)
+    assert result.ci_low == pytest.approx(1 - z * math.sqrt(shrunk * (1 - shrunk) / (4 + z * z)))
+
+
 def agresti_coull_variance(successes, n, z):
     """The variance of a share of whole successes, Agresti & Coull (1998): p~(1 - p~) / n~."""
     n_tilde = n + z * z

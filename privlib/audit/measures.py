@@ -48,6 +48,14 @@ def _every_record(context: Context) -> int:
     return len(context.train)
 
 
+def _every_record_of_both(context: Context) -> int:
+    """Targets per group of the inference attack, which draws each group's own number: every
+    training and every holdout record, whichever table is larger (a larger control narrows the
+    control rate's interval)."""
+    assert context.holdout is not None  # the measure needs a holdout
+    return max(len(context.train), len(context.holdout))
+
+
 # -- argument builders ---------------------------------------------------------------------------
 def _criterion(**fixed):
     """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
@@ -409,7 +417,7 @@ _DECLARED = (
                 "control": c.holdout,
                 "secret": c.target,
                 "aux_columns": list(c.keys),
-                "n_attacks": _every_record(c),
+                "n_attacks": _every_record_of_both(c),
             },
             random_state="seed",
         ),
