@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from privlib.audit.measures import MEASURES
-from privlib.records import FamilyTests, family_tests
 from privlib.results import NO_EVIDENCE, RISK
 from privlib.uncertainty import DEFAULT_CONFIDENCE
+
+if TYPE_CHECKING:
+    from privlib.records import FamilyTests
 
 __all__ = ["registry_frame", "disagreements", "family_decision", "attack_of"]
 
@@ -124,6 +127,9 @@ def family_decision(p_values: Mapping[str, float | None], *, confidence=DEFAULT_
     >>> family.adjusted["nn_mia_tpr_at_0.1pct"], family.adjusted["near_copy_test"]
     (0.016, 0.03)
     """
+    # a measure module: imported here, so that reading the rules loads none (tests/test_thresholds.py)
+    from privlib.records import family_tests
+
     present = [k for k, p in p_values.items() if p is not None and p == p]
     readings = Counter(attack_of(key) for key in present)
     weights = {key: 1 / readings[attack_of(key)] for key in present}
