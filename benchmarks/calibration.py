@@ -18,15 +18,17 @@ Every release is audited in process with the record-level measures of :mod:`priv
 * identity: :func:`~privlib.records.copy_test` (training vs holdout records with a synthetic copy,
   Fisher's exact test) and :func:`~privlib.rare_copies.rare_copy_test` (the same on the rare
   records);
-* membership: the TPR at a false-positive rate of 0.1 % of the distance attack
+* membership: the TPR at false-positive rates of 0.1 % and 1 % of the distance attack
   (:func:`privlib.membership.nn_mia`'s own distances) and of DOMIAS
   (:func:`privlib.targeted.density_attack`, kernel densities), each by its exact test, the
   near-copy test (:func:`privlib.attacks.near_copy_test`) and the attack ensemble
-  (:func:`privlib.attacks.attack_ensemble`), each already Holm-adjusted over its readings;
+  (:func:`privlib.attacks.attack_ensemble`), each already Holm-adjusted over its readings, and
+  the two attacks' AUCs judged by their interval rules;
 
-and a family is a "risk" when Holm's adjustment across its tests
-(:func:`~privlib.records.family_tests`) leaves one significant at 5 %. Rates come with their
-95 % Wilson intervals.
+and a family is a "risk" as the audit decides it: when the audit's adjustment of its exact tests
+(:func:`privlib.audit.rulebook.family_decision`: Holm's weighted step-down, each attack an equal
+share) leaves one significant at 5 %, or an interval rule says risk. Rates come with their 95 %
+Wilson intervals.
 
 Run from the repository root::
 
@@ -256,22 +258,26 @@ def _full_leaks(dataset: str, draw: int) -> tuple:
 def tasks(small: bool, seed: int, draws: int = 15) -> list[tuple]:
     """(dataset, generator, draw, seed, leaks) of every draw. Full: ``6 draws`` nulls (``draws``
     per dataset and null generator; 90 by default, so that no false alarm in all of them puts
-    the Wilson interval's upper end below 5 %), 1 % verbatim and 1 % near copies on every Adult
-    and ACS null (verbatim copies on the first :data:`VERBATIM_DRAWS`), :data:`OUTLIER_DRAWS` releases of OutlierCopies trained on the training data and
-    :data:`TRAINED_DRAWS` of each other trained generator per Adult and ACS. Small: :data:`SMALL`."""
+    the Wilson interval's upper end below 5 %), 1 % near copies on every Adult and ACS null and
+    1 % verbatim copies on the first :data:`VERBATIM_DRAWS`, :data:`OUTLIER_DRAWS` releases of
+    OutlierCopies trained on the training data and :data:`TRAINED_DRAWS` of each other trained
+    generator per Adult and ACS. Ordered by draw, so that a run stopped early leaves every row
+    with about as many draws. Small: :data:`SMALL`."""
     if small:
         return [(dataset, generator, draw, seed, leaks) for dataset, generator, draw, leaks in SMALL]
-    out = [
-        (dataset, generator, draw, seed, _full_leaks(dataset, draw))
-        for draw in range(draws)
-        for dataset in DATASETS
-        for generator in NULL_GENERATORS
-    ]
-    for dataset in ("adult", "acs"):
-        out += [(dataset, "OutlierCopies on train", draw, seed, ()) for draw in range(OUTLIER_DRAWS)]
-        out += [
-            (dataset, generator, draw, seed, ()) for generator in TRAINED[:2] for draw in range(TRAINED_DRAWS)
-        ]
+    out = []
+    for draw in range(max(draws, OUTLIER_DRAWS, TRAINED_DRAWS)):
+        if draw < draws:
+            out += [
+                (dataset, generator, draw, seed, _full_leaks(dataset, draw))
+                for dataset in DATASETS
+                for generator in NULL_GENERATORS
+            ]
+        for dataset in ("adult", "acs"):
+            if draw < OUTLIER_DRAWS:
+                out.append((dataset, "OutlierCopies on train", draw, seed, ()))
+            if draw < TRAINED_DRAWS:
+                out += [(dataset, generator, draw, seed, ()) for generator in TRAINED[:2]]
     return out
 
 
@@ -341,9 +347,13 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2, help="processes, one draw each")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--draws", type=int, default=15, help="null draws per dataset and generator")
-    parser.add_argument("--rows", help="also write one row per audit to this CSV file")
+    parser.add_argument("--rows", help="also write one row per audit to this CSV file, draw by draw")
+    parser.add_argument("--tables-from", help="only print the tables of the rows in this CSV file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.tables_from:  # "null" is a release's name, not a missing value
+        print(tables(pd.read_csv(args.tables_from, keep_default_na=False, na_values=[""])))
+        return
     from _timing import machine
 
     # the workers import this file as a module: a function of __main__ would travel by value
@@ -352,13 +362,19 @@ def main():
 
     header = machine()
     start = time.perf_counter()
-    results = Parallel(n_jobs=args.n_jobs)(
+    done = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(run_draw)(*task) for task in tasks(args.small, args.seed, args.draws)
     )
-    rows = pd.DataFrame([row for draw in results for row in draw])
+    parts = []
+    for draw in done:  # each draw's rows written as it ends, so a run stopped early keeps them
+        parts.append(pd.DataFrame(draw))
+        if args.rows:
+            parts[-1].to_csv(
+                args.rows, mode="a" if len(parts) > 1 else "w", header=len(parts) == 1, index=False
+            )
+        logger.info("%d draws done", len(parts))
+    rows = pd.concat(parts, ignore_index=True)
     seconds = time.perf_counter() - start
-    if args.rows:
-        rows.to_csv(args.rows, index=False)
     print(
         f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
         f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "
