@@ -18,15 +18,17 @@ Every release is audited in process with the record-level measures of :mod:`priv
 * identity: :func:`~privlib.records.copy_test` (training vs holdout records with a synthetic copy,
   Fisher's exact test) and :func:`~privlib.rare_copies.rare_copy_test` (the same on the rare
   records);
-* membership: the TPR at a false-positive rate of 0.1 % of the distance attack
+* membership: the TPR at false-positive rates of 0.1 % and 1 % of the distance attack
   (:func:`privlib.membership.nn_mia`'s own distances) and of DOMIAS
   (:func:`privlib.targeted.density_attack`, kernel densities), each by its exact test, the
   near-copy test (:func:`privlib.attacks.near_copy_test`) and the attack ensemble
-  (:func:`privlib.attacks.attack_ensemble`), each already Holm-adjusted over its readings;
+  (:func:`privlib.attacks.attack_ensemble`), each already Holm-adjusted over its readings, and
+  the two attacks' AUCs judged by their interval rules;
 
-and a family is a "risk" when Holm's adjustment across its tests
-(:func:`~privlib.records.family_tests`) leaves one significant at 5 %. Rates come with their
-95 % Wilson intervals.
+and a family is a "risk" as the audit decides it: when the audit's adjustment of its exact tests
+(:func:`privlib.audit.rulebook.family_decision`: Holm's weighted step-down, each attack an equal
+share) leaves one significant at 5 %, or an interval rule says risk. Rates come with their 95 %
+Wilson intervals.
 
 Run from the repository root::
 
@@ -48,7 +50,10 @@ import pandas as pd
 
 import privlib as pl
 from privlib.attacks import attack_ensemble, near_copy_test
+from privlib.audit.rulebook import family_decision
 from privlib.rare_copies import rare_copy_test
+from privlib.results import RISK
+from privlib.thresholds import judge
 
 logger = logging.getLogger("calibration")
 
@@ -144,27 +149,39 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
         random_state=0,
         confidence=confidence,
     )
-    (nn_point, *_), (density_point, *_) = (
-        pl.records.low_fpr_points(a, fprs=(0.001,)) for a in (distance, density)
+    (nn_point, nn_point_1), (density_point, density_point_1) = (
+        pl.records.low_fpr_points(a) for a in (distance, density)
     )
     rare = rare_copy_test(train=train, holdout=holdout, synthetic=synthetic, confidence=confidence)
     near = near_copy_test(train=train, holdout=holdout, synthetic=synthetic, confidence=confidence)
     ensemble = attack_ensemble(
         train=train, holdout=holdout, synthetic=synthetic, random_state=0, confidence=confidence
     )
-    identity = pl.records.family_tests([copies, rare], confidence=confidence)
-    membership = pl.records.family_tests([nn_point, density_point, near, ensemble], confidence=confidence)
+    # the audit's family rule over the same exact tests (privlib.audit.rulebook.family_decision)
+    identity = family_decision({t.measure: t.p_value for t in (copies, rare)}, confidence=confidence)
+    exact = (nn_point, nn_point_1, density_point, density_point_1, near, ensemble)
+    membership = family_decision({t.measure: t.p_value for t in exact}, confidence=confidence)
+    # the two AUCs, judged by their interval rules, which the audit does not adjust
+    interval_risk = any(judge(a).verdict == RISK for a in (distance, density))
+    deciding = min(membership.adjusted, key=membership.adjusted.__getitem__, default="")
     return {
         "identity_risk": identity.any_significant,
-        "membership_risk": membership.any_significant,
+        "membership_risk": membership.any_significant or interval_risk,
+        "membership_exact_risk": membership.any_significant,
+        "membership_interval_risk": interval_risk,
+        "membership_deciding": deciding,
+        "membership_p": membership.adjusted.get(deciding, np.nan),
+        "identity_p": min(identity.adjusted.values(), default=np.nan),
         "copy_p": copies.p_value,
         "records_at_risk": copies.records_at_risk,
         "train_copied": copies.train_copied,
         "holdout_copied": copies.holdout_copied,
         "nn_p": nn_point.p_value,
         "nn_called": nn_point.members_called,
+        "nn_1_p": nn_point_1.p_value,
         "density_p": density_point.p_value,
         "density_called": density_point.members_called,
+        "density_1_p": density_point_1.p_value,
         "nn_auc": distance.auc,
         "density_auc": density.value,
         "rare_p": rare.p_value,
@@ -222,26 +239,45 @@ def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size:
     return out
 
 
-#: Leaks of the full run, per dataset (every null draw of Adult and ACS carries them).
+#: Leaks of the full run, per dataset: near copies on every null draw of Adult and ACS, verbatim
+#: copies (caught in every draw on Adult, by chance alone on ACS) on the first
+#: :data:`VERBATIM_DRAWS` draws per null generator.
 FULL_LEAKS = {"adult": ("1% verbatim", "1% near copies"), "acs": ACS_LEAKS, "ce": ()}
+VERBATIM_DRAWS = 5
 
 
-def tasks(small: bool, seed: int, draws: int = 10) -> list[tuple]:
+#: Draws of OutlierCopies trained on the training data per Adult and ACS (the power row of the
+#: copied rare records), and of each other generator trained on it.
+OUTLIER_DRAWS, TRAINED_DRAWS = 20, 3
+
+
+def _full_leaks(dataset: str, draw: int) -> tuple:
+    return tuple(name for name in FULL_LEAKS[dataset] if draw < VERBATIM_DRAWS or "verbatim" not in name)
+
+
+def tasks(small: bool, seed: int, draws: int = 15) -> list[tuple]:
     """(dataset, generator, draw, seed, leaks) of every draw. Full: ``6 draws`` nulls (``draws``
-    per dataset and null generator; 60 by default), 1 % verbatim and 1 % near copies on every
-    Adult and ACS null, ``2 draws`` releases of OutlierCopies trained on the training data and 5 of
-    each other trained generator per Adult and ACS. Small: :data:`SMALL`."""
+    per dataset and null generator; 90 by default, so that no false alarm in all of them puts
+    the Wilson interval's upper end below 5 %), 1 % near copies on every Adult and ACS null and
+    1 % verbatim copies on the first :data:`VERBATIM_DRAWS`, :data:`OUTLIER_DRAWS` releases of
+    OutlierCopies trained on the training data and :data:`TRAINED_DRAWS` of each other trained
+    generator per Adult and ACS. Ordered by draw, so that a run stopped early leaves every row
+    with about as many draws. Small: :data:`SMALL`."""
     if small:
         return [(dataset, generator, draw, seed, leaks) for dataset, generator, draw, leaks in SMALL]
-    out = [
-        (dataset, generator, draw, seed, FULL_LEAKS[dataset])
-        for draw in range(draws)
-        for dataset in DATASETS
-        for generator in NULL_GENERATORS
-    ]
-    for dataset in ("adult", "acs"):
-        out += [(dataset, "OutlierCopies on train", draw, seed, ()) for draw in range(2 * draws)]
-        out += [(dataset, generator, draw, seed, ()) for generator in TRAINED[:2] for draw in range(5)]
+    out = []
+    for draw in range(max(draws, OUTLIER_DRAWS, TRAINED_DRAWS)):
+        if draw < draws:
+            out += [
+                (dataset, generator, draw, seed, _full_leaks(dataset, draw))
+                for dataset in DATASETS
+                for generator in NULL_GENERATORS
+            ]
+        for dataset in ("adult", "acs"):
+            if draw < OUTLIER_DRAWS:
+                out.append((dataset, "OutlierCopies on train", draw, seed, ()))
+            if draw < TRAINED_DRAWS:
+                out += [(dataset, generator, draw, seed, ()) for generator in TRAINED[:2]]
     return out
 
 
@@ -269,23 +305,38 @@ def tables(rows: pd.DataFrame) -> str:
     )
     lines += [
         "",
+        f"Membership false risks on the nulls from the adjusted exact tests: "
+        f"{_rate(nulls.membership_exact_risk)}; from the AUCs' interval rules: "
+        f"{_rate(nulls.membership_interval_risk)}.",
+        "",
         "| release | draws | identity risk (95% CI) | membership risk (95% CI) | either | "
-        "either, issue-22 measures only | mean records at risk | mean NN-MIA AUC |",
-        "|---|---:|---|---|---|---|---:|---:|",
+        "either, issue-22 measures only | mean records at risk | mean NN-MIA AUC | "
+        "training / holdout records newly copied |",
+        "|---|---:|---|---|---|---|---:|---:|---:|",
     ]
+    # what a leak adds to the copy test's counts, against the null release of the same draw
+    draw = ["dataset", "generator", "draw"]
+    null_counts = nulls.set_index(draw)[["train_copied", "holdout_copied"]]
+    moved = rows.join(null_counts, on=draw, rsuffix="_null")
     order = ["null", *LEAKS, "trained on train"]
     for (dataset, release, generator), group in sorted(
-        rows.assign(generator=np.where(rows.release == "trained on train", rows.generator, "")).groupby(
+        moved.assign(generator=np.where(moved.release == "trained on train", moved.generator, "")).groupby(
             ["dataset", "release", "generator"]
         ),
         key=lambda item: (item[0][0], order.index(item[0][1]), item[0][2]),
     ):
         name = f"{dataset}, {generator}" if generator else f"{dataset}, {release}"
+        newly = (
+            f"{(group.train_copied - group.train_copied_null).mean():+.1f} / "
+            f"{(group.holdout_copied - group.holdout_copied_null).mean():+.1f}"
+            if release in LEAKS
+            else ""
+        )
         lines.append(
             f"| {name} | {len(group)} | {_rate(group.identity_risk)} | {_rate(group.membership_risk)} | "
             f"{_rate(group.identity_risk | group.membership_risk)} | "
             f"{_rate(group.old_identity_risk | group.old_membership_risk)} | {group.records_at_risk.mean():.1f} | "
-            f"{group.nn_auc.mean():.3f} |"
+            f"{group.nn_auc.mean():.3f} | {newly} |"
         )
     return "\n".join(lines)
 
@@ -295,10 +346,14 @@ def main():
     parser.add_argument("--small", action="store_true", help="5 nulls and 5 leaks")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes, one draw each")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--draws", type=int, default=10, help="null draws per dataset and generator")
-    parser.add_argument("--rows", help="also write one row per audit to this CSV file")
+    parser.add_argument("--draws", type=int, default=15, help="null draws per dataset and generator")
+    parser.add_argument("--rows", help="also write one row per audit to this CSV file, draw by draw")
+    parser.add_argument("--tables-from", help="only print the tables of the rows in this CSV file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.tables_from:  # "null" is a release's name, not a missing value
+        print(tables(pd.read_csv(args.tables_from, keep_default_na=False, na_values=[""])))
+        return
     from _timing import machine
 
     # the workers import this file as a module: a function of __main__ would travel by value
@@ -307,13 +362,19 @@ def main():
 
     header = machine()
     start = time.perf_counter()
-    results = Parallel(n_jobs=args.n_jobs)(
+    done = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(run_draw)(*task) for task in tasks(args.small, args.seed, args.draws)
     )
-    rows = pd.DataFrame([row for draw in results for row in draw])
+    parts = []
+    for draw in done:  # each draw's rows written as it ends, so a run stopped early keeps them
+        parts.append(pd.DataFrame(draw))
+        if args.rows:
+            parts[-1].to_csv(
+                args.rows, mode="a" if len(parts) > 1 else "w", header=len(parts) == 1, index=False
+            )
+        logger.info("%d draws done", len(parts))
+    rows = pd.concat(parts, ignore_index=True)
     seconds = time.perf_counter() - start
-    if args.rows:
-        rows.to_csv(args.rows, index=False)
     print(
         f"{header}; {len(rows)} audits in {seconds:.0f} s with {args.n_jobs} processes "
         f"(load average at the end {os.getloadavg()[0]:.1f}); mean {rows.seconds.mean():.1f} s per "

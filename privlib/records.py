@@ -708,7 +708,8 @@ class FamilyTests:
 
     ``p_values`` and ``adjusted`` map each test's key to its p-value and Holm-adjusted p-value;
     ``significant`` says which are below ``1 - confidence`` after adjustment; ``skipped`` lists the
-    keys without a p-value (not assessable), left out of the count of tests.
+    keys without a p-value (not assessable), left out of the count of tests; ``weights`` each
+    test's share of the family's error rate (equal unless weights were given).
     """
 
     confidence: float
@@ -716,6 +717,7 @@ class FamilyTests:
     adjusted: dict = field(default_factory=dict)
     significant: dict = field(default_factory=dict)
     skipped: tuple = ()
+    weights: dict = field(default_factory=dict)
 
     @property
     def any_significant(self) -> bool:
@@ -723,15 +725,18 @@ class FamilyTests:
 
     def rule(self) -> str:
         """The rule in words, for a report's rules section."""
+        shares = set(self.weights.values())
+        weighted = "" if len(shares) <= 1 else ", weighted by each test's share of the error rate"
         return (
-            f"Holm's step-down adjustment across the family's {len(self.p_values)} exact tests: "
+            f"Holm's step-down adjustment across the family's {len(self.p_values)} exact tests"
+            f"{weighted}: "
             f"a test counts as a risk when its adjusted p-value is at most {1 - self.confidence:.3g}, "
             f"so the family raises a false alarm with probability at most "
             f"{1 - self.confidence:.0%} whatever the tests' dependence (Holm 1979)."
         )
 
 
-def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
+def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE, weights=None) -> FamilyTests:
     """Holm's step-down adjustment of the p-values of one family's tests.
 
     Holm (1979): sort the ``k`` p-values, multiply the i-th smallest by ``k - i + 1``, carry the
@@ -739,12 +744,20 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
     most ``1 - confidence``. The family-wise false-positive rate is at most ``1 - confidence``
     under any dependence between the tests, and each test's own p-value stays visible.
 
+    With ``weights`` (Holm's weighted version, same paper), test ``i`` gets the share ``w_i`` of
+    the error rate: at each step the remaining test with the smallest ``p_i / w_i`` is adjusted to
+    ``p_i`` times the remaining tests' total weight over ``w_i``. Equal weights give the plain
+    procedure; the guarantee is the same for any weights fixed before the data are seen.
+
     Parameters
     ----------
     tests : mapping of str to float, or iterable of results
         Key to p-value, or results with a ``p_value`` (keyed by their ``measure``). A missing or
         NaN p-value (a test not assessable) is skipped.
     confidence : float, default 0.95
+    weights : mapping of str to float, optional
+        Each test's positive weight (its share of the error rate, up to a common factor); a test
+        missing from it weighs 1.
 
     Returns
     -------
@@ -755,6 +768,8 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
     >>> family = family_tests({"a": 0.01, "b": 0.04, "c": 0.03})
     >>> family.adjusted, family.significant
     ({'a': 0.03, 'b': 0.06, 'c': 0.06}, {'a': True, 'b': False, 'c': False})
+    >>> family_tests({"a": 0.01, "b": 0.04, "c": 0.03}, weights={"a": 2}).adjusted
+    {'a': 0.02, 'b': 0.06, 'c': 0.06}
     """
     confidence = check_confidence(confidence)
     if isinstance(tests, Mapping):
@@ -768,11 +783,16 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
     for key, p in present.items():
         if not 0 <= p <= 1:
             raise PrivlibError(f"the p-value of {key!r} must lie between 0 and 1, got {p!r}.")
-    order = sorted(present, key=present.__getitem__)
+    weight = {k: float((weights or {}).get(k, 1.0)) for k in present}
+    if not all(math.isfinite(w) and w > 0 for w in weight.values()):
+        raise PrivlibError("every weight of `weights` must be a positive number.")
+    order = sorted(present, key=lambda k: present[k] / weight[k])
+    remaining = math.fsum(weight.values())
     adjusted, running = {}, 0.0
-    for i, key in enumerate(order):
-        running = max(running, min(1.0, (len(order) - i) * present[key]))
+    for key in order:
+        running = max(running, min(1.0, present[key] * remaining / weight[key]))
         adjusted[key] = running
+        remaining -= weight[key]
     level = 1 - confidence
     return FamilyTests(
         confidence=confidence,
@@ -780,4 +800,5 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
         adjusted={k: adjusted[k] for k in present},
         significant={k: adjusted[k] <= level + 1e-12 for k in present},
         skipped=tuple(k for k in keys if k not in present),
+        weights=weight,
     )

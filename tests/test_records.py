@@ -374,6 +374,35 @@ def test_holm_by_hand():
     assert "4 exact tests" in family.rule()
 
 
+def test_weighted_holm_by_hand():
+    # weights 1, 1, 2 (total 4); p / w: b 0.01, a 0.02, c 0.02 (ties keep the given order)
+    # b: 0.01 x 4 / 1 = 0.04; a: 0.02 x 3 / 1 = 0.06; c: 0.04 x 2 / 2 = 0.04 -> running max 0.06
+    family = family_tests({"a": 0.02, "b": 0.01, "c": 0.04}, weights={"c": 2})
+    assert family.adjusted == pytest.approx({"a": 0.06, "b": 0.04, "c": 0.06})
+    assert family.significant == {"a": False, "b": True, "c": False}
+    assert "weighted" in family.rule()
+    # equal weights are the plain procedure, whatever their common value
+    plain = family_tests({"a": 0.02, "b": 0.01, "c": 0.04})
+    assert family_tests({"a": 0.02, "b": 0.01, "c": 0.04}, weights=dict.fromkeys("abc", 0.3)).adjusted == (
+        pytest.approx(plain.adjusted)
+    )
+    with pytest.raises(PrivlibError, match="positive"):
+        family_tests({"a": 0.02}, weights={"a": 0})
+
+
+def test_weighted_holm_raises_a_family_alarm_exactly_when_weighted_bonferroni_does():
+    # the step-down rejects something iff its first step does: some p_i <= w_i * 5% / sum(w), so
+    # on independent uniform p-values the family's false-alarm rate is
+    # 1 - (1 - 0.025)(1 - 0.0125)^2 = 4.92% with weights 1/2, 1/4, 1/4
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0, 0.1, size=(2_000, 3))
+    weights = np.array([0.5, 0.25, 0.25])
+    alarms = [
+        family_tests(dict(zip("abc", row)), weights=dict(zip("abc", weights))).any_significant for row in p
+    ]
+    assert alarms == (p <= 0.05 * weights).any(axis=1).tolist()
+
+
 def test_holm_reads_results_and_keeps_the_smallest_alone_when_one():
     point = tpr_at_low_fpr(
         member_scores=np.r_[np.full(30, 5.0), np.zeros(1970)],

@@ -17,7 +17,7 @@ from privlib import attribute, identity
 from privlib import membership as mb
 from privlib.audit.catalogue import FAMILIES, Reference
 from privlib.audit.measures import MEASURES
-from privlib.audit.rulebook import disagreements, registry_frame
+from privlib.audit.rulebook import attack_of, disagreements, family_decision, registry_frame
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.thresholds import (
@@ -211,6 +211,43 @@ def test_registry_frame_describes_every_rule():
     assert frame.loc["partition_f1", "published"]
     assert frame.loc["nn_mia_auc", "family"] == "membership"
     assert frame.loc["cap", "title"] == "Correct attribution probability (CAP)"
+
+
+def test_the_family_decision_gives_each_attack_an_equal_share_split_among_its_rates():
+    # weights: nn_mia's two readings 1/2 each, density 1/2 each (its 1% reading not assessable:
+    # the 0.1% one keeps the whole share), near copy 1, ensemble 1 -> total 4
+    family = family_decision(
+        {
+            "nn_mia_tpr_at_0.1pct": 0.004,
+            "nn_mia_tpr_at_1pct": 0.02,
+            "density_attack_tpr_at_0.1pct": 0.3,
+            "density_attack_tpr_at_1pct": None,
+            "near_copy_test": 0.013,
+            "attack_ensemble": 0.9,
+        }
+    )
+    assert family.weights == {
+        "nn_mia_tpr_at_0.1pct": 0.5,
+        "nn_mia_tpr_at_1pct": 0.5,
+        "density_attack_tpr_at_0.1pct": 1.0,
+        "near_copy_test": 1.0,
+        "attack_ensemble": 1.0,
+    }
+    # by p / w: nn 0.1% 0.008 -> 0.004 x 4 / 0.5 = 0.032; near 0.013 -> x 3.5 = 0.0455;
+    # nn 1% 0.04 -> 0.02 x 2.5 / 0.5 = 0.1; density 0.3 x 2 = 0.6; ensemble 0.9
+    assert family.adjusted == pytest.approx(
+        {
+            "nn_mia_tpr_at_0.1pct": 0.032,
+            "near_copy_test": 0.0455,
+            "nn_mia_tpr_at_1pct": 0.1,
+            "density_attack_tpr_at_0.1pct": 0.6,
+            "attack_ensemble": 0.9,
+        }
+    )
+    assert family.skipped == ("density_attack_tpr_at_1pct",)
+    # plain Holm over the five would miss the near copies: 0.004 x 5, then 0.013 x 4 = 0.052
+    assert [k for k, v in family.significant.items() if v] == ["nn_mia_tpr_at_0.1pct", "near_copy_test"]
+    assert attack_of("shadow_model_tpr_at_1pct") == "shadow_model" and attack_of("copy_test") == "copy_test"
 
 
 def test_verdict_sentence_carries_the_interval_and_the_rule():

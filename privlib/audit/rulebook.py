@@ -1,5 +1,6 @@
 """The rules beside the measures they judge: a table of every rule for a report's "How to read"
-section, and the sentences that explain two verdicts of one family that differ.
+section, the sentences that explain two verdicts of one family that differ, and the adjustment
+that decides a family from its exact tests (:func:`family_decision`).
 
 These need each measure's title and family (:mod:`privlib.audit.measures`), so they live here
 rather than in :mod:`privlib.thresholds`, which judges a result without importing any measure.
@@ -7,12 +8,24 @@ rather than in :mod:`privlib.thresholds`, which judges a result without importin
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from privlib.audit.measures import MEASURES
 from privlib.results import NO_EVIDENCE, RISK
+from privlib.uncertainty import DEFAULT_CONFIDENCE
 
-__all__ = ["registry_frame", "disagreements"]
+if TYPE_CHECKING:
+    from privlib.records import FamilyTests
+
+__all__ = ["registry_frame", "disagreements", "family_decision", "attack_of"]
+
+#: The suffix :func:`privlib.rules.low_fpr_key` gives one attack's reading at one rate.
+_RATE_SUFFIX = re.compile(r"_tpr_at_[0-9.e+-]+pct$")
 
 
 def registry_frame():
@@ -71,3 +84,53 @@ def disagreements(results) -> list[str]:
                 f"{safe.title} {safe.rule.scope}."
             )
     return out
+
+
+def attack_of(key: str) -> str:
+    """The attack an exact test reads: its key without the rate of a low-FPR reading.
+
+    Examples
+    --------
+    >>> attack_of("nn_mia_tpr_at_0.1pct"), attack_of("near_copy_test")
+    ('nn_mia', 'near_copy_test')
+    """
+    return _RATE_SUFFIX.sub("", key)
+
+
+def family_decision(p_values: Mapping[str, float | None], *, confidence=DEFAULT_CONFIDENCE) -> FamilyTests:
+    """Which exact tests of one family stay significant once the family's tests are adjusted.
+
+    Holm's weighted step-down procedure (Holm 1979; :func:`privlib.records.family_tests`) over the
+    family's exact tests, each *attack* with an equal share of the error rate ``1 - confidence``,
+    split equally among its readings at several false-positive rates (``nn_mia_tpr_at_0.1pct`` and
+    ``nn_mia_tpr_at_1pct`` share one attack's part). A measure that already adjusts its own
+    readings (the near-copy test, the attack ensemble) is one attack with one reading. The family
+    raises a false alarm with probability at most ``1 - confidence`` whatever the tests'
+    dependence: the weights depend on which tests ran, never on their results. Readings of one
+    attack at two rates are close to one test, so counting each as a full test would spend the
+    error rate twice on the same evidence.
+
+    Parameters
+    ----------
+    p_values : mapping of str to float or None
+        Measure key to its exact test's p-value; None or NaN (not assessable) is skipped.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    FamilyTests
+
+    Examples
+    --------
+    >>> family = family_decision({"nn_mia_tpr_at_0.1pct": 0.004, "nn_mia_tpr_at_1pct": 0.2,
+    ...                           "near_copy_test": 0.02})
+    >>> family.adjusted["nn_mia_tpr_at_0.1pct"], family.adjusted["near_copy_test"]
+    (0.016, 0.03)
+    """
+    # a measure module: imported here, so that reading the rules loads none (tests/test_thresholds.py)
+    from privlib.records import family_tests
+
+    present = [k for k, p in p_values.items() if p is not None and p == p]
+    readings = Counter(attack_of(key) for key in present)
+    weights = {key: 1 / readings[attack_of(key)] for key in present}
+    return family_tests(dict(p_values), confidence=confidence, weights=weights)

@@ -46,9 +46,10 @@ from privlib.audit.report import (
     Skipped,
     plain_number,
 )
+from privlib.audit.rulebook import family_decision
 from privlib.audit.spec import AuditSpec
 from privlib.errors import ParameterError, PrivlibError
-from privlib.records import FamilyTests, family_tests
+from privlib.records import FamilyTests
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
@@ -435,7 +436,7 @@ class Audit:
                 how_to_assess=_HOW_TO_ASSESS[family],
                 counts=counts,
             )
-        holm = family_tests(
+        holm = family_decision(
             {m.key: m.details["p_value"] for m in judged if m.details.get("p_value") is not None},
             confidence=judged[0].confidence,
         )
@@ -449,7 +450,8 @@ class Audit:
             headline = (
                 f"{about.title}: inconclusive: {worst.title} = {_number(worst.value)} is a risk "
                 f"on its own, but not after Holm's adjustment across the {len(holm.p_values)} "
-                f"exact tests of this kind (adjusted p = {holm.adjusted[worst.key]:.3g})."
+                f"exact tests of this kind, each attack an equal share (adjusted p = "
+                f"{holm.adjusted[worst.key]:.3g})."
             )
         return FamilyFinding(
             family=family,
