@@ -55,6 +55,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
+from privlib import search_reuse
 from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, gower_setup, subsample, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
@@ -1395,8 +1396,23 @@ def _nearest_other(table: pd.DataFrame, rows: np.ndarray, options: dict) -> np.n
     return pair.distances[np.arange(rows.size), other]
 
 
-def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
-    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled.
+def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
+    """The rows of the larger table each repetition draws to the smaller's size (none when the
+    tables have the same size: nothing is random then, and every repetition would give one value)."""
+    size = min(len(target), len(synthetic))
+    if size < 2:
+        raise PrivlibError(
+            "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
+        )
+    if len(target) == len(synthetic):
+        return []
+    larger = max(len(target), len(synthetic))
+    return [subsample_rows(larger, size, rng) for _ in range(n_repeats)]
+
+
+def _aa_repeats(target, synthetic, encoder, draws, client=None) -> list:
+    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled
+    to the ``draws`` of :func:`_aa_draws`.
 
     The smaller table is the same in every repetition, so what depends on it alone is searched
     once: its records' nearest other records, and the nearest of its records to each drawn record
@@ -1409,12 +1425,8 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
     distances are those of the plain algorithm, which searches each subsample.
     """
     size = min(len(target), len(synthetic))
-    if size < 2:
-        raise PrivlibError(
-            "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
-        )
     options = dict(metric="gower", encoder=encoder, client=client)
-    if len(target) == len(synthetic):  # nothing is random: every repetition would give the same value
+    if not draws:  # tables of one size: one repetition
         return [
             _aa_indicators(
                 nearest_distances(target, synthetic, **options),
@@ -1425,7 +1437,6 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
-    draws = [subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
     fixed_self = _self_distances(fixed, options)
     drawn_rows = np.unique(np.concatenate(draws))
     if 2 * drawn_rows.size > len(drawn):
@@ -1435,7 +1446,7 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
         drawn_to_fixed = np.full(len(drawn), np.nan)
         drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
     # the lists cost about what two or three repetitions' searches do
-    depth = _list_depth(size / len(drawn), len(drawn)) if n_repeats >= 3 else None
+    depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
         fixed_lists = kneighbors(fixed, drawn, k=depth, **options)
         drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, **options)
@@ -1542,7 +1553,7 @@ def adversarial_accuracy(
     check_tables(target=target, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
-    repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats, client)
+    repeats = _aa_repeats(target, synthetic, encoder, _aa_draws(target, synthetic, rng, n_repeats), client)
     values = np.array([_aa_value(r) for r in repeats])
     low, high = _averaged_interval(
         [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
@@ -1631,8 +1642,16 @@ def privacy_loss(
     check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
-    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats, client)
+    draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in (("train", train), ("test", test))}
+    # A half that subsamples searches deep neighbour lists, whose first columns answer the other
+    # half's searches of the same tables (the synthetic records' nearest other synthetic record)
+    # and later measures' (privlib.search_reuse): that half searches first.
+    repeats = {}
+    with search_reuse.shared_searches():
+        for real in sorted(draws, key=lambda real: not draws[real]):
+            table = train if real == "train" else test
+            repeats[real] = _aa_repeats(table, synthetic, encoder, draws[real], client)
+    on_train, on_test = repeats["train"], repeats["test"]
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
     pairs = [
         (on_test[i % len(on_test)], on_train[i % len(on_train)])

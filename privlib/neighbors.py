@@ -151,7 +151,8 @@ def kneighbors(
     structureless continuous data little is, and the search costs about what a plain scan does.
 
     Inside :func:`privlib.search_reuse.reuse_searches` (as in an audit), a search already made on
-    the same tables, encoder and ``k`` returns the earlier result, with read-only arrays.
+    the same tables and encoder for ``k`` or more neighbours returns the earlier result (its first
+    ``k`` columns), with read-only arrays.
 
     Examples
     --------
@@ -177,9 +178,9 @@ def kneighbors(
     searches = search_reuse.active()
     if searches is not None:
         key = searches.key(
-            query, reference, getattr(tables, "encoder", None), k=k, metric=metric, exclude_self=exclude_self
+            query, reference, getattr(tables, "encoder", None), metric=metric, exclude_self=exclude_self
         )
-        found = searches.get(key)
+        found = searches.get(key, k)
         if found is not None:
             return found
     if client is not None:

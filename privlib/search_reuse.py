@@ -5,10 +5,12 @@ record to its nearest training record is part of the DCR summary, of adversarial
 the privacy loss. Inside :func:`reuse_searches`, :func:`privlib.neighbors.kneighbors` answers a
 search it has already made from the earlier result. A search is the same when the query and
 reference tables hold the same values (a digest of their contents), the encoder is fitted to the
-same state (ranges, categories, weights) and ``k``, ``metric`` and ``exclude_self`` agree; the
+same state (ranges, categories, weights) and ``metric`` and ``exclude_self`` agree; the
 engine's result does not depend on its memory budget, threads or Dask cluster, so those are not
-part of the question. Kept results are read-only arrays, so no caller can change them for the
-next one.
+part of the question. A search for fewer neighbours than a kept one is answered by its first
+columns: the engine lists neighbours by distance, ties to the lower row, so the ``k`` nearest are
+the first ``k`` of any longer list, and a longer list replaces a shorter one of the same question.
+Kept results are read-only arrays, so no caller can change them for the next one.
 
 Outside the block nothing is kept, so a long session holds no distances it no longer needs.
 """
@@ -31,7 +33,7 @@ from privlib.errors import PrivlibError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["reuse_searches", "table_digest"]
+__all__ = ["reuse_searches", "shared_searches", "table_digest"]
 
 
 def table_digest(table: Any) -> str:
@@ -96,6 +98,7 @@ class _Searches:
         return value
 
     def key(self, query: Any, reference: Any, encoder: Any, **question: Any) -> tuple:
+        """The question of a search, its number of neighbours ``k`` left out (see :meth:`get`)."""
         return (
             self.digest(query),
             self.digest(reference),
@@ -103,25 +106,36 @@ class _Searches:
             tuple(sorted(question.items())),
         )
 
-    def get(self, key: tuple) -> Any:
+    def get(self, key: tuple, k: int) -> Any:
+        """The kept answer to ``key`` for ``k`` neighbours: the first ``k`` columns of a kept list
+        at least that long (``None`` when there is none)."""
         found = self._results.get(key)
-        if found is None:
+        if found is None or found.distances.shape[1] < k:
             self.made += 1
-        else:
-            self.reused += 1
-        return found
+            return None
+        self.reused += 1
+        if found.distances.shape[1] == k:
+            return found
+        return type(found)(distances=found.distances[:, :k], indices=found.indices[:, :k])
 
     def keep(self, key: tuple, neighbors: Any) -> None:
         for array in (neighbors.distances, neighbors.indices):
             array.setflags(write=False)
-        size = neighbors.distances.nbytes + neighbors.indices.nbytes
+        size = _size(neighbors)
         if size > self.budget_bytes:
             return
+        shorter = self._results.pop(key, None)  # the longer list answers what it did
+        if shorter is not None:
+            self._bytes -= _size(shorter)
         self._results[key] = neighbors
         self._bytes += size
         while self._bytes > self.budget_bytes:
             _, dropped = self._results.popitem(last=False)
-            self._bytes -= dropped.distances.nbytes + dropped.indices.nbytes
+            self._bytes -= _size(dropped)
+
+
+def _size(neighbors: Any) -> int:
+    return neighbors.distances.nbytes + neighbors.indices.nbytes
 
 
 _ACTIVE: ContextVar[_Searches | None] = ContextVar("privlib_reused_searches", default=None)
@@ -172,3 +186,16 @@ def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
     finally:
         _ACTIVE.reset(token)
         logger.debug("neighbour searches: %d made, %d reused", searches.made, searches.reused)
+
+
+@contextmanager
+def shared_searches() -> Iterator[_Searches]:
+    """The open :func:`reuse_searches` block, or a new one until the end of this block: a measure
+    whose parts ask the engine the same questions shares its searches among them, and with the
+    rest of an audit when it runs inside one."""
+    searches = active()
+    if searches is not None:
+        yield searches
+        return
+    with reuse_searches() as searches:
+        yield searches
