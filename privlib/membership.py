@@ -1377,12 +1377,19 @@ def _list_depth(share: float, n_records: int) -> int | None:
 def _nearest_drawn(lists, drawn: np.ndarray, search_missing) -> np.ndarray:
     """Per query, the distance to its nearest record among the ``drawn`` ones (a mask over the
     listed table), read from its neighbour list: the first listed drawn record is the nearest, as
-    every unlisted record is at least as far as the last listed one. Queries with no drawn record
-    listed get ``search_missing(positions)``."""
-    hit = drawn[lists.indices]
+    every unlisted record is at least as far as the last listed one. A list searched within a
+    bound and cut short by it (index -1) holds every record within the bound: with no drawn record
+    listed, the nearest drawn one lies beyond it, and the distance reads ``inf``. Queries whose
+    full list holds no drawn record get ``search_missing(positions)``."""
+    listed = lists.indices >= 0
+    hit = listed & drawn[lists.indices]
+    rows = np.arange(len(hit))
     first = hit.argmax(axis=1)
-    distances = lists.distances[np.arange(first.size), first]
-    missing = np.flatnonzero(~hit[np.arange(first.size), first])
+    distances = lists.distances[rows, first]
+    found = hit[rows, first]
+    cut_short = ~listed[:, -1]
+    distances[~found & cut_short] = np.inf
+    missing = np.flatnonzero(~found & ~cut_short)
     if missing.size:
         distances[missing] = search_missing(missing)
     return distances
@@ -1410,7 +1417,7 @@ def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
     return [subsample_rows(larger, size, rng) for _ in range(n_repeats)]
 
 
-def _aa_repeats(target, synthetic, encoder, draws, client=None) -> list:
+def _aa_repeats(target, synthetic, encoder, draws, client=None, synthetic_within=None) -> list:
     """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled
     to the ``draws`` of :func:`_aa_draws`.
 
@@ -1422,17 +1429,32 @@ def _aa_repeats(target, synthetic, encoder, draws, client=None) -> list:
     larger table, searched once, deep enough that few records find none of their listed
     neighbours in a subsample; those few are searched in the subsample. A subsample too small a
     share of its table for short lists is searched in every repetition instead. Either way the
-    distances are those of the plain algorithm, which searches each subsample.
+    indicators and ties are those of the plain algorithm, which searches each subsample.
+
+    A record's nearest other record of its own (sub)sample only counts where it is no farther
+    than its nearest record of the other table, so the larger table's lists, and the synthetic
+    records' nearest other records when the tables have one size, are searched within that
+    distance (``within``, which skips the farther tiles); a record with none that close reads
+    ``inf``, which compares with the other distance as its true value does. ``synthetic_within``
+    widens that bound for the synthetic records (at least their distance to ``target``), so that
+    one search answers several halves.
     """
     size = min(len(target), len(synthetic))
     options = dict(metric="gower", encoder=encoder, client=client)
     if not draws:  # tables of one size: one repetition
+        to_target = nearest_distances(synthetic, target, **options)
         return [
             _aa_indicators(
                 nearest_distances(target, synthetic, **options),
                 _self_distances(target, options),
-                nearest_distances(synthetic, target, **options),
-                _self_distances(synthetic, options),
+                to_target,
+                nearest_distances(
+                    synthetic,
+                    synthetic,
+                    exclude_self=True,
+                    within=to_target if synthetic_within is None else synthetic_within,
+                    **options,
+                ),
             )
         ]
     target_is_fixed = len(target) == size
@@ -1449,7 +1471,11 @@ def _aa_repeats(target, synthetic, encoder, draws, client=None) -> list:
     depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
         fixed_lists = kneighbors(fixed, drawn, k=depth, **options)
-        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, **options)
+        if target_is_fixed and synthetic_within is not None:
+            within = synthetic_within
+        else:  # records no repetition draws need nothing: bound 0
+            within = np.nan_to_num(drawn_to_fixed, nan=0.0)
+        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, within=within, **options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]
@@ -1648,9 +1674,17 @@ def privacy_loss(
     # and later measures' (privlib.search_reuse): that half searches first.
     repeats = {}
     with search_reuse.shared_searches():
+        synthetic_within = None
+        if len(synthetic) >= max(len(train), len(test)):
+            # the synthetic records' nearest other synthetic records count only where no farther
+            # than the nearest real record of a half: one search within the wider distance
+            options = dict(metric="gower", encoder=encoder, client=client)
+            synthetic_within = np.maximum(
+                nearest_distances(synthetic, train, **options), nearest_distances(synthetic, test, **options)
+            )
         for real in sorted(draws, key=lambda real: not draws[real]):
             table = train if real == "train" else test
-            repeats[real] = _aa_repeats(table, synthetic, encoder, draws[real], client)
+            repeats[real] = _aa_repeats(table, synthetic, encoder, draws[real], client, synthetic_within)
     on_train, on_test = repeats["train"], repeats["test"]
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
     pairs = [

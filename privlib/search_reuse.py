@@ -9,7 +9,8 @@ same state (ranges, categories, weights) and ``metric`` and ``exclude_self`` agr
 engine's result does not depend on its memory budget, threads or Dask cluster, so those are not
 part of the question. A search for fewer neighbours than a kept one is answered by its first
 columns: the engine lists neighbours by distance, ties to the lower row, so the ``k`` nearest are
-the first ``k`` of any longer list, and a longer list replaces a shorter one of the same question.
+the first ``k`` of any longer list; so is a search within bounds (``within``), from a list
+searched within wider ones.
 Kept results are read-only arrays, so no caller can change them for the next one.
 
 Outside the block nothing is kept, so a long session holds no distances it no longer needs.
@@ -106,32 +107,54 @@ class _Searches:
             tuple(sorted(question.items())),
         )
 
-    def get(self, key: tuple, k: int) -> Any:
-        """The kept answer to ``key`` for ``k`` neighbours: the first ``k`` columns of a kept list
-        at least that long (``None`` when there is none)."""
-        found = self._results.get(key)
-        if found is None or found.distances.shape[1] < k:
+    def get(self, key: tuple, k: int, within: np.ndarray | None = None) -> Any:
+        """The kept answer to ``key`` for ``k`` neighbours ``within`` these bounds (``None``: no
+        bound): the first ``k`` columns of a kept list at least that long, searched within bounds
+        at least as wide, with the neighbours beyond ``within`` dropped (``None`` when there is
+        none)."""
+        kept = self._results.get(key)
+        if kept is None or not _answers(kept, k, within):
             self.made += 1
             return None
         self.reused += 1
-        if found.distances.shape[1] == k:
+        found, bound = kept
+        if found.distances.shape[1] == k and (within is None or within is bound):
             return found
-        return type(found)(distances=found.distances[:, :k], indices=found.indices[:, :k])
+        distances, indices = found.distances[:, :k], found.indices[:, :k]
+        if within is not None:
+            # the kept list is sorted by distance: the neighbours beyond the asked bound close it
+            beyond = distances > within[:, None]
+            if beyond.any():
+                distances, indices = distances.copy(), indices.copy()
+                distances[beyond], indices[beyond] = np.inf, -1
+                for array in (distances, indices):
+                    array.setflags(write=False)
+        return type(found)(distances=distances, indices=indices)
 
-    def keep(self, key: tuple, neighbors: Any) -> None:
+    def keep(self, key: tuple, neighbors: Any, within: np.ndarray | None = None) -> None:
         for array in (neighbors.distances, neighbors.indices):
             array.setflags(write=False)
         size = _size(neighbors)
         if size > self.budget_bytes:
             return
-        shorter = self._results.pop(key, None)  # the longer list answers what it did
-        if shorter is not None:
-            self._bytes -= _size(shorter)
-        self._results[key] = neighbors
+        replaced = self._results.pop(key, None)  # one list per question: the latest
+        if replaced is not None:
+            self._bytes -= _size(replaced[0])
+        self._results[key] = (neighbors, within)
         self._bytes += size
         while self._bytes > self.budget_bytes:
-            _, dropped = self._results.popitem(last=False)
+            _, (dropped, _) = self._results.popitem(last=False)
             self._bytes -= _size(dropped)
+
+
+def _answers(kept: tuple, k: int, within: np.ndarray | None) -> bool:
+    """Whether a kept ``(neighbors, bound)`` holds the answer for ``k`` neighbours ``within``."""
+    found, bound = kept
+    if found.distances.shape[1] < k:
+        return False
+    if bound is None:
+        return True
+    return within is not None and bool(np.all(within <= bound))
 
 
 def _size(neighbors: Any) -> int:
