@@ -1668,7 +1668,8 @@ def privacy_loss(
     check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in (("train", train), ("test", test))}
+    tables = {"train": train, "test": test}
+    draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in tables.items()}
     # A half that subsamples searches neighbour lists, the deeper the smaller its real table,
     # whose first columns answer the other half's searches of the same tables (the synthetic
     # records' nearest other synthetic records) and later measures' (privlib.search_reuse): the
@@ -1683,9 +1684,10 @@ def privacy_loss(
             synthetic_within = np.maximum(
                 nearest_distances(synthetic, train, **options), nearest_distances(synthetic, test, **options)
             )
-        tables = {"train": train, "test": test}
         for real in sorted(tables, key=lambda real: (not draws[real], len(tables[real]))):
-            repeats[real] = _aa_repeats(tables[real], synthetic, encoder, draws[real], client, synthetic_within)
+            repeats[real] = _aa_repeats(
+                tables[real], synthetic, encoder, draws[real], client, synthetic_within
+            )
     on_train, on_test = repeats["train"], repeats["test"]
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
     pairs = [

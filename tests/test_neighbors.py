@@ -421,7 +421,11 @@ def test_a_bounded_search_lists_the_brute_force_neighbours_within_the_bound(excl
         full = brute_gower(query, reference, [query, reference])
     else:  # whole numbers: equal sums of squares are equal distances
         reference = pd.DataFrame(rng.integers(0, 40, (700, 2)).astype(float), columns=["x", "y"])
-        query = reference if exclude_self else pd.DataFrame(rng.integers(0, 40, (60, 2)).astype(float), columns=["x", "y"])
+        query = (
+            reference
+            if exclude_self
+            else pd.DataFrame(rng.integers(0, 40, (60, 2)).astype(float), columns=["x", "y"])
+        )
         full = cdist(query.to_numpy(), reference.to_numpy())
     want_d, want_i = brute_knn(full, 4, exclude_self)
     within = rng.choice([0.0, *np.quantile(want_d, [0.25, 0.5]), np.inf], len(query))

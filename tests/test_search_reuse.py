@@ -166,7 +166,9 @@ def _distance_measures(train, holdout, synthetic):
     """The distance measures of the audit, in the order it runs them (the privacy loss first)."""
     release = dict(train=train, holdout=holdout, synthetic=synthetic)
     return [
-        pl.membership.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=1, n_repeats=5),
+        pl.membership.privacy_loss(
+            train=train, test=holdout, synthetic=synthetic, random_state=1, n_repeats=5
+        ),
         pl.identity.dcr_summary(**release),
         pl.membership.dcr_holdout_share(**release, random_state=1),
         pl.membership.threshold_attack(**release, random_state=1),
