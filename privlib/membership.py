@@ -55,6 +55,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
+from privlib import search_reuse
 from privlib.errors import ParameterError, PrivlibError
 from privlib.matching import attack_distances, check_tables, gower_setup, subsample, subsample_rows
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
@@ -1376,12 +1377,19 @@ def _list_depth(share: float, n_records: int) -> int | None:
 def _nearest_drawn(lists, drawn: np.ndarray, search_missing) -> np.ndarray:
     """Per query, the distance to its nearest record among the ``drawn`` ones (a mask over the
     listed table), read from its neighbour list: the first listed drawn record is the nearest, as
-    every unlisted record is at least as far as the last listed one. Queries with no drawn record
-    listed get ``search_missing(positions)``."""
-    hit = drawn[lists.indices]
+    every unlisted record is at least as far as the last listed one. A list searched within a
+    bound and cut short by it (index -1) holds every record within the bound: with no drawn record
+    listed, the nearest drawn one lies beyond it, and the distance reads ``inf``. Queries whose
+    full list holds no drawn record get ``search_missing(positions)``."""
+    listed = lists.indices >= 0
+    hit = listed & drawn[lists.indices]
+    rows = np.arange(len(hit))
     first = hit.argmax(axis=1)
-    distances = lists.distances[np.arange(first.size), first]
-    missing = np.flatnonzero(~hit[np.arange(first.size), first])
+    distances = lists.distances[rows, first]
+    found = hit[rows, first]
+    cut_short = ~listed[:, -1]
+    distances[~found & cut_short] = np.inf
+    missing = np.flatnonzero(~found & ~cut_short)
     if missing.size:
         distances[missing] = search_missing(missing)
     return distances
@@ -1395,8 +1403,23 @@ def _nearest_other(table: pd.DataFrame, rows: np.ndarray, options: dict) -> np.n
     return pair.distances[np.arange(rows.size), other]
 
 
-def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list:
-    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled.
+def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
+    """The rows of the larger table each repetition draws to the smaller's size (none when the
+    tables have the same size: nothing is random then, and every repetition would give one value)."""
+    size = min(len(target), len(synthetic))
+    if size < 2:
+        raise PrivlibError(
+            "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
+        )
+    if len(target) == len(synthetic):
+        return []
+    larger = max(len(target), len(synthetic))
+    return [subsample_rows(larger, size, rng) for _ in range(n_repeats)]
+
+
+def _aa_repeats(target, synthetic, encoder, draws, client=None, synthetic_within=None) -> list:
+    """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled
+    to the ``draws`` of :func:`_aa_draws`.
 
     The smaller table is the same in every repetition, so what depends on it alone is searched
     once: its records' nearest other records, and the nearest of its records to each drawn record
@@ -1406,26 +1429,36 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
     larger table, searched once, deep enough that few records find none of their listed
     neighbours in a subsample; those few are searched in the subsample. A subsample too small a
     share of its table for short lists is searched in every repetition instead. Either way the
-    distances are those of the plain algorithm, which searches each subsample.
+    indicators and ties are those of the plain algorithm, which searches each subsample.
+
+    A record's nearest other record of its own (sub)sample only counts where it is no farther
+    than its nearest record of the other table, so the larger table's lists, and the synthetic
+    records' nearest other records when the tables have one size, are searched within that
+    distance (``within``, which skips the farther tiles); a record with none that close reads
+    ``inf``, which compares with the other distance as its true value does. ``synthetic_within``
+    widens that bound for the synthetic records (at least their distance to ``target``), so that
+    one search answers several halves.
     """
     size = min(len(target), len(synthetic))
-    if size < 2:
-        raise PrivlibError(
-            "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
-        )
     options = dict(metric="gower", encoder=encoder, client=client)
-    if len(target) == len(synthetic):  # nothing is random: every repetition would give the same value
+    if not draws:  # tables of one size: one repetition
+        to_target = nearest_distances(synthetic, target, **options)
         return [
             _aa_indicators(
                 nearest_distances(target, synthetic, **options),
                 _self_distances(target, options),
-                nearest_distances(synthetic, target, **options),
-                _self_distances(synthetic, options),
+                to_target,
+                nearest_distances(
+                    synthetic,
+                    synthetic,
+                    exclude_self=True,
+                    within=to_target if synthetic_within is None else synthetic_within,
+                    **options,
+                ),
             )
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
-    draws = [subsample_rows(len(drawn), size, rng) for _ in range(n_repeats)]
     fixed_self = _self_distances(fixed, options)
     drawn_rows = np.unique(np.concatenate(draws))
     if 2 * drawn_rows.size > len(drawn):
@@ -1435,10 +1468,14 @@ def _aa_repeats(target, synthetic, encoder, rng, n_repeats, client=None) -> list
         drawn_to_fixed = np.full(len(drawn), np.nan)
         drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
     # the lists cost about what two or three repetitions' searches do
-    depth = _list_depth(size / len(drawn), len(drawn)) if n_repeats >= 3 else None
+    depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
         fixed_lists = kneighbors(fixed, drawn, k=depth, **options)
-        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, **options)
+        if target_is_fixed and synthetic_within is not None:
+            within = synthetic_within
+        else:  # records no repetition draws need nothing: bound 0
+            within = np.nan_to_num(drawn_to_fixed, nan=0.0)
+        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, within=within, **options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]
@@ -1542,7 +1579,7 @@ def adversarial_accuracy(
     check_tables(target=target, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
-    repeats = _aa_repeats(target, synthetic, encoder, rng, n_repeats, client)
+    repeats = _aa_repeats(target, synthetic, encoder, _aa_draws(target, synthetic, rng, n_repeats), client)
     values = np.array([_aa_value(r) for r in repeats])
     low, high = _averaged_interval(
         [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
@@ -1631,8 +1668,27 @@ def privacy_loss(
     check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
-    on_train = _aa_repeats(train, synthetic, encoder, rng, n_repeats, client)
-    on_test = _aa_repeats(test, synthetic, encoder, rng, n_repeats, client)
+    tables = {"train": train, "test": test}
+    draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in tables.items()}
+    # A half that subsamples searches neighbour lists, the deeper the smaller its real table,
+    # whose first columns answer the other half's searches of the same tables (the synthetic
+    # records' nearest other synthetic records) and later measures' (privlib.search_reuse): the
+    # halves search deepest first.
+    repeats = {}
+    with search_reuse.shared_searches():
+        synthetic_within = None
+        if len(synthetic) >= max(len(train), len(test)):
+            # the synthetic records' nearest other synthetic records count only where no farther
+            # than the nearest real record of a half: one search within the wider distance
+            options = dict(metric="gower", encoder=encoder, client=client)
+            synthetic_within = np.maximum(
+                nearest_distances(synthetic, train, **options), nearest_distances(synthetic, test, **options)
+            )
+        for real in sorted(tables, key=lambda real: (not draws[real], len(tables[real]))):
+            repeats[real] = _aa_repeats(
+                tables[real], synthetic, encoder, draws[real], client, synthetic_within
+            )
+    on_train, on_test = repeats["train"], repeats["test"]
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
     pairs = [
         (on_test[i % len(on_test)], on_train[i % len(on_train)])

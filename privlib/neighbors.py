@@ -78,6 +78,7 @@ def kneighbors(
     metric="gower",
     encoder=None,
     exclude_self=False,
+    within=None,
     max_memory_mb=256,
     n_jobs=None,
     progress=False,
@@ -106,6 +107,12 @@ def kneighbors(
         ``query`` and ``reference`` are the same table and each record is left out of its own
         neighbour list (leave-one-out, e.g. the distance from a record to its nearest *other*
         record in adversarial accuracy). Other records identical to it still count.
+    within : array-like of shape (n_query,), optional
+        List only the reference records at distance at most ``within[i]`` from query record
+        ``i`` (``inf`` for no bound): a row with fewer such records holds distance ``inf`` and
+        index ``-1`` after them. Every farther tile is skipped from the start, so a search that
+        only needs to know what lies closer than a known distance costs less. The neighbours
+        listed are those of the unbounded search that lie within the bound, distances included.
     max_memory_mb : float, default 256
         Bound on the working memory of the search: the encoded blocks of the two tables (a
         reference larger than half of it is taken in several blocks, each prepared once, and
@@ -133,7 +140,8 @@ def kneighbors(
     PrivlibError
         If a table is empty or not a table, the columns differ, a numeric column holds
         non-numeric or infinite values, ``k`` is not an integer in range, ``metric`` is unknown,
-        the encoder does not match the metric, or ``exclude_self`` is set for different tables.
+        the encoder does not match the metric, ``exclude_self`` is set for different tables, or
+        ``within`` is not one non-negative number per query record.
 
     Notes
     -----
@@ -151,7 +159,8 @@ def kneighbors(
     structureless continuous data little is, and the search costs about what a plain scan does.
 
     Inside :func:`privlib.search_reuse.reuse_searches` (as in an audit), a search already made on
-    the same tables, encoder and ``k`` returns the earlier result, with read-only arrays.
+    the same tables and encoder for ``k`` or more neighbours, within the same or wider bounds,
+    returns the earlier result (its first ``k`` columns, cut at ``within``), with read-only arrays.
 
     Examples
     --------
@@ -174,20 +183,21 @@ def kneighbors(
             )
         tables = _ArraySource(query, reference, exclude_self)
     k = _check_k(k, tables.n_reference, exclude_self)
+    bound = _check_within(within, tables.n_query)
     searches = search_reuse.active()
     if searches is not None:
         key = searches.key(
-            query, reference, getattr(tables, "encoder", None), k=k, metric=metric, exclude_self=exclude_self
+            query, reference, getattr(tables, "encoder", None), metric=metric, exclude_self=exclude_self
         )
-        found = searches.get(key)
+        found = searches.get(key, k, bound)
         if found is not None:
             return found
     if client is not None:
-        result = _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client)
+        result = _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client, bound)
     else:
-        result = _search(tables, k, metric, budget, threads, progress)
+        result = _search(tables, k, metric, budget, threads, progress, bound)
     if searches is not None:
-        searches.keep(key, result)
+        searches.keep(key, result, bound)
     return result
 
 
@@ -198,6 +208,7 @@ def nearest_distances(
     metric="gower",
     encoder=None,
     exclude_self=False,
+    within=None,
     max_memory_mb=256,
     n_jobs=None,
     progress=False,
@@ -210,6 +221,7 @@ def nearest_distances(
     Returns
     -------
     numpy.ndarray of shape (n_query,), float64
+        ``inf`` where no record lies ``within`` the query's bound.
     """
     return kneighbors(
         query,
@@ -218,6 +230,7 @@ def nearest_distances(
         metric=metric,
         encoder=encoder,
         exclude_self=exclude_self,
+        within=within,
         max_memory_mb=max_memory_mb,
         n_jobs=n_jobs,
         progress=progress,
@@ -240,6 +253,21 @@ def _check_k(k, n_reference: int, exclude_self: bool) -> int:
             f"ask for at most {available} neighbour(s)."
         )
     return int(k)
+
+
+def _check_within(within, n_query: int) -> np.ndarray | None:
+    if within is None:
+        return None
+    try:
+        bound = np.asarray(within, dtype="float64")
+    except (TypeError, ValueError):
+        bound = None
+    if bound is None or bound.shape != (n_query,) or np.isnan(bound).any() or (bound < 0).any():
+        raise PrivlibError(
+            f"`within` must hold one non-negative distance (or inf) per query record, {n_query} in "
+            "all; pass an array of that length or leave it None."
+        )
+    return bound
 
 
 def _check_memory(max_memory_mb) -> int:
@@ -508,21 +536,47 @@ def _settings(tables, metric, first_block) -> _Settings:
     )
 
 
-def _finish(distances, indices, metric, tables) -> Neighbors:
+#: The row number of a neighbour not found yet within a query's bound: above every real row, so
+#: a record at exactly the bound still enters the list and no tile at the bound is skipped.
+_NOT_FOUND = np.iinfo(np.int64).max
+
+
+def _start(n_query, k, metric, tables, bound):
+    """The running top-k before any reference record is seen: empty, or filled up to the bound.
+
+    The kernel holds sums before the final ``sqrt`` / ``scale``; the bound is taken to that scale
+    and widened by a relative 1e-9, more than the rounding of that conversion, so that no record
+    within the bound is missed; :func:`_finish` drops those beyond it.
+    """
+    distances = np.full((n_query, k), np.inf)
+    indices = np.full((n_query, k), -1, dtype=np.int64)
+    if bound is not None:
+        raw = bound * tables.scale
+        if metric == "l2":
+            raw = raw * raw
+        distances[:] = (raw * (1 + 1e-9))[:, None]
+        indices[:] = _NOT_FOUND
+    return distances, indices
+
+
+def _finish(distances, indices, metric, tables, bound=None) -> Neighbors:
     if metric == "l2":
         np.sqrt(distances, out=distances)
     if tables.scale != 1.0:
         distances /= tables.scale
+    if bound is not None:
+        beyond = (indices == _NOT_FOUND) | (distances > bound[:, None])
+        distances[beyond] = np.inf
+        indices[beyond] = -1
     return Neighbors(distances=distances, indices=indices)
 
 
-def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
+def _search(tables, k, metric, budget, threads, progress, bound=None) -> Neighbors:
     n_query, n_reference = tables.n_query, tables.n_reference
     query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
     ref_starts = range(0, n_reference, ref_rows)
     query_starts = range(0, n_query, query_rows)
-    distances = np.full((n_query, k), np.inf)
-    indices = np.full((n_query, k), -1, dtype=np.int64)
+    distances, indices = _start(n_query, k, metric, tables, bound)
     bar = _progress_bar(progress, len(query_starts) * len(ref_starts))
     settings = None
     previous_threads = numba.get_num_threads()
@@ -553,7 +607,7 @@ def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
         numba.set_num_threads(previous_threads)
         if bar is not None:
             bar.close()
-    return _finish(distances, indices, metric, tables)
+    return _finish(distances, indices, metric, tables, bound)
 
 
 # --------------------------------------------------------------------------------------------
@@ -564,13 +618,13 @@ def _search(tables, k, metric, budget, threads, progress) -> Neighbors:
 _WORKER_LOCK = threading.Lock()
 
 
-def _worker_block(xq, self_offset, prepared_blocks, settings, k, n_jobs):
-    """Run on a Dask worker: the neighbours of one encoded query block, as (distances, indices)."""
+def _worker_block(xq, self_offset, prepared_blocks, settings, start, n_jobs):
+    """Run on a Dask worker: the neighbours of one encoded query block, as (distances, indices),
+    merged into ``start``, the block's running top-k before any reference record is seen."""
     from distributed import get_worker
 
     threads = get_worker().state.nthreads if n_jobs is None else n_jobs
-    distances = np.full((len(xq), k), np.inf)
-    indices = np.full((len(xq), k), -1, dtype=np.int64)
+    distances, indices = (array.copy() for array in start)
     with _WORKER_LOCK:
         previous = numba.get_num_threads()
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]  # as above
@@ -581,7 +635,7 @@ def _worker_block(xq, self_offset, prepared_blocks, settings, k, n_jobs):
     return distances, indices
 
 
-def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> Neighbors:
+def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client, bound=None) -> Neighbors:
     """The search of :func:`_search`, with query blocks mapped to the workers of ``client``.
 
     Every prepared reference block is scattered once to every worker (``broadcast=True``), so
@@ -615,6 +669,7 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
         prepared = _prepare_reference(block, settings.keys)
         reference.append((r0, client.scatter(prepared, broadcast=True, hash=False)))
     settings_future = client.scatter(settings, broadcast=True, hash=False)
+    start = _start(n_query, k, metric, tables, bound)
     futures = [
         client.submit(
             _worker_block,
@@ -622,7 +677,7 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
             q0 if tables.exclude_self else -1,
             reference,
             settings_future,
-            k,
+            tuple(array[q0 : q0 + query_rows] for array in start),
             workers,
             pure=False,
         )
@@ -636,7 +691,7 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client) -> N
     parts = client.gather(futures)
     distances = np.concatenate([d for d, _ in parts])
     indices = np.concatenate([i for _, i in parts])
-    return _finish(distances, indices, metric, tables)
+    return _finish(distances, indices, metric, tables, bound)
 
 
 def _progress_bar(progress, total):

@@ -5,10 +5,13 @@ record to its nearest training record is part of the DCR summary, of adversarial
 the privacy loss. Inside :func:`reuse_searches`, :func:`privlib.neighbors.kneighbors` answers a
 search it has already made from the earlier result. A search is the same when the query and
 reference tables hold the same values (a digest of their contents), the encoder is fitted to the
-same state (ranges, categories, weights) and ``k``, ``metric`` and ``exclude_self`` agree; the
+same state (ranges, categories, weights) and ``metric`` and ``exclude_self`` agree; the
 engine's result does not depend on its memory budget, threads or Dask cluster, so those are not
-part of the question. Kept results are read-only arrays, so no caller can change them for the
-next one.
+part of the question. A search for fewer neighbours than a kept one is answered by its first
+columns: the engine lists neighbours by distance, ties to the lower row, so the ``k`` nearest are
+the first ``k`` of any longer list; so is a search within bounds (``within``), from a list
+searched within wider ones.
+Kept results are read-only arrays, so no caller can change them for the next one.
 
 Outside the block nothing is kept, so a long session holds no distances it no longer needs.
 """
@@ -31,7 +34,7 @@ from privlib.errors import PrivlibError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["reuse_searches", "table_digest"]
+__all__ = ["reuse_searches", "shared_searches", "table_digest"]
 
 
 def table_digest(table: Any) -> str:
@@ -96,6 +99,7 @@ class _Searches:
         return value
 
     def key(self, query: Any, reference: Any, encoder: Any, **question: Any) -> tuple:
+        """The question of a search, its number of neighbours ``k`` left out (see :meth:`get`)."""
         return (
             self.digest(query),
             self.digest(reference),
@@ -103,25 +107,58 @@ class _Searches:
             tuple(sorted(question.items())),
         )
 
-    def get(self, key: tuple) -> Any:
-        found = self._results.get(key)
-        if found is None:
+    def get(self, key: tuple, k: int, within: np.ndarray | None = None) -> Any:
+        """The kept answer to ``key`` for ``k`` neighbours ``within`` these bounds (``None``: no
+        bound): the first ``k`` columns of a kept list at least that long, searched within bounds
+        at least as wide, with the neighbours beyond ``within`` dropped (``None`` when there is
+        none)."""
+        kept = self._results.get(key)
+        if kept is None or not _answers(kept, k, within):
             self.made += 1
-        else:
-            self.reused += 1
-        return found
+            return None
+        self.reused += 1
+        found, bound = kept
+        if found.distances.shape[1] == k and (within is None or within is bound):
+            return found
+        distances, indices = found.distances[:, :k], found.indices[:, :k]
+        if within is not None:
+            # the kept list is sorted by distance: the neighbours beyond the asked bound close it
+            beyond = distances > within[:, None]
+            if beyond.any():
+                distances, indices = distances.copy(), indices.copy()
+                distances[beyond], indices[beyond] = np.inf, -1
+                for array in (distances, indices):
+                    array.setflags(write=False)
+        return type(found)(distances=distances, indices=indices)
 
-    def keep(self, key: tuple, neighbors: Any) -> None:
+    def keep(self, key: tuple, neighbors: Any, within: np.ndarray | None = None) -> None:
         for array in (neighbors.distances, neighbors.indices):
             array.setflags(write=False)
-        size = neighbors.distances.nbytes + neighbors.indices.nbytes
+        size = _size(neighbors)
         if size > self.budget_bytes:
             return
-        self._results[key] = neighbors
+        replaced = self._results.pop(key, None)  # one list per question: the latest
+        if replaced is not None:
+            self._bytes -= _size(replaced[0])
+        self._results[key] = (neighbors, within)
         self._bytes += size
         while self._bytes > self.budget_bytes:
-            _, dropped = self._results.popitem(last=False)
-            self._bytes -= dropped.distances.nbytes + dropped.indices.nbytes
+            _, (dropped, _) = self._results.popitem(last=False)
+            self._bytes -= _size(dropped)
+
+
+def _answers(kept: tuple, k: int, within: np.ndarray | None) -> bool:
+    """Whether a kept ``(neighbors, bound)`` holds the answer for ``k`` neighbours ``within``."""
+    found, bound = kept
+    if found.distances.shape[1] < k:
+        return False
+    if bound is None:
+        return True
+    return within is not None and bool(np.all(within <= bound))
+
+
+def _size(neighbors: Any) -> int:
+    return neighbors.distances.nbytes + neighbors.indices.nbytes
 
 
 _ACTIVE: ContextVar[_Searches | None] = ContextVar("privlib_reused_searches", default=None)
@@ -172,3 +209,16 @@ def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
     finally:
         _ACTIVE.reset(token)
         logger.debug("neighbour searches: %d made, %d reused", searches.made, searches.reused)
+
+
+@contextmanager
+def shared_searches() -> Iterator[_Searches]:
+    """The open :func:`reuse_searches` block, or a new one until the end of this block: a measure
+    whose parts ask the engine the same questions shares its searches among them, and with the
+    rest of an audit when it runs inside one."""
+    searches = active()
+    if searches is not None:
+        yield searches
+        return
+    with reuse_searches() as searches:
+        yield searches

@@ -405,3 +405,39 @@ def test_k_too_large_with_leave_one_out():
 def test_bad_array_input_names_the_problem(query, reference, kwargs, match):
     with pytest.raises(PrivlibError, match=match):
         kneighbors(query, reference, metric="l1", **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# Searches within a bound
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("exclude_self", [False, True])
+@pytest.mark.parametrize("metric", ["gower", "l2"])
+def test_a_bounded_search_lists_the_brute_force_neighbours_within_the_bound(exclude_self, metric):
+    # on a grid, distances are exact and many records sit exactly at a bound: they are listed
+    rng = np.random.default_rng(21)
+    if metric == "gower":
+        reference = mixed_table(rng, 700, nan_share=0.0)
+        query = reference if exclude_self else mixed_table(rng, 60, nan_share=0.0)
+        full = brute_gower(query, reference, [query, reference])
+    else:  # whole numbers: equal sums of squares are equal distances
+        reference = pd.DataFrame(rng.integers(0, 40, (700, 2)).astype(float), columns=["x", "y"])
+        query = (
+            reference
+            if exclude_self
+            else pd.DataFrame(rng.integers(0, 40, (60, 2)).astype(float), columns=["x", "y"])
+        )
+        full = cdist(query.to_numpy(), reference.to_numpy())
+    want_d, want_i = brute_knn(full, 4, exclude_self)
+    within = rng.choice([0.0, *np.quantile(want_d, [0.25, 0.5]), np.inf], len(query))
+    listed = want_d <= within[:, None]
+    nn = kneighbors(query, reference, k=4, metric=metric, exclude_self=exclude_self, within=within)
+    np.testing.assert_array_equal(nn.indices, np.where(listed, want_i, -1))
+    np.testing.assert_allclose(nn.distances, np.where(listed, want_d, np.inf), rtol=0, atol=1e-12)
+    assert 0 < listed.mean() < 1  # some rows cut short, some not
+
+
+@pytest.mark.parametrize("within", [[0.1], [0.1, -1.0], [0.1, np.nan], "near"])
+def test_a_bad_bound_names_the_problem(within):
+    table = pd.DataFrame({"x": [0.0, 1.0]})
+    with pytest.raises(PrivlibError, match="`within` must hold one non-negative distance"):
+        kneighbors(table, table, within=within)

@@ -25,13 +25,23 @@ def _table(n, seed):
 
 @pytest.fixture
 def counted(monkeypatch):
-    """The number of searches the engine actually runs."""
+    """The searches the engine actually runs: per search, the digests of its query and reference
+    tables, whether it leaves each record out, its number of neighbours and whether it is bounded."""
     runs = []
     search = neighbors_module._search
 
-    def counting(*args, **kwargs):
-        runs.append(1)
-        return search(*args, **kwargs)
+    def counting(tables, k, *args, **kwargs):
+        bound = args[-1] if len(args) == 5 else kwargs.get("bound")
+        runs.append(
+            (
+                table_digest(tables.query),
+                table_digest(tables.reference),
+                tables.exclude_self,
+                k,
+                bound is not None,
+            )
+        )
+        return search(tables, k, *args, **kwargs)
 
     monkeypatch.setattr(neighbors_module, "_search", counting)
     return runs
@@ -92,6 +102,110 @@ def test_the_oldest_results_go_first_when_the_budget_is_full(counted):
         kneighbors(tables[2], tables[0])  # still kept
         kneighbors(tables[0], tables[0])  # dropped for the third
     assert len(counted) == 4 and searches.reused == 1
+
+
+def test_fewer_neighbours_are_read_from_a_longer_list(counted):
+    # few values, so that many neighbours tie and the lower-row rule decides the lists
+    rng = np.random.default_rng(11)
+    table = pd.DataFrame({"x": rng.integers(0, 3, 400).astype(float), "g": rng.choice(["a", "b"], 400)})
+    encoder = TableEncoder().fit(table)
+    with reuse_searches() as searches:
+        deep = kneighbors(table, table, k=6, exclude_self=True, encoder=encoder)
+        shallow = kneighbors(table, table, k=2, exclude_self=True, encoder=encoder)
+        deeper = kneighbors(table, table, k=7, exclude_self=True, encoder=encoder)  # longer: searched
+        again = kneighbors(table, table, k=6, exclude_self=True, encoder=encoder)  # from the k = 7 list
+    assert len(counted) == 2 and (searches.made, searches.reused) == (2, 2)
+    for kept, k in ((shallow, 2), (again, 6)):
+        fresh = kneighbors(table, table, k=k, exclude_self=True, encoder=encoder)
+        np.testing.assert_array_equal(kept.indices, fresh.indices)
+        np.testing.assert_array_equal(kept.distances, fresh.distances)
+    np.testing.assert_array_equal(deep.indices[:, :6], deeper.indices[:, :6])
+
+
+def test_a_bounded_search_is_read_from_a_list_within_wider_bounds_only(counted):
+    rng = np.random.default_rng(12)
+    table = pd.DataFrame({"x": rng.integers(0, 100, 500).astype(float), "g": rng.choice(["a", "b"], 500)})
+    encoder = TableEncoder().fit(table)
+    wide = rng.choice([0.0, 0.01, 0.03, np.inf], 500)
+    narrow = np.minimum(wide, rng.choice([0.0, 0.01, 0.02], 500))
+    search = dict(exclude_self=True, encoder=encoder)
+    with reuse_searches() as searches:
+        kneighbors(table, table, k=4, within=wide, **search)
+        from_wide = kneighbors(table, table, k=3, within=narrow, **search)
+        assert len(counted) == 1
+        kneighbors(table, table, k=1, **search)  # no bound: not answered by a bounded list
+        assert len(counted) == 2
+    assert searches.reused == 1
+    fresh = kneighbors(table, table, k=3, within=narrow, **search)
+    np.testing.assert_array_equal(from_wide.indices, fresh.indices)
+    np.testing.assert_array_equal(from_wide.distances, fresh.distances)
+    assert (from_wide.indices == -1).any() and (from_wide.indices >= 0).any()
+
+
+def _release(n, seed):
+    """Training, holdout and synthetic tables with the benchmark's shapes (training and synthetic
+    data of one size, a holdout half of it), on a grid of few values so that distances tie."""
+    rng = np.random.default_rng(seed)
+
+    def table(size):
+        return pd.DataFrame(
+            {
+                "x": rng.integers(0, 6, size).astype(float),
+                "y": rng.integers(0, 4, size).astype(float),
+                "g": rng.choice(["a", "b", "c"], size),
+            }
+        )
+
+    tables = [table(n), table(n // 2), table(n)]
+    for t in tables:  # the same ranges in every table, so that every measure's encoder agrees
+        t.loc[0, ["x", "y"]], t.loc[1, ["x", "y"]] = [0.0, 0.0], [5.0, 3.0]
+    return tables
+
+
+def _distance_measures(train, holdout, synthetic):
+    """The distance measures of the audit, in the order it runs them (the privacy loss first)."""
+    release = dict(train=train, holdout=holdout, synthetic=synthetic)
+    return [
+        pl.membership.privacy_loss(
+            train=train, test=holdout, synthetic=synthetic, random_state=1, n_repeats=5
+        ),
+        pl.identity.dcr_summary(**release),
+        pl.membership.dcr_holdout_share(**release, random_state=1),
+        pl.membership.threshold_attack(**release, random_state=1),
+        pl.membership.nn_mia(**release, random_state=1),
+        pl.membership.adversarial_accuracy(target=train, synthetic=synthetic, random_state=1, n_repeats=5),
+    ]
+
+
+def test_the_distance_measures_search_each_whole_table_question_once(counted, monkeypatch):
+    train, holdout, synthetic = _release(600, 13)
+    with reuse_searches():
+        shared = _distance_measures(train, holdout, synthetic)
+    digests = {table_digest(t): name for t, name in ((train, "T"), (holdout, "H"), (synthetic, "S"))}
+    whole = [
+        (digests[query], digests[reference], loo)
+        for query, reference, loo, _, _ in counted
+        if query in digests and reference in digests
+    ]
+    # synthetic -> training and -> holdout, training and holdout -> synthetic, holdout -> training,
+    # training and holdout leave-one-out, and the synthetic records' nearest other synthetic
+    # records (one list, within the bound of their nearest real record)
+    assert sorted(whole) == sorted(
+        [
+            ("S", "T", False),
+            ("S", "H", False),
+            ("T", "S", False),
+            ("H", "S", False),
+            ("H", "T", False),
+            ("T", "T", True),
+            ("H", "H", True),
+            ("S", "S", True),
+        ]
+    )
+    monkeypatch.setattr(pl.search_reuse, "active", lambda: None)
+    alone = _distance_measures(train, holdout, synthetic)
+    for kept, fresh in zip(shared, alone):
+        assert kept.to_dict() == fresh.to_dict()
 
 
 def test_the_digest_sees_names_types_values_and_order():

@@ -262,6 +262,10 @@ class MeasureSpec:
     at_risk : callable or None
         ``at_risk(result) -> (count, what)``: how many records the result puts at risk, for the
         report's conclusion (a count, never the records).
+    searches_first : bool
+        The audit runs it before the other measures, as it searches deeper neighbour lists than
+        they do and their searches are then answered from its lists (:mod:`privlib.search_reuse`);
+        the report keeps the catalogue's order.
     """
 
     key: str
@@ -277,6 +281,7 @@ class MeasureSpec:
     plot: Callable | None = None
     table: Callable | None = None
     at_risk: Callable | None = None
+    searches_first: bool = False
 
     def __post_init__(self) -> None:
         for field in ("function", "plot", "table"):

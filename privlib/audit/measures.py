@@ -556,6 +556,9 @@ _DECLARED = (
             n_repeats="repeats",
         ),
         needs=("holdout",),
+        # its repetitions' neighbour lists answer the distance attacks' and adversarial
+        # accuracy's nearest-record searches
+        searches_first=True,
     ),
     MeasureSpec(
         "partition_f1",

@@ -217,10 +217,14 @@ class Audit:
         """Run every measure of the catalogue (or record why it was skipped); return the report."""
         planned = self._plan()
         # measures ask the engine the same questions (the synthetic records' nearest training
-        # records serve the DCR summary, adversarial accuracy and the privacy loss): ask once
+        # records serve the DCR summary, adversarial accuracy and the privacy loss): ask once,
+        # the measures searching the deepest lists first, as those answer the shallower searches
+        ordered = sorted(planned, key=lambda measure: not measure[0].searches_first)
         with self.redact.guarding(logging.getLogger("privlib")), reuse_searches():
-            for done, (spec, target) in enumerate(planned, 1):
+            for done, (spec, target) in enumerate(ordered, 1):
                 self._run_one(spec, target, done, len(planned))
+        position = {spec.key: place for place, spec in enumerate(self.catalogue)}
+        self._records.sort(key=lambda record: position[record.key.partition("[")[0]])  # stable
         return self._report()
 
     def _plan(self) -> list[tuple[MeasureSpec, str | None]]:
