@@ -13,7 +13,7 @@ The files are those of ``benchmarks/calibration.py``: per draw, four disjoint sa
 records of Adult or ACS (training, holdout, a third sample for a null generator, reference), and
 four releases of 2,000 records:
 
-``null``
+``null GaussianCopula``
     GaussianCopula fitted on the third sample (other people): no record can be found.
 ``1% near copies``
     that null release with 20 rows replaced by near copies of training records
@@ -55,7 +55,8 @@ logger = logging.getLogger("synthmia_compare")
 
 DATASETS = ("adult", "acs")
 SIZE = 2000
-RELEASES = ("null", "1% near copies", "10 copied rare records", "over-fitted SequentialTrees")
+#: The releases of a draw ("null" alone would read back from CSV as a missing value).
+RELEASES = ("null GaussianCopula", "1% near copies", "10 copied rare records", "over-fitted SequentialTrees")
 FPRS = (0.001, 0.01)
 NEAR_SHARE = 0.01
 #: The neighbour counts of Synth-MIA's own experiment runner for GenLRA and DPI.
@@ -99,7 +100,7 @@ def releases(dataset: str, draw: int, seed: int):
     null_seed, rare_seed, trees_seed = (int(s) for s in rng.integers(2**31, size=3))
     null = pl.synth.make("GaussianCopula").fit(fit).sample(SIZE, random_state=null_seed)
     made = {
-        "null": lambda: null,
+        "null GaussianCopula": lambda: null,
         "1% near copies": lambda: leak(
             null, train, NEAR_SHARE, True, np.random.default_rng([seed, DATASETS.index(dataset), draw, 1])
         ),
@@ -231,6 +232,7 @@ def _scores(point) -> tuple[np.ndarray, np.ndarray]:
 
 def run_file(dataset: str, draw: int, release: str, seed: int, genlra_grid=NEIGHBOUR_GRID) -> list[dict]:
     """Every attack of both tools on one release: one row per attack."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")  # in a worker too
     train, holdout, reference, made = releases(dataset, draw, seed)
     synthetic = made[release]()
     logger.info("%s draw %d, %s", dataset, draw, release)
@@ -319,19 +321,26 @@ def tables(rows: pd.DataFrame) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1, help="draws per dataset")
+    parser.add_argument(
+        "--first-draw", type=int, default=0, help="number of the first draw (its seeds follow)"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--n-jobs", type=int, default=2, help="processes, one file each")
     parser.add_argument(
         "--genlra", default=",".join(map(str, NEIGHBOUR_GRID)), help="GenLRA neighbour counts"
     )
-    parser.add_argument("--rows", required=True, help="CSV file of one row per attack and file")
+    parser.add_argument(
+        "--rows",
+        required=True,
+        help="CSV file of one row per attack and file (with --tables-only: files, comma-separated)",
+    )
     parser.add_argument("--markdown", required=True, help="write the Markdown tables here")
     parser.add_argument("--tables-only", action="store_true", help="only write the tables of the --rows file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
     if args.tables_only:
         with open(args.markdown, "w") as out:
-            out.write(tables(pd.read_csv(args.rows)) + "\n")
+            out.write(tables(pd.concat(pd.read_csv(path) for path in args.rows.split(","))) + "\n")
         return
     synthmia_attacks()  # fails here, in one line, when Synth-MIA is missing
     genlra_grid = tuple(int(k) for k in args.genlra.split(","))
@@ -343,7 +352,10 @@ def main() -> None:
 
     header = machine()
     tasks = [
-        (d, draw, r, args.seed, genlra_grid) for draw in range(args.draws) for d in DATASETS for r in RELEASES
+        (d, draw, r, args.seed, genlra_grid)
+        for draw in range(args.first_draw, args.first_draw + args.draws)
+        for d in DATASETS
+        for r in RELEASES
     ]
     start = time.perf_counter()
     done = []
@@ -367,4 +379,5 @@ if __name__ == "__main__":
     # one thread per process: the processes share the cores
     for variable in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # GenLRA's progress bar, one line per record
     main()
