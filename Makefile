@@ -55,8 +55,10 @@ lint: $(STAMP)
 	$(PY) -m mypy
 
 # The lint, the unit tests, the docstring examples of the library, and every notebook under nbval.
+# PRIVLIB_COURSE_QUICK=1: a lesson stored with its full experiment (quick = False) runs here on its
+# quick settings (notebooks/CONVENTIONS.md).
 test: lint
-	MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
+	PRIVLIB_COURSE_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 # Everything but the tests that execute notebooks or a whole audit end to end (marked `notebook`
@@ -65,7 +67,7 @@ unit: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook and not slow"
 
 notebooks: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
+	PRIVLIB_COURSE_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg
 
 report: $(STAMP)
