@@ -254,8 +254,9 @@ def control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Thr
         "of holdout records the generator never saw, the difference read from an interval that "
         "resamples both groups. Above guessing, a release teaches something about anyone in the "
         "population; only the training records' excess over the control is a disclosure about "
-        f"the people in the data ({context}; 0.05 is about twice the standard error of the "
-        "difference between two groups of 2,000 records)",
+        f"the people in the data ({context}; 0.05 is about three standard errors of the "
+        "difference between two groups of 2,000 records each right or wrong half of the time, "
+        "0.016, the largest such a difference can have)",
         scope=scope,
         risk_words=f"the {attack} attack learns the sensitive value of training records better than "
         "that of people the generator never saw",

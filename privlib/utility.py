@@ -1170,7 +1170,7 @@ COMPARISON_COLUMNS = {
     "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
     "tstr_ratio": "(tstr - chance) / (trtr - chance): the share of the real data's gain over chance kept",
     "pmse_ratio": "pMSE / its null expectation (about 1 = sample-like; about 0.5 = fitted to the "
-    "training sample; near 0 = a sign of copying; far above 1 = easy to tell apart)",
+    f"training sample; below {PMSE_COPY_RATIO:g} = a sign of copying; far above 1 = easy to tell apart)",
     "mean_tvd": "mean total variation distance of the marginals (0 = identical)",
 }
 

@@ -230,8 +230,9 @@ _DECLARED = (
             scope="counts synthetic records at Gower distance 0 from a training record (exact "
             "copies); its median distance, reported beside it, shows near copies",
             risk_words="the generator reproduces its training records beyond chance",
-            safe_words="the synthetic data sits on training records no more than unseen people "
-            "do, within the margin",
+            safe_words="the synthetic data copies training records exactly no more often than it "
+            "matches unseen people, within the margin; near copies are read from the median "
+            "distance and the distance measures",
         ),
         Reference("privlib.identity:dcr_summary"),
         release,
