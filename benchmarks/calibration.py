@@ -317,7 +317,7 @@ def tables(rows: pd.DataFrame) -> str:
     # what a leak adds to the copy test's counts, against the null release of the same draw
     draw = ["dataset", "generator", "draw"]
     null_counts = nulls.set_index(draw)[["train_copied", "holdout_copied"]]
-    moved = rows.join(null_counts, on=draw, rsuffix="_null")
+    moved = rows.merge(null_counts.add_suffix("_null"), left_on=draw, right_index=True, how="left")
     order = ["null", *LEAKS, "trained on train"]
     for (dataset, release, generator), group in sorted(
         moved.assign(generator=np.where(moved.release == "trained on train", moved.generator, "")).groupby(
