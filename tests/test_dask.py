@@ -75,6 +75,17 @@ def test_cluster_search_is_identical_to_the_local_engine_on_adult(client, adult)
     assert np.array_equal(local.indices, remote.indices)
 
 
+def test_a_bounded_search_on_the_cluster_is_identical(client, adult):
+    query, reference = adult
+    # each record's bound: the distance of its second nearest, so that rows end at the bound
+    within = kneighbors(query, reference, k=2).distances[:, 1]
+    local = kneighbors(query, reference, k=4, within=within)
+    remote = kneighbors(query, reference, k=4, within=within, client=client, max_memory_mb=0.15)
+    assert np.array_equal(local.distances, remote.distances)
+    assert np.array_equal(local.indices, remote.indices)
+    assert (local.indices[:, 1] >= 0).all()  # the second nearest lies within its own distance
+
+
 def test_cluster_leave_one_out_and_l2_are_identical(client, adult):
     query, _ = adult
     local = kneighbors(query, query, k=2, exclude_self=True, metric="hamming")
