@@ -67,13 +67,14 @@ MISSING = "(missing)"
 def synthmia_attacks(genlra_grid=NEIGHBOUR_GRID) -> dict:
     """Synth-MIA's attacks, name -> a fresh attacker, as its experiment runner configures them.
 
-    Synth-MIA is imported here, so that the module imports without it."""
+    Synth-MIA is imported here, so that the module imports without it (ImportError with a
+    one-line message otherwise)."""
     try:
         from synth_mia import attackers
     except ImportError as error:
-        raise SystemExit(
-            f"synthmia_compare: Synth-MIA cannot be imported ({error}); put a checkout of its "
-            "repository on PYTHONPATH and install PyTorch (benchmarks/README.md)."
+        raise ImportError(
+            f"Synth-MIA cannot be imported ({error}): put a checkout of its repository on PYTHONPATH "
+            "and install PyTorch (benchmarks/README.md)"
         ) from None
     attacks = {f"GenLRA k={k}": attackers.GenLRA(k_nearest=k) for k in genlra_grid}
     attacks |= {f"DPI k={k}": attackers.DPI(k_nearest=k) for k in NEIGHBOUR_GRID}
@@ -348,8 +349,13 @@ def main() -> None:
         with open(args.markdown, "w") as out:
             out.write(tables(pd.concat(pd.read_csv(path) for path in args.rows.split(","))) + "\n")
         return
-    synthmia_attacks()  # fails here, in one line, when Synth-MIA is missing
+    try:
+        synthmia_attacks()
+    except ImportError as error:
+        parser.error(str(error))
     genlra_grid = tuple(int(k) for k in args.genlra.split(","))
+    if unknown := set(args.datasets.split(",")) - set(DATASETS):
+        parser.error(f"--datasets: {', '.join(sorted(unknown))} unknown; choose among {', '.join(DATASETS)}")
     from _timing import machine
     from joblib import Parallel, delayed
 
