@@ -275,6 +275,15 @@ def _holm_min_p(rows: pd.DataFrame) -> str:
 def tables(rows: pd.DataFrame) -> str:
     """Markdown: per file the best reading of each group at each operating point, then every
     attack's readings per dataset and release (mean over draws)."""
+    rows = rows.sort_values(
+        ["dataset", "release", "draw"],
+        key=lambda column: (
+            column.map({**{d: i for i, d in enumerate(DATASETS)}, **{r: i for i, r in enumerate(RELEASES)}})
+            if column.name != "draw"
+            else column
+        ),
+        kind="stable",
+    )
     lines = [
         "| file | draw | "
         + " | ".join(f"{label}: Synth-MIA best / ensemble best / kit family best" for _, label, _ in POINTS)
