@@ -127,7 +127,8 @@ def auc(members: np.ndarray, nonmembers: np.ndarray) -> float:
 def reading(members, nonmembers) -> dict:
     """TPR at each rate of :data:`FPRS` (with its exact one-sided p-value) and the AUC. A NaN score
     (an attack that failed on a record) counts as the least member-like."""
-    members, nonmembers = (np.nan_to_num(np.asarray(s, float), nan=-np.inf) for s in (members, nonmembers))
+    members, nonmembers = (np.asarray(s, dtype=float) for s in (members, nonmembers))
+    members, nonmembers = (np.where(np.isnan(s), -np.inf, s) for s in (members, nonmembers))
     out = {"auc": auc(members, nonmembers)}
     for rate in FPRS:
         point = tpr_at_low_fpr(member_scores=members, nonmember_scores=nonmembers, fpr=rate)
