@@ -258,7 +258,7 @@ POINTS = (("tpr_0.001", "TPR at 0.1%", "p_0.001"), ("tpr_0.01", "TPR at 1%", "p_
 def _best(rows: pd.DataFrame, column: str, p_column: str | None) -> tuple[float, str]:
     """The highest reading and its cell: value, a star when its exact test is significant at 5 %,
     the attack."""
-    top = rows.loc[rows[column].idxmax()]
+    top = rows.iloc[int(np.argmax(rows[column].to_numpy()))]
     star = "*" if p_column and top[p_column] < 0.05 else ""
     shown = f"{top[column]:.3f}" if column == "auc" else f"{100 * top[column]:.2f}%"
     return float(top[column]), f"{shown}{star} {top.attack}"
@@ -293,7 +293,8 @@ def tables(rows: pd.DataFrame) -> str:
         "|---|---:|---|---|---|---|---|---:|",
     ]
     for (dataset, release, draw), file_rows in rows.groupby(["dataset", "release", "draw"], sort=False):
-        cells, above = [], {"ensemble": [], "kit family": []}
+        cells: list[str] = []
+        above: dict[str, list[str]] = {"ensemble": [], "kit family": []}
         for column, label, p_column in POINTS:
             best = {name: _best(select(file_rows), column, p_column) for name, select in GROUPS.items()}
             cells.append(" / ".join(cell for _, cell in best.values()))
@@ -310,10 +311,16 @@ def tables(rows: pd.DataFrame) -> str:
             f"{ensemble.seconds:.1f} ({ensemble.cpu_seconds:.1f}) |"
         )
     scored = rows[rows.attack != "attack_ensemble"]
-    means = scored.groupby(["dataset", "tool", "attack", "release"], sort=False)[
-        ["tpr_0.001", "tpr_0.01", "auc"]
-    ].mean()
-    seconds = rows.groupby(["dataset", "tool", "attack"], sort=False)[["seconds", "cpu_seconds"]].mean()
+    means = (
+        scored.groupby(["dataset", "tool", "attack", "release"], sort=False)[["tpr_0.001", "tpr_0.01", "auc"]]
+        .mean()
+        .to_dict("index")
+    )
+    seconds = (
+        rows.groupby(["dataset", "tool", "attack"], sort=False)[["seconds", "cpu_seconds"]]
+        .mean()
+        .to_dict("index")
+    )
     lines += [
         "",
         "Every reading, mean over draws: TPR at 0.1% / TPR at 1% (percent) / AUC; mean seconds per file "
@@ -329,15 +336,15 @@ def tables(rows: pd.DataFrame) -> str:
         for (tool, attack), _ in scored[scored.dataset == dataset].groupby(["tool", "attack"], sort=False):
             cells = []
             for release in present:
-                mean = means.loc[(dataset, tool, attack, release)]
+                mean = means[(dataset, tool, attack, release)]
                 cells.append(
                     f"{100 * mean['tpr_0.001']:.2f} / {100 * mean['tpr_0.01']:.2f} / {mean['auc']:.3f}"
                 )
-            spent = seconds.loc[(dataset, tool, "attack_ensemble" if attack in ATTACKS else attack)]
+            spent = seconds[(dataset, tool, "attack_ensemble" if attack in ATTACKS else attack)]
             lines.append(
                 f"| {tool} {attack} | "
                 + " | ".join(cells)
-                + f" | {spent.seconds:.1f} ({spent.cpu_seconds:.1f}) |"
+                + f" | {spent['seconds']:.1f} ({spent['cpu_seconds']:.1f}) |"
             )
         lines.append("")
     return "\n".join(lines)
