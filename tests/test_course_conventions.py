@@ -73,3 +73,17 @@ def test_the_key_is_a_separate_notebook_the_site_leaves_out():
     assert any("make_release" in c.source for c in key) and any("truth" in c.source for c in key)
     site = pytest.importorskip("privlib.site")
     assert "capstone_key.ipynb" not in [path.name for path in site._lessons(NOTEBOOKS)]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_a_lesson_stored_at_full_size_runs_quick_under_make_test(lesson):
+    """A lesson stored with ``quick = False`` reads ``PRIVLIB_COURSE_QUICK`` in its setup, and
+    ``make test`` sets it, so CI runs the lesson on its quick settings (notebooks/CONVENTIONS.md)."""
+    cells = _cells(lesson)
+    parameters = next(c for c in cells if "parameters" in c.metadata.get("tags", []))
+    if not re.search(r"^quick = False\b", parameters.source, re.MULTILINE):
+        pytest.skip("stored with the quick settings")
+    setup = "\n".join(c.source for c in cells if c.cell_type == "code" and c is not parameters)
+    assert 'quick = quick or os.environ.get("PRIVLIB_COURSE_QUICK") == "1"' in setup
+    test_target = re.search(r"^test:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.MULTILINE | re.DOTALL)
+    assert test_target and "PRIVLIB_COURSE_QUICK=1" in test_target.group()
