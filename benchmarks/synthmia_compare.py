@@ -259,7 +259,7 @@ def _best(rows: pd.DataFrame, column: str, p_column: str | None) -> tuple[float,
     """The highest reading and its cell: value, a star when its exact test is significant at 5 %,
     the attack."""
     top = rows.iloc[int(np.argmax(rows[column].to_numpy()))]
-    star = "*" if p_column and top[p_column] < 0.05 else ""
+    star = "\\*" if p_column and top[p_column] < 0.05 else ""  # escaped: two stars in a cell would be italics
     shown = f"{top[column]:.3f}" if column == "auc" else f"{100 * top[column]:.2f}%"
     return float(top[column]), f"{shown}{star} {top.attack}"
 
