@@ -439,3 +439,29 @@ def test_report_plots_draw_the_given_points():
     assert ax.lines[2].get_ydata()[0] == 0.5  # guessing
     with pytest.raises(PrivlibError, match="threshold_attack"):
         plot_threshold_precision(object())
+
+
+@pytest.mark.parametrize(
+    ("n_train", "n_holdout", "every", "of_both"), [(30, 50, 30, 50), (25_000, 1_000, 20_000, 20_000)]
+)
+def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, every, of_both):
+    from privlib.audit.catalogue import Context
+    from privlib.audit.measures import MAX_ATTACK_TARGETS, _every_record, _every_record_of_both
+
+    assert MAX_ATTACK_TARGETS == 20_000
+    tables = {
+        name: pd.DataFrame({"a": np.zeros(n)}) for name, n in (("train", n_train), ("holdout", n_holdout))
+    }
+    context = Context(
+        train=tables["train"],
+        synthetic=tables["train"],
+        holdout=tables["holdout"],
+        synthetics={},
+        keys=["a"],
+        sensitive=[],
+        population_size=None,
+        settings={},
+        binned=lambda table: table,
+        kinds={},
+    )
+    assert (_every_record(context), _every_record_of_both(context)) == (every, of_both)
