@@ -329,12 +329,10 @@ class InferenceRisk(_TargetedRisk):
         if not self.beats_baseline() or math.isnan(self.value):
             return text
         return (
-            f"{text} The risk compares the two groups at one mix of {self.secret}'s values "
-            f"({self.n_strata} group(s) of values, each weighted by its share of all targets): "
-            f"{_pct(self.standardised_attack_rate)} on training and "
-            f"{_pct(self.standardised_control_rate)} on control targets, so that a chance "
-            "difference in how many targets of each group hold each value, which says nothing "
-            "about any person, does not count."
+            f"{text} At one mix of {self.secret}'s values ({self.n_strata} group(s), each weighted "
+            f"by its share of all targets), the rates are {_pct(self.standardised_attack_rate)} on "
+            f"training and {_pct(self.standardised_control_rate)} on control targets: a chance "
+            "difference in the groups' mix of values says nothing about any person."
         )
 
 

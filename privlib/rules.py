@@ -211,8 +211,8 @@ def criterion_rule(what: str, scope: str) -> Threshold:
         from_baseline=True,
         source=f"kit default: a {what} risk more than 0.05 above 0, that is the attack succeeding "
         "on more than 5% of the targets that the same attack on unseen control records misses; "
-        "Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off, and 0.05 is about the interval "
-        "half-width that 500 attacks resolve",
+        "Giomi et al. (2023, PoPETs 2023(2)) publish no cut-off; 0.05 is the kit's margin for every "
+        "comparison with the holdout",
         scope=scope,
         risk_words=f"the {what} attack succeeds on training records more often than on records "
         "the generator never saw",
@@ -250,13 +250,11 @@ def control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Thr
     return Threshold(
         0.05,
         from_baseline=True,
-        source=f"kit default: the {quantity} of training records more than 0.05 better than that "
-        "of holdout records the generator never saw, the difference read from an interval that "
-        "resamples both groups. Above guessing, a release teaches something about anyone in the "
-        "population; only the training records' excess over the control is a disclosure about "
-        f"the people in the data ({context}; 0.05 is about three standard errors of the "
-        "difference between two groups of 2,000 records each right or wrong half of the time, "
-        "0.016, the largest such a difference can have)",
+        source=f"kit default: the {quantity} of training records more than 0.05 above that of "
+        "holdout records the generator never saw (an interval resampling both groups); the "
+        "holdout's value, what anyone in the population learns, is context ("
+        f"{context}; 0.05 is over three standard errors, at most 0.016, of a difference between "
+        "two groups of 2,000 records)",
         scope=scope,
         risk_words=f"the {attack} attack learns the sensitive value of training records better than "
         "that of people the generator never saw",

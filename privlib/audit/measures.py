@@ -254,15 +254,14 @@ _DECLARED = (
             0.05,
             from_baseline=True,
             fallback=0.05,
-            source="kit default: the share of training records unique on the keys that the release "
-            "carries as unique records more than 0.05 above the share of holdout records unique on "
-            "the keys that the same release carries (Newcombe's interval of the difference; "
-            "Fisher's one-sided p-value in the reading); without a holdout, more than 5 in 100 "
-            "replicated at all. synthpop (Nowok, Raab & Dibben 2016) reports the count without a "
-            "cut-off. 0.05 is the margin of the kit's other comparisons of training with holdout "
-            "records (CAP, k-NN, the criteria); a margin of 0.01 would be less than half the standard "
-            "error of the difference between two groups of about 550 uniques (0.022 on Adult at "
-            "3,000 records), so no release of that size could clear it",
+            # 0.05, the margin of the kit's other training-against-holdout rules: a margin of 0.01 would
+            # be under half the standard error of the difference between two groups of about 550
+            # uniques (0.022 on Adult at 3,000 records), so no release of that size could clear it.
+            source="kit default: training records unique on the keys carried as unique records more "
+            "than 0.05 above the share for holdout records unique on the keys (Newcombe's interval; "
+            "Fisher's one-sided p-value in the reading), the margin of the kit's other comparisons "
+            "with the holdout; without a holdout, more than 5 in 100 replicated at all. synthpop "
+            "(Nowok, Raab & Dibben 2016) reports the count without a cut-off",
             scope="looks only at people unique on the key variables, the ones an intruder can single out",
             risk_words="training records unique on the keys are carried into the synthetic data as unique "
             "records more often than unique people the generator never saw",

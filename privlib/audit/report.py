@@ -60,13 +60,11 @@ DECISION_RULE = (
     f"'{DO_NOT_RELEASE}' when any kind of disclosure has the verdict risk; otherwise "
     f"'{WITH_CAVEATS}' when any is inconclusive or was not assessed; otherwise "
     f"'{NO_EVIDENCE_FOUND}'. A kind of disclosure takes the most severe verdict of its measures, "
-    "except that its exact record-level tests (copies beyond chance, attacks at a low false-positive "
-    "rate) are adjusted together by Holm's weighted step-down method (Holm 1979), each attack an "
-    "equal share of the error rate, split among its readings at several rates: one of them that is "
-    "a risk on its own but not after the adjustment makes the kind inconclusive, not a risk, so "
-    "that the several tests of one kind raise a false alarm no more often than one test would. "
-    "Rules read on an interval with a margin stand on their own. Each measure keeps its own "
-    "verdict in the table."
+    "except its exact record-level tests (copies beyond chance, attacks at a low false-positive "
+    "rate), adjusted together by Holm's weighted step-down method (Holm 1979), each attack an equal "
+    "share of the error rate: a test that is a risk alone but not after the adjustment makes the "
+    "kind inconclusive. Rules read on an interval with a margin stand alone. Each measure keeps its "
+    "own verdict in the table."
 )
 
 Verdict = Literal["risk", "no evidence of risk", "inconclusive", "not assessable"]
