@@ -465,3 +465,28 @@ def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, 
         kinds={},
     )
     assert (_every_record(context), _every_record_of_both(context)) == (every, of_both)
+
+
+def test_a_family_decided_by_an_exact_test_names_its_adjusted_p_value(files):
+    """The copy tests and the low-FPR points are judged by their exact test, not by where their
+    interval lies, so the family's headline names the p-value that decides; with one test in the
+    family Holm's adjustment leaves it as it is."""
+    from privlib.records import tpr_at_low_fpr
+
+    point = tpr_at_low_fpr(
+        member_scores=np.r_[np.full(30, 5.0), np.zeros(1970)],
+        nonmember_scores=np.linspace(-1, 1, 2000),
+        attack="nn_mia",
+    )
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
+    key = point.measure
+    catalogue = [
+        MeasureSpec(key, "Low-FPR point", "membership", REGISTRY[key], lambda: point),
+        _spec("nn_mia_auc", value=0.7, ci_low=0.65, ci_high=0.75, baseline=0.5),
+    ]
+    families = {f.family: f for f in _audit(inputs, catalogue, thresholds={"nn_mia_auc": 0.5}).families}
+    assert families["membership"].verdict == RISK and families["membership"].deciding == key
+    assert f"read by its exact test: Holm-adjusted p = {point.p_value:.2g} against 0.05." in (
+        families["membership"].headline
+    )
+    assert families["identity"].verdict == RISK and "exact test" not in families["identity"].headline

@@ -448,7 +448,7 @@ class Audit:
         worst = max(judged, key=lambda m: (weight[m.key], _excess(m)))
         verdict = RISK if weight[worst.key] == _SEVERITY[RISK] else worst.verdict
         if verdict == RISK or worst.verdict != RISK:
-            headline = _headline(about.title, worst)
+            headline = _headline(about.title, worst, holm.adjusted.get(worst.key))
         else:  # a test that is a risk on its own, but not once the family's tests are adjusted
             verdict = INCONCLUSIVE
             headline = (
@@ -546,16 +546,24 @@ def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3g}"
 
 
-def _headline(family: str, record: MeasureRecord) -> str:
+def _headline(family: str, record: MeasureRecord, adjusted_p: float | None = None) -> str:
+    """One line: the family's verdict and the measure that decides it. An exact test is decided by
+    its p-value, not by where its interval lies, so its Holm-adjusted p is named as the reason."""
     interval = (
         ""
         if record.ci_low is None or record.ci_high is None
         else f" ({record.confidence:.0%} interval {_number(record.ci_low)} to {_number(record.ci_high)})"
     )
     threshold = "" if record.threshold is None else f", threshold {_number(record.threshold)}"
+    test = (
+        ""
+        if adjusted_p is None
+        else f"; read by its exact test: Holm-adjusted p = {adjusted_p:.2g} against "
+        f"{1 - record.confidence:.2g}"
+    )
     return (
         f"{family}: {record.verdict}, decided by {record.title} = {_number(record.value)}"
-        f"{interval}{threshold}."
+        f"{interval}{threshold}{test}."
     )
 
 
