@@ -274,15 +274,25 @@ CARLINI_HOLM = (
 )
 
 
-def low_fpr_rule(attack: str, rate: str) -> Threshold:
-    """The exact test of an attack's TPR at a false-positive rate of at most ``rate``: the
-    result's baseline is the largest TPR the test puts down to chance, so "above it" is the test."""
+def exact_share_rule(*, source: str, scope: str, risk_words: str, safe_words: str) -> Threshold:
+    """The rule of a share judged by its exact test: the result's baseline is the largest share
+    the test puts down to chance, so "above it" is the test."""
     return Threshold(
         0.0,
         from_baseline=True,
         exact_test=True,
         lowest=0.0,
         highest=1.0,
+        source=source,
+        scope=scope,
+        risk_words=risk_words,
+        safe_words=safe_words,
+    )
+
+
+def low_fpr_rule(attack: str, rate: str) -> Threshold:
+    """The exact test of an attack's TPR at a false-positive rate of at most ``rate``."""
+    return exact_share_rule(
         source=_CARLINI,
         scope=f"calls a record a member only when its {attack} score beats all but {rate} of the "
         "holdout records, the threshold chosen on the holdout alone: it sees the few members an "

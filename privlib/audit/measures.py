@@ -27,6 +27,7 @@ from privlib.rules import (
     Threshold,
     control_rule,
     criterion_rule,
+    exact_share_rule,
     low_fpr_key,
     low_fpr_rule,
     partition_rule,
@@ -721,12 +722,7 @@ _DECLARED = (
         "near_copy_test",
         "Near copies: synthetic records far nearer than real neighbours",
         "membership",
-        Threshold(
-            0.0,
-            from_baseline=True,
-            exact_test=True,
-            lowest=0.0,
-            highest=1.0,
+        exact_share_rule(
             source=CARLINI_HOLM,
             scope="scores each real record by its distance to the nearest other real record over its "
             "distance to the nearest synthetic record, so a copy moved a little stands out even in a dense "
@@ -750,12 +746,7 @@ _DECLARED = (
         "attack_ensemble",
         "Strongest of four calibrated membership attacks at a low false-positive rate",
         "membership",
-        Threshold(
-            0.0,
-            from_baseline=True,
-            exact_test=True,
-            lowest=0.0,
-            highest=1.0,
+        exact_share_rule(
             source=CARLINI_HOLM,
             scope="reads four no-box attacks calibrated on real data (DCR-diff, a k-NN density ratio as "
             "in DOMIAS, a local-neighbourhood count and a classifier of synthetic against real records) at "
