@@ -200,8 +200,8 @@ def drive(args) -> None:
     }
     anonymeter = _ensure_venv()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="privlib-anonymity-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="privlib-anonymity-") as folder:
+        tmp = Path(folder)
         train_csv, control_csv = tmp / "train.csv", tmp / "control.csv"
         train.to_csv(train_csv, index=False)
         control.to_csv(control_csv, index=False)

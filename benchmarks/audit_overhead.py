@@ -31,13 +31,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORK = HERE / "_work" / "audit_overhead"
 ENV = os.environ | {"OMP_WAIT_POLICY": "passive"}
 N_RECORDS = 2000
-SETTINGS = dict(
+SETTINGS: dict[str, Any] = dict(
     population_size=48842,
     keys=["age", "sex", "race", "marital-status", "native-country"],
     sensitive=["income"],
@@ -81,7 +82,7 @@ def _wall(command: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def one_round(files: dict, out: Path) -> dict:
+def one_round(files: dict[str, Any], out: Path) -> dict:
     settings = json.dumps(SETTINGS)
     done = subprocess.run(
         [sys.executable, "-c", _IN_PROCESS, json.dumps(files), settings],

@@ -167,7 +167,7 @@ def worker_roofline(args) -> dict:
     rng = np.random.default_rng(0)
     codes = np.array(args.codes, dtype=bool)
     tile = np.where(codes[:, None], rng.integers(0, 5, (len(codes), 256)), rng.random((len(codes), 256)))
-    threads = numba.config.NUMBA_NUM_THREADS
+    threads = numba.get_num_threads()
     acc = np.zeros(threads)
     loop(tile, codes, 10, acc)
     repeats = 50_000
@@ -246,8 +246,8 @@ def drive(args) -> None:
             text=True,
         ).stdout.strip()
     rows, checks = [], []
-    with tempfile.TemporaryDirectory(prefix="privlib-bench-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="privlib-bench-") as folder:
+        tmp = Path(folder)
         for n in args.sizes:
             reference, query = sample_split(adult, n, n, random_state=SEED)
             ref_csv, query_csv = tmp / f"reference_{n}.csv", tmp / f"query_{n}.csv"
@@ -255,7 +255,7 @@ def drive(args) -> None:
             query.to_csv(query_csv, index=False)
             kit = _run(sys.executable, "kit", query=query_csv, reference=ref_csv, out=tmp / "kit.npz")
             kit_d = np.load(tmp / "kit.npz")
-            row = {"task": f"{n:,} x {n:,}", "kit": kit}
+            row: dict[str, object] = {"task": f"{n:,} x {n:,}", "kit": kit}
             print(f"{n} x {n}: privlib {kit['seconds']:.2f} s", flush=True)
             if anonymeter is not None:
                 other = _run(

@@ -28,11 +28,15 @@ from privlib.audit import run
 from privlib.pipeline import audit_spec, params_file
 from privlib.utility import tstr
 
-GENERATORS = {"SequentialTrees": {"min_samples_leaf": 5}, "MST": {"epsilon": 1.0}}
+GENERATORS: dict[str, dict[str, float]] = {
+    "SequentialTrees": {"min_samples_leaf": 5},
+    "MST": {"epsilon": 1.0},
+}
 
 
 def releases_of_other_people(name: str, seeds: range):
     spec, recipe = audit_spec(params=params_file(name))
+    assert recipe is not None, f"{name} is a bundled dataset, so its params file has a recipe"
     n_train, n_holdout = recipe["n_train"], recipe["n_holdout"]
     data = pl.load_dataset(name)
     for seed in seeds:
@@ -61,7 +65,7 @@ def main(n_seeds: int = 5, datasets=("acs", "adult")) -> None:
     logging.disable(logging.INFO)
     for name in datasets:
         attribute_risks, clean, audits = 0, 0, 0
-        inconclusive = collections.Counter()
+        inconclusive: collections.Counter[str] = collections.Counter()
         widest_inference = 0.0
         for spec, label, train, holdout, release in releases_of_other_people(name, range(n_seeds)):
             report = audit(spec, train, holdout, release)
