@@ -7,6 +7,7 @@ they like. Figures are sized and labelled to read well both in HTML and in PDF.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
@@ -566,6 +567,30 @@ DECIDING = "decided its family"
 FOREST_RANGE = (-1.0, 3.0)
 
 
+#: Characters per line of a measure's label on the forest plot; a longer title takes two lines.
+FOREST_LABEL_WIDTH = 46
+
+
+def forest_label(row: Mapping) -> str:
+    """A measure's label on the forest plot: its title, with the variable its key names (two
+    CAP readings differ only there), wrapped at :data:`FOREST_LABEL_WIDTH` characters.
+
+    Examples
+    --------
+    >>> forest_label({"key": "cap[income]", "title": "Correct attribution probability (CAP)"})
+    'Correct attribution probability (CAP): income'
+    >>> print(forest_label({"key": "near_copy_test", "title": "Near copies: synthetic records far nearer than real neighbours"}))
+    Near copies: synthetic records far nearer than
+    real neighbours
+    """
+    label = row.get("title") or row["key"]
+    key = str(row["key"])
+    variable = key[key.index("[") + 1 : -1] if key.endswith("]") and "[" in key else ""
+    if variable and variable not in label:
+        label += ": " + variable
+    return "\n".join(textwrap.wrap(label, FOREST_LABEL_WIDTH)) or label
+
+
 def forest_position(value, *, threshold, baseline=None, higher_is_riskier=True):
     """Where ``value`` sits on the forest plot's scale: 0 at the reference, 1 at the threshold.
 
@@ -642,7 +667,8 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     """Every measure's value and interval against its threshold, coloured by verdict.
 
     One line per measure, grouped by family (in the order the rows give them), each labelled by
-    its human title with its key in small print below. Measures have different units (a share,
+    its human title (with the variable its key names, as ``cap[income]`` reads "income"),
+    wrapped at :data:`FOREST_LABEL_WIDTH` characters so that the plot keeps most of the width. Measures have different units (a share,
     an AUC, a count of people), so the horizontal axis is normalised per measure by
     :func:`forest_position`: **0 is the measure's baseline** (what chance or guessing gives; 0
     for a measure without one), **1 is its threshold**, and further right is riskier, whether
@@ -689,21 +715,24 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     for family in families:
         lines.append(("family", family_titles.get(family, str(family).capitalize())))
         lines += [("measure", row) for row in rows if row["family"] == family]
-    height = 0.18 * len(lines) + 0.9
-    ax = _axes(ax, figsize=(7.5, height))
+    # Each line's height in units of one line of text; a wrapped label takes more.
+    labels = [forest_label(item) if kind == "measure" else item for kind, item in lines]
+    heights = [1.0 + 0.6 * label.count("\n") for label in labels]
+    tops = np.cumsum(heights[::-1])[::-1]  # the top of each line, counted from the bottom
+    centres = tops - np.asarray(heights) / 2
+    ax = _axes(ax, figsize=(7.5, 0.15 * float(tops[0]) + 0.9))
     low_edge, high_edge = FOREST_RANGE
     ax.axvspan(1.0, high_edge, color="#F2F2F2", zorder=0)
     ax.axvline(0.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)
     ax.axvline(1.0, color="black", linewidth=1.0, linestyle="--", zorder=1)
     label_at = ax.get_yaxis_transform()  # x in axes fractions, y in data
     seen = set()
-    for i, (kind, item) in enumerate(lines):
-        y = len(lines) - 1 - i
+    for (kind, item), label, y, top in zip(lines, labels, centres, tops, strict=True):
         if kind == "family":
             ax.text(
                 -0.01,
                 y,
-                item,
+                label,
                 transform=label_at,
                 ha="right",
                 va="center",
@@ -711,31 +740,20 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
                 fontweight="bold",
                 parse_math=False,
             )
-            ax.axhline(y + 0.5, color="#CCCCCC", linewidth=0.6, zorder=1)
+            ax.axhline(top, color="#CCCCCC", linewidth=0.6, zorder=1)
             continue
         row = item
         verdict = row["verdict"] or "not assessable"
         colour, marker = VERDICT_STYLE.get(verdict, VERDICT_STYLE["not assessable"])
         ax.text(
             -0.01,
-            y + 0.14,
-            row.get("title") or row["key"],
+            y,
+            label,
             transform=label_at,
             ha="right",
             va="center",
-            fontsize=8,
-            parse_math=False,
-        )
-        ax.text(
-            -0.01,
-            y - 0.27,
-            row["key"],
-            transform=label_at,
-            ha="right",
-            va="center",
-            fontsize=6,
-            color="#555555",
-            family="monospace",
+            fontsize=7.5,
+            linespacing=1.0,
             parse_math=False,
         )
         ax.text(
@@ -783,14 +801,15 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
                 zorder=4,
             )
             seen.add(DECIDING)
-    ax.set_xlim(low_edge - 0.05, high_edge + 0.05)
-    ax.set_ylim(-0.7, len(lines) - 0.4)
+    # room beyond the edges for the arrows of the points drawn there
+    ax.set_xlim(low_edge - 0.1, high_edge + 0.15)
+    ax.set_ylim(-0.2, float(tops[0]) + 0.1)
     ax.set_yticks([])
     ax.set_xticks([-1, 0, 1, 2, 3])
     # The two reference lines are named on the first line (a family heading, empty in the axes),
     # one on each side, so that the names never collide however narrow the axes.
-    ax.text(-0.04, len(lines) - 1, "baseline", ha="right", va="center", fontsize=7, color="#555555")
-    ax.text(1.04, len(lines) - 1, "threshold", ha="left", va="center", fontsize=7, color="#333333")
+    ax.text(-0.04, centres[0], "baseline", ha="right", va="center", fontsize=7, color="#555555")
+    ax.text(1.04, centres[0], "threshold", ha="left", va="center", fontsize=7, color="#333333")
     ax.tick_params(axis="x", labelsize=8)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)

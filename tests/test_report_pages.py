@@ -97,8 +97,7 @@ def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour()
         "Attribute",
         "Membership",
         "Exact copies of training records",
-        "identical_match_share",
-        "cap[income]",
+        "Correct attribution probability (income)",  # names its variable already
         "not assessable",
     } <= texts
     assert "0.62 [0.58, 0.66]; threshold 0.63" in texts

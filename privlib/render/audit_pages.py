@@ -507,7 +507,7 @@ def forest_figure_html(report) -> Markup:
             "measure without one is its marker alone), placed so that 0 is the measure's baseline "
             "(what chance gives) and 1 its threshold: right of the dashed line is beyond the "
             "threshold. A ring marks the measure that decided its family's verdict. The measure's "
-            "own numbers are on the right.",
+            "own numbers are on the right, its key in the table below.",
         )
     finally:
         plt.close(ax.figure)
