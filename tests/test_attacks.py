@@ -82,6 +82,7 @@ def test_the_neighbour_scores_follow_their_formulas():
     to_synthetic, to_real = _brute_force(train, holdout, synthetic, k)
     c = 0.001 / 4
     expected = {
+        "dcr": -to_synthetic[:, 0],
         "dcr_diff": to_real[:, 0] - to_synthetic[:, 0],
         "density_ratio": np.log(to_real[:, k - 1] + c) - np.log(to_synthetic[:, k - 1] + c),
     }
