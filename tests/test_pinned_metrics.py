@@ -34,7 +34,7 @@ is ``dcr`` at 0.1%, 78 of 3,000 training records called against 3 holdout record
 reading as ``nn_mia_tpr_at_0.1pct``), TPR 0.026 (0.0206 to 0.0323) above a baseline of 14 / 3,000
 = 0.00467 (the exact test at 5% / 10), where it was the classifier at 1%, 0.043 (0.0360 to 0.0509)
 above 0.0177; still risk. Checked against a brute-force numpy Gower search of the audit's tables.
-ACS did not move (its deciding reading keeps the smallest adjusted p-value).
+ACS did not move.
 
 The k-NN measures now fit one Gower encoder over the training, holdout and synthetic keys; their
 pins did not move (the bundled audits' key ranges are the same either way).
