@@ -9,6 +9,11 @@ network, and its density attacks import PyTorch for their optional flow estimato
     PYTHONPATH=/path/to/Synth-MIA nice -n 10 python benchmarks/synthmia_compare.py \\
         --markdown synthmia.md --rows synthmia.csv
 
+After a change of the kit alone, ``--tools kit --reuse synthmia.csv`` reruns only the kit's
+readings and takes Synth-MIA's rows of the same files from the earlier run (the files are made
+again from their seeds, so they are the same files; check one Synth-MIA attack on one file before
+trusting the reuse).
+
 The files are those of ``benchmarks/calibration.py``: per draw, four disjoint samples of 2,000
 records of Adult or ACS (training, holdout, a third sample for a null generator, reference), and
 four releases of 2,000 records:
@@ -190,7 +195,7 @@ def _timed(call):
 
 
 def run_kit(train, holdout, synthetic) -> list[dict]:
-    """The ensemble's four attacks (one row each, and one row for the ensemble's own verdict and
+    """The ensemble's five attacks (one row each, and one row for the ensemble's own verdict and
     seconds), then the kit's two other membership readings of an audit: the near-copy test and
     the distance attack (:func:`privlib.membership.nn_mia`)."""
     tables = dict(train=train, holdout=holdout, synthetic=synthetic)
@@ -232,15 +237,18 @@ def _scores(point) -> tuple[np.ndarray, np.ndarray]:
     return point.member_scores, point.nonmember_scores
 
 
-def run_file(dataset: str, draw: int, release: str, seed: int, genlra_grid=NEIGHBOUR_GRID) -> list[dict]:
-    """Every attack of both tools on one release: one row per attack."""
+def run_file(
+    dataset: str, draw: int, release: str, seed: int, genlra_grid=NEIGHBOUR_GRID, tools: str = "all"
+) -> list[dict]:
+    """Every attack of both tools (``tools="kit"``: of the kit alone) on one release: one row per
+    attack."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")  # in a worker too
     train, holdout, reference, made = releases(dataset, draw, seed)
     synthetic = made[release]()
     logger.info("%s draw %d, %s", dataset, draw, release)
-    rows = run_kit(train, holdout, synthetic) + run_synthmia(
-        train, holdout, reference, synthetic, genlra_grid
-    )
+    rows = run_kit(train, holdout, synthetic)
+    if tools == "all":
+        rows += run_synthmia(train, holdout, reference, synthetic, genlra_grid)
     return [dict(dataset=dataset, draw=draw, release=release, **row) for row in rows]
 
 
@@ -324,7 +332,7 @@ def tables(rows: pd.DataFrame) -> str:
     lines += [
         "",
         "Every reading, mean over draws: TPR at 0.1% / TPR at 1% (percent) / AUC; mean seconds per file "
-        "(the ensemble's four attacks: the whole ensemble's), wall (CPU).",
+        "(the ensemble's five attacks: the whole ensemble's), wall (CPU).",
         "",
     ]
     for dataset in rows.dataset.unique():
@@ -369,16 +377,29 @@ def main() -> None:
     )
     parser.add_argument("--markdown", required=True, help="write the Markdown tables here")
     parser.add_argument("--tables-only", action="store_true", help="only write the tables of the --rows file")
+    parser.add_argument(
+        "--tools",
+        choices=("all", "kit"),
+        default="all",
+        help="kit: rerun only the kit's readings and take Synth-MIA's rows from --reuse",
+    )
+    parser.add_argument("--reuse", help="with --tools kit: CSV files of an earlier run, comma-separated")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
     if args.tables_only:
         with open(args.markdown, "w") as out:
             out.write(tables(pd.concat(pd.read_csv(path) for path in args.rows.split(","))) + "\n")
         return
-    try:
-        synthmia_attacks()
-    except ImportError as error:
-        parser.error(str(error))
+    if args.tools == "kit":
+        if not args.reuse:
+            parser.error("--tools kit needs --reuse: the CSV files whose Synth-MIA rows are kept")
+        earlier = pd.concat(pd.read_csv(path) for path in args.reuse.split(","))
+        reused = earlier[earlier.tool == "Synth-MIA"]
+    else:
+        try:
+            synthmia_attacks()
+        except ImportError as error:
+            parser.error(str(error))
     genlra_grid = tuple(int(k) for k in args.genlra.split(","))
     if unknown := set(args.datasets.split(",")) - set(DATASETS):
         parser.error(f"--datasets: {', '.join(sorted(unknown))} unknown; choose among {', '.join(DATASETS)}")
@@ -390,13 +411,20 @@ def main() -> None:
 
     header = machine()
     tasks = [
-        (d, draw, r, args.seed, genlra_grid)
+        (d, draw, r, args.seed, genlra_grid, args.tools)
         for draw in range(args.first_draw, args.first_draw + args.draws)
         for d in args.datasets.split(",")
         for r in RELEASES
     ]
+    if args.tools == "kit":
+        wanted = {t[:3] for t in tasks}
+        keys = list(zip(reused.dataset, reused.draw, reused.release))
+        if missing := wanted - set(keys):
+            parser.error(f"--reuse has no Synth-MIA rows of {sorted(missing)}: run --tools all for those")
+        done = reused[[key in wanted for key in keys]].to_dict("records")
+    else:
+        done = []
     start = time.perf_counter()
-    done = []
     for rows in Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(run_file)(*t) for t in tasks
     ):

@@ -82,6 +82,7 @@ def test_the_neighbour_scores_follow_their_formulas():
     to_synthetic, to_real = _brute_force(train, holdout, synthetic, k)
     c = 0.001 / 4
     expected = {
+        "dcr": -to_synthetic[:, 0],
         "dcr_diff": to_real[:, 0] - to_synthetic[:, 0],
         "density_ratio": np.log(to_real[:, k - 1] + c) - np.log(to_synthetic[:, k - 1] + c),
     }
@@ -98,6 +99,20 @@ def test_the_neighbour_scores_follow_their_formulas():
     members, others = scores["classifier"]
     assert members.size == 30 and others.size == 25
     assert ((np.r_[members, others] >= 0) & (np.r_[members, others] <= 1)).all()
+
+
+def test_a_sample_of_records_is_scored_on_the_whole_tables_nearest_records(monkeypatch):
+    # beyond ATTACK_RECORDS per table a seeded sample is scored: the distance scores of the sampled
+    # records are those of a search over every record, picked at the sampled rows
+    monkeypatch.setattr(attacks, "ATTACK_RECORDS", 20)
+    train, holdout, synthetic = _tables(6)
+    scores = attacks.ensemble_scores(train=train, holdout=holdout, synthetic=synthetic, random_state=3)
+    rng = np.random.default_rng(3)  # the sample: 20 of 30 training, then 20 of 25 holdout rows
+    rows = np.r_[np.sort(rng.choice(30, 20, replace=False)), 30 + np.sort(rng.choice(25, 20, replace=False))]
+    to_synthetic, to_real = _brute_force(train, holdout, synthetic, 1)
+    for name, values in (("dcr", -to_synthetic[:, 0]), ("dcr_diff", to_real[:, 0] - to_synthetic[:, 0])):
+        members, others = scores[name]
+        np.testing.assert_allclose(np.r_[members, others], values[rows], atol=1e-12, err_msg=name)
 
 
 def test_the_near_copy_score_is_the_log_ratio_of_real_to_synthetic_distance():

@@ -27,6 +27,15 @@ Issue 31, second pass, changed (rules of two measures; nothing else moved):
   became an excess of 0.143 (-0.158 to 0.513), still inconclusive; Adult 0.164 (0.135 to 0.197)
   against 0.178 became an excess of 0.016 (-0.026 to 0.059), still inconclusive.
 
+Issue 32 changed (a fifth attack of the ensemble; nothing else moved): Adult ``attack_ensemble``
+(value, baseline, threshold, ``ci_low``, ``ci_high``). The ensemble now also reads the distance to
+the closest synthetic record (``dcr``), Holm over 10 readings instead of 8: its strongest reading
+is ``dcr`` at 0.1%, 78 of 3,000 training records called against 3 holdout records (the same
+reading as ``nn_mia_tpr_at_0.1pct``), TPR 0.026 (0.0206 to 0.0323) above a baseline of 14 / 3,000
+= 0.00467 (the exact test at 5% / 10), where it was the classifier at 1%, 0.043 (0.0360 to 0.0509)
+above 0.0177; still risk. Checked against a brute-force numpy Gower search of the audit's tables.
+ACS did not move.
+
 The k-NN measures now fit one Gower encoder over the training, holdout and synthetic keys; their
 pins did not move (the bundled audits' key ranges are the same either way).
 """

@@ -744,12 +744,13 @@ _DECLARED = (
     ),
     MeasureSpec(
         "attack_ensemble",
-        "Strongest of four calibrated membership attacks at a low false-positive rate",
+        "Strongest of five calibrated membership attacks at a low false-positive rate",
         "membership",
         exact_share_rule(
             source=CARLINI_HOLM,
-            scope="reads four no-box attacks calibrated on real data (DCR-diff, a k-NN density ratio as "
-            "in DOMIAS, a local-neighbourhood count and a classifier of synthetic against real records) at "
+            scope="reads five no-box attacks calibrated on real data (the distance to the closest synthetic "
+            "record, DCR-diff, a k-NN density ratio as in DOMIAS, a local-neighbourhood count and a "
+            "classifier of synthetic against real records) at "
             "false-positive rates of 0.1% and 1%, thresholds chosen on the holdout alone, and judges the "
             "strongest after correcting for the choice",
             risk_words="one of the attacks identifies training records at a low false-positive rate, more "
