@@ -1508,7 +1508,9 @@ def _aa_repeats(
     if not draws:  # tables of one size: one repetition
         to_target = nearest_distances(_rows(synthetic, synthetic_rows), target, **options)
         if synthetic_within is not None:
-            to_target_or_wider = synthetic_within if synthetic_rows is None else synthetic_within[synthetic_rows]
+            to_target_or_wider = (
+                synthetic_within if synthetic_rows is None else synthetic_within[synthetic_rows]
+            )
         else:
             to_target_or_wider = to_target
         return [

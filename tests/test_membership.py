@@ -547,7 +547,10 @@ def plain_aa_repeats(target, synthetic, rng, n_repeats, samples=(None, None)):
         np.fill_diagonal(tt, np.inf)
         np.fill_diagonal(ss, np.inf)
         ts = brute_gower(t, s)
-        read = [np.ones(size, bool) if sample is None else np.isin(rows, sample) for rows, sample in zip(positions, samples)]
+        read = [
+            np.ones(size, bool) if sample is None else np.isin(rows, sample)
+            for rows, sample in zip(positions, samples)
+        ]
         target_side = (ts.min(axis=1) > tt.min(axis=1))[read[0]]
         synthetic_side = (ts.min(axis=0) > ss.min(axis=1))[read[1]]
         values.append(0.5 * (target_side.mean() + synthetic_side.mean()))
@@ -631,7 +634,9 @@ def test_privacy_loss_of_a_sample_equals_the_plain_algorithm_on_it(sizes, n_repe
 def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes):
     data = np.random.default_rng(sum(sizes))
     target, synthetic = (small_mixed(data, n) for n in sizes)
-    result = mb.adversarial_accuracy(target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20)
+    result = mb.adversarial_accuracy(
+        target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
+    )
     rng = np.random.default_rng(8)
     samples = tuple(sample_rows(rng, n, 20) for n in sizes)
     expected = plain_aa_repeats(target, synthetic, rng, 4, samples)
@@ -649,5 +654,7 @@ def test_a_bound_no_table_exceeds_changes_nothing():
     assert bounded == whole and bounded.sample_size is None
     assert "sample" not in bounded.reading()
     whole_aa = mb.adversarial_accuracy(target=train, synthetic=synthetic, n_repeats=3, random_state=1)
-    bounded_aa = mb.adversarial_accuracy(target=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45)
+    bounded_aa = mb.adversarial_accuracy(
+        target=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+    )
     assert bounded_aa == whole_aa and bounded_aa.sample_size is None
