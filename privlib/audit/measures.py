@@ -50,9 +50,11 @@ MAX_ATTACK_TARGETS = 20_000
 
 #: Most records per table whose nearest-neighbour indicators adversarial accuracy and the privacy
 #: loss read (a seeded sample beyond it, each sampled record searched among every record, stated
-#: in their readings). Their leave-one-out self-searches and repetitions cost several whole-table
-#: searches at a million records; over 50,000 records per table the 95% interval of an accuracy is
-#: about +-0.005 and of the loss about +-0.01, a tenth of their margins (0.05 and 0.1).
+#: in their readings). What only they search (the synthetic records' nearest other synthetic
+#: records, the repetitions' deeper lists) costs more than a whole-table search at a million
+#: records. Over 50,000 records per table the 95% interval of the accuracy
+#: spans about +-0.003 and that of the loss about +-0.005 (benchmarks/README.md, 200,000 Adult-like
+#: records), a tenth of their margins (0.05 and 0.1) or less.
 MAX_DISTANCE_QUERIES = 50_000
 
 
