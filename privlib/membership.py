@@ -1387,6 +1387,10 @@ def _rows(table: pd.DataFrame, rows: np.ndarray | None) -> pd.DataFrame:
     return table if rows is None else table.iloc[rows]
 
 
+def _at(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    return values if rows is None else values[rows]
+
+
 def _aa_indicators(d_ts, d_tt, d_st, d_ss) -> tuple[np.ndarray, np.ndarray, float]:
     """The per-record indicators of the two halves of AA_TS for tables of equal size,
     1(d_TS(i) > d_TT(i)) and 1(d_ST(i) > d_SS(i)), and the share of tied comparisons."""
@@ -1500,23 +1504,24 @@ def _aa_repeats(
     read (:func:`_query_rows`; ``None``: every record): a sampled record is searched among every
     record of the tables (or of the repetition's subsample), so each of its indicators is the
     plain algorithm's, and a repetition reads the sampled records of the larger table that its
-    subsample draws.
+    subsample draws. The nearest record of the other table and the nearest other record of the
+    smaller table are read from whole-table searches, which the distance attacks of an audit
+    make anyway; what only this measure searches (the nearest other records within a bound and
+    the deeper lists) is searched for the sampled records alone.
     """
     size = min(len(target), len(synthetic))
     options = dict(metric="gower", encoder=encoder, client=client)
     target_rows, synthetic_rows = queries
     if not draws:  # tables of one size: one repetition
-        to_target = nearest_distances(_rows(synthetic, synthetic_rows), target, **options)
+        to_target = _at(nearest_distances(synthetic, target, **options), synthetic_rows)
         if synthetic_within is not None:
-            to_target_or_wider = (
-                synthetic_within if synthetic_rows is None else synthetic_within[synthetic_rows]
-            )
+            to_target_or_wider = _at(synthetic_within, synthetic_rows)
         else:
             to_target_or_wider = to_target
         return [
             _aa_indicators(
-                nearest_distances(_rows(target, target_rows), synthetic, **options),
-                _self_distances(target, options, target_rows),
+                _at(nearest_distances(target, synthetic, **options), target_rows),
+                _at(_self_distances(target, options), target_rows),
                 to_target,
                 _self_distances(synthetic, options, synthetic_rows, within=to_target_or_wider),
             )
@@ -1525,12 +1530,12 @@ def _aa_repeats(
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
     fixed_rows, sampled = (target_rows, synthetic_rows) if target_is_fixed else (synthetic_rows, target_rows)
     fixed_queries = _rows(fixed, fixed_rows)
-    fixed_self = _self_distances(fixed, options, fixed_rows)
+    fixed_self = _at(_self_distances(fixed, options), fixed_rows)
     drawn_rows = np.unique(np.concatenate(draws))
-    if sampled is not None:  # the sampled records only (some of them in each repetition)
-        asked = sampled
-    elif 2 * drawn_rows.size > len(drawn):
-        asked = None  # most of the table: search all of it, a search other measures of an audit make too
+    if sampled is not None or 2 * drawn_rows.size > len(drawn):
+        # a sample of a large table, or most of the table: search all of it, a search other
+        # measures of an audit make too
+        asked = None
     else:  # only the records some repetition draws: with few repetitions of a small share
         asked = drawn_rows
     if asked is None:
@@ -1796,17 +1801,10 @@ def privacy_loss(
         if len(synthetic) >= max(len(train), len(test)):
             # the synthetic records' nearest other synthetic records count only where no farther
             # than the nearest real record of a half: one search within the wider distance
-            # (a bound per synthetic record; those outside the sample are never asked)
             options = dict(metric="gower", encoder=encoder, client=client)
-            queries = _rows(synthetic, synthetic_rows)
-            widest = np.maximum(
-                nearest_distances(queries, train, **options), nearest_distances(queries, test, **options)
+            synthetic_within = np.maximum(
+                nearest_distances(synthetic, train, **options), nearest_distances(synthetic, test, **options)
             )
-            if synthetic_rows is None:
-                synthetic_within = widest
-            else:
-                synthetic_within = np.zeros(len(synthetic))
-                synthetic_within[synthetic_rows] = widest
         for real in sorted(tables, key=lambda real: (not draws[real], len(tables[real]))):
             repeats[real] = _aa_repeats(
                 tables[real],
