@@ -89,6 +89,7 @@ ENV = os.environ | {"OMP_WAIT_POLICY": "passive"}
 #: (a worker checks each against ``privlib.audit.CATALOGUE``; this script also runs in the peers'
 #: environment, which has no privlib).
 MEASURES = (
+    "privacy_loss",
     "copy_test",
     "dcr_zero_share",
     "replicated_uniques",
@@ -103,9 +104,11 @@ MEASURES = (
     "nn_mia_auc",
     "nn_mia_tpr_at_0.1pct",
     "adversarial_accuracy",
-    "privacy_loss",
     "partition_f1",
     "discriminator_excess_realness",
+    "rare_copy_test",
+    "near_copy_test",
+    "attack_ensemble",
 )
 #: The side-by-side: (what, the kit's measure, the peer's run) per row.
 PEER_ROWS = (

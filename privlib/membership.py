@@ -314,7 +314,27 @@ class NNMia(Result):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AdversarialAccuracy(_Repeated):
+class _QuerySampled(_Repeated):
+    """A nearest-neighbour measure that may read a seeded sample of each table's records.
+
+    ``sample_size`` is the most records per table whose distances were read when a table was
+    sampled (``max_queries``), else ``None``; each sampled record was searched among every
+    record, and the intervals are those of the sample.
+    """
+
+    sample_size: int | None = None
+
+    def _sample_text(self) -> str:
+        if self.sample_size is None:
+            return ""
+        return (
+            f" The distances of a seeded sample of at most {self.sample_size:,} records per table "
+            "were read, each searched among every record; the intervals are those of the sample."
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AdversarialAccuracy(_QuerySampled):
     """Nearest-neighbour adversarial accuracy AA_TS (:func:`adversarial_accuracy`).
 
     ``baseline`` is the accuracy of two indistinguishable tables, ``0.5 (1 - ties)``: the strict
@@ -332,12 +352,12 @@ class AdversarialAccuracy(_Repeated):
             f"{self.value:.3f}{self._interval_text()}{self._spread_text()} (target side "
             f"{self.aa_target:.3f}, synthetic side {self.aa_synthetic:.3f}); with {self.ties:.0%} "
             f"of the comparisons tied, indistinguishable tables would score {self.baseline:.3f}, "
-            "and copies score near 0."
+            f"and copies score near 0.{self._sample_text()}"
         )
 
 
 @dataclass(frozen=True, kw_only=True)
-class PrivacyLoss(_Repeated):
+class PrivacyLoss(_QuerySampled):
     """Privacy loss AA(test) - AA(train) of Yale et al. (2019) (:func:`privacy_loss`)."""
 
     aa_train: float
@@ -348,7 +368,7 @@ class PrivacyLoss(_Repeated):
             f"The privacy loss is {self.value:.3f}{self._interval_text()}{self._spread_text()} "
             f"(adversarial accuracy {self.aa_test:.3f} on unseen records minus "
             f"{self.aa_train:.3f} on training records; {self.baseline:g} is ideal, about 0.5 a "
-            "copy)."
+            f"copy).{self._sample_text()}"
         )
 
 
@@ -1345,9 +1365,30 @@ def nn_mia(
     )
 
 
-def _self_distances(table, options) -> np.ndarray:
-    """Distance from each record of ``table`` to its nearest *other* record of it."""
-    return kneighbors(table, table, k=1, exclude_self=True, **options).distances[:, 0]
+def _self_distances(table, options, rows=None, within=None) -> np.ndarray:
+    """Distance from each record of ``table`` (those at positions ``rows`` when given) to its
+    nearest *other* record of it, ``inf`` where none lies ``within`` the per-record bound."""
+    if rows is None:
+        return kneighbors(table, table, k=1, exclude_self=True, within=within, **options).distances[:, 0]
+    return _nearest_other(table, rows, options, within)
+
+
+def _query_rows(n_records: int, max_queries: int | None, rng: np.random.Generator) -> np.ndarray | None:
+    """Positions of the records of a table whose nearest-neighbour distances a measure reads:
+    every record (``None``) up to ``max_queries``, beyond it a seeded sample of that many, in
+    increasing order. Each sampled record is still searched among every record, so each distance
+    read is exact; the sample only bounds how many are read."""
+    if max_queries is None or n_records <= max_queries:
+        return None
+    return subsample_rows(n_records, max_queries, rng)
+
+
+def _rows(table: pd.DataFrame, rows: np.ndarray | None) -> pd.DataFrame:
+    return table if rows is None else table.iloc[rows]
+
+
+def _at(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    return values if rows is None else values[rows]
 
 
 def _aa_indicators(d_ts, d_tt, d_st, d_ss) -> tuple[np.ndarray, np.ndarray, float]:
@@ -1395,12 +1436,30 @@ def _nearest_drawn(lists, drawn: np.ndarray, search_missing) -> np.ndarray:
     return distances
 
 
-def _nearest_other(table: pd.DataFrame, rows: np.ndarray, options: dict) -> np.ndarray:
+def _nearest_other(table: pd.DataFrame, rows: np.ndarray, options: dict, within=None) -> np.ndarray:
     """Distance from the records at positions ``rows`` of ``table`` to their nearest other record
-    of it: the nearer of their two nearest records that is not the record itself."""
-    pair = kneighbors(table.iloc[rows], table, k=2, **options)
+    of it: the nearer of their two nearest records that is not the record itself (``inf`` where
+    the other lies beyond ``within``; the record itself, at distance 0, never does)."""
+    pair = kneighbors(table.iloc[rows], table, k=2, within=within, **options)
     other = (pair.indices[:, 0] == rows).astype(int)
     return pair.distances[np.arange(rows.size), other]
+
+
+def _own_lists(table: pd.DataFrame, rows: np.ndarray | None, depth: int, within, options: dict) -> Neighbors:
+    """The ``depth`` nearest other records of ``table`` for its records at positions ``rows``
+    (all when ``None``), searched within the per-record bound ``within`` (one per record of the
+    table). A sample's lists are searched one deeper and the record itself dropped where listed,
+    else the last (twins at distance 0 on lower rows can push it out): ``depth`` others remain,
+    in the engine's order."""
+    if rows is None:
+        return kneighbors(table, table, k=depth, exclude_self=True, within=within, **options)
+    found = kneighbors(table.iloc[rows], table, k=depth + 1, within=within[rows], **options)
+    keep = found.indices != rows[:, None]
+    keep[keep.all(axis=1), -1] = False
+    return Neighbors(
+        distances=found.distances[keep].reshape(rows.size, depth),
+        indices=found.indices[keep].reshape(rows.size, depth),
+    )
 
 
 def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
@@ -1417,7 +1476,9 @@ def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
     return [subsample_rows(larger, size, rng) for _ in range(n_repeats)]
 
 
-def _aa_repeats(target, synthetic, encoder, draws, client=None, synthetic_within=None) -> list:
+def _aa_repeats(
+    target, synthetic, encoder, draws, client=None, synthetic_within=None, queries=(None, None)
+) -> list:
     """Per repetition: the two AA indicator arrays and the tie share, the larger table subsampled
     to the ``draws`` of :func:`_aa_draws`.
 
@@ -1436,69 +1497,90 @@ def _aa_repeats(target, synthetic, encoder, draws, client=None, synthetic_within
     records' nearest other records when the tables have one size, are searched within that
     distance (``within``, which skips the farther tiles); a record with none that close reads
     ``inf``, which compares with the other distance as its true value does. ``synthetic_within``
-    widens that bound for the synthetic records (at least their distance to ``target``), so that
-    one search answers several halves.
+    (one bound per synthetic record) widens that bound for the synthetic records (at least their
+    distance to ``target``), so that one search answers several halves.
+
+    ``queries`` holds the positions of the target and synthetic records whose indicators are
+    read (:func:`_query_rows`; ``None``: every record): a sampled record is searched among every
+    record of the tables (or of the repetition's subsample), so each of its indicators is the
+    plain algorithm's, and a repetition reads the sampled records of the larger table that its
+    subsample draws. The nearest record of the other table and the nearest other record of the
+    smaller table are read from whole-table searches, which the distance attacks of an audit
+    make anyway; what only this measure searches (the nearest other records within a bound and
+    the deeper lists) is searched for the sampled records alone.
     """
     size = min(len(target), len(synthetic))
     options = dict(metric="gower", encoder=encoder, client=client)
+    target_rows, synthetic_rows = queries
     if not draws:  # tables of one size: one repetition
-        to_target = nearest_distances(synthetic, target, **options)
+        to_target = _at(nearest_distances(synthetic, target, **options), synthetic_rows)
+        if synthetic_within is not None:
+            to_target_or_wider = _at(synthetic_within, synthetic_rows)
+        else:
+            to_target_or_wider = to_target
         return [
             _aa_indicators(
-                nearest_distances(target, synthetic, **options),
-                _self_distances(target, options),
+                _at(nearest_distances(target, synthetic, **options), target_rows),
+                _at(_self_distances(target, options), target_rows),
                 to_target,
-                nearest_distances(
-                    synthetic,
-                    synthetic,
-                    exclude_self=True,
-                    within=to_target if synthetic_within is None else synthetic_within,
-                    **options,
-                ),
+                _self_distances(synthetic, options, synthetic_rows, within=to_target_or_wider),
             )
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
-    fixed_self = _self_distances(fixed, options)
+    fixed_rows, sampled = (target_rows, synthetic_rows) if target_is_fixed else (synthetic_rows, target_rows)
+    fixed_queries = _rows(fixed, fixed_rows)
+    fixed_self = _at(_self_distances(fixed, options), fixed_rows)
     drawn_rows = np.unique(np.concatenate(draws))
-    if 2 * drawn_rows.size > len(drawn):
-        # most of the table: search all of it, a search other measures of an audit make too
-        drawn_to_fixed = nearest_distances(drawn, fixed, **options)
+    if sampled is not None or 2 * drawn_rows.size > len(drawn):
+        # a sample of a large table, or most of the table: search all of it, a search other
+        # measures of an audit make too
+        asked = None
     else:  # only the records some repetition draws: with few repetitions of a small share
+        asked = drawn_rows
+    if asked is None:
+        drawn_to_fixed = nearest_distances(drawn, fixed, **options)
+    else:
         drawn_to_fixed = np.full(len(drawn), np.nan)
-        drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+        drawn_to_fixed[asked] = nearest_distances(drawn.iloc[asked], fixed, **options)
     # the lists cost about what two or three repetitions' searches do
     depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
-        fixed_lists = kneighbors(fixed, drawn, k=depth, **options)
+        fixed_lists = kneighbors(fixed_queries, drawn, k=depth, **options)
         if target_is_fixed and synthetic_within is not None:
             within = synthetic_within
         else:  # records no repetition draws need nothing: bound 0
             within = np.nan_to_num(drawn_to_fixed, nan=0.0)
-        drawn_lists = kneighbors(drawn, drawn, k=depth, exclude_self=True, within=within, **options)
+        drawn_lists = _own_lists(drawn, sampled, depth, within, options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]
+        if sampled is None:  # every record of the subsample, listed under its row of the table
+            picked, listed = np.arange(rows.size), rows
+        else:  # the sampled records the subsample holds: their positions in it and in the sample
+            in_sample = np.isin(sampled, rows)
+            picked, listed = np.searchsorted(rows, sampled[in_sample]), np.flatnonzero(in_sample)
         if depth is None:
-            fixed_to_drawn = nearest_distances(fixed, subsample, **options)
-            drawn_self = _self_distances(subsample, options)
+            fixed_to_drawn = nearest_distances(fixed_queries, subsample, **options)
+            drawn_self = _self_distances(subsample, options, None if sampled is None else picked)
         else:
             in_draw = np.zeros(len(drawn), dtype=bool)
             in_draw[rows] = True
             fixed_to_drawn = _nearest_drawn(
                 fixed_lists,
                 in_draw,
-                lambda missing, sub=subsample: nearest_distances(fixed.iloc[missing], sub, **options),
+                lambda missing, sub=subsample: nearest_distances(fixed_queries.iloc[missing], sub, **options),
             )
             drawn_self = _nearest_drawn(
-                _rows_of(drawn_lists, rows),
+                _rows_of(drawn_lists, listed),
                 in_draw,
-                lambda missing, sub=subsample: _nearest_other(sub, missing, options),
+                lambda missing, sub=subsample, at=picked: _nearest_other(sub, at[missing], options),
             )
+        drawn_side = drawn_to_fixed[rows[picked]]
         if target_is_fixed:
-            repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_to_fixed[rows], drawn_self))
+            repeats.append(_aa_indicators(fixed_to_drawn, fixed_self, drawn_side, drawn_self))
         else:
-            repeats.append(_aa_indicators(drawn_to_fixed[rows], drawn_self, fixed_to_drawn, fixed_self))
+            repeats.append(_aa_indicators(drawn_side, drawn_self, fixed_to_drawn, fixed_self))
     return repeats
 
 
@@ -1527,10 +1609,18 @@ def _aa_resampled(repeat, rng) -> np.ndarray:
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def adversarial_accuracy(
-    *, target, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
+    *,
+    target,
+    synthetic,
+    random_state=None,
+    n_repeats=1,
+    client=None,
+    confidence=DEFAULT_CONFIDENCE,
+    max_queries=None,
 ) -> AdversarialAccuracy:
     """Nearest-neighbour adversarial accuracy AA_TS (Yale et al. 2019).
 
@@ -1559,6 +1649,11 @@ def adversarial_accuracy(
     client : dask.distributed.Client, optional
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
+    max_queries : int, optional
+        Most records per table whose indicators are read: a larger table contributes a seeded
+        sample of this many (drawn before the subsamples), each still searched among every
+        record, so every indicator read is exact and the value estimates the whole tables' with
+        the interval of the sample (``sample_size``). ``None``: every record.
 
     Returns
     -------
@@ -1579,7 +1674,11 @@ def adversarial_accuracy(
     check_tables(target=target, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
     rng = np.random.default_rng(random_state)
-    repeats = _aa_repeats(target, synthetic, encoder, _aa_draws(target, synthetic, rng, n_repeats), client)
+    # target before synthetic, as privacy_loss draws its training and synthetic samples: with one
+    # seed the two read the same records of those tables, and an audit searches them once
+    queries = (_query_rows(len(target), max_queries, rng), _query_rows(len(synthetic), max_queries, rng))
+    draws = _aa_draws(target, synthetic, rng, n_repeats)
+    repeats = _aa_repeats(target, synthetic, encoder, draws, client, queries=queries)
     values = np.array([_aa_value(r) for r in repeats])
     low, high = _averaged_interval(
         [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
@@ -1603,7 +1702,13 @@ def adversarial_accuracy(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=values,
+        sample_size=_sampled_size(queries, max_queries),
     )
+
+
+def _sampled_size(queries, max_queries: int | None) -> int | None:
+    """``max_queries`` when some table was sampled (:func:`_query_rows`), else ``None``."""
+    return None if all(rows is None for rows in queries) else max_queries
 
 
 @validate_params(
@@ -1615,10 +1720,19 @@ def adversarial_accuracy(
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def privacy_loss(
-    *, train, test, synthetic, random_state=None, n_repeats=1, client=None, confidence=DEFAULT_CONFIDENCE
+    *,
+    train,
+    test,
+    synthetic,
+    random_state=None,
+    n_repeats=1,
+    client=None,
+    confidence=DEFAULT_CONFIDENCE,
+    max_queries=None,
 ) -> PrivacyLoss:
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
@@ -1641,6 +1755,11 @@ def privacy_loss(
     client : dask.distributed.Client, optional
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
+    max_queries : int, optional
+        Most records per table whose indicators are read (see :func:`adversarial_accuracy`):
+        the training, synthetic and test tables are sampled in that order, so that
+        :func:`adversarial_accuracy` of the training data with the same seed reads the same
+        training and synthetic records. ``None``: every record.
 
     Returns
     -------
@@ -1668,6 +1787,8 @@ def privacy_loss(
     check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
     rng = np.random.default_rng(random_state)
+    train_rows, synthetic_rows = (_query_rows(len(t), max_queries, rng) for t in (train, synthetic))
+    samples = {"train": train_rows, "test": _query_rows(len(test), max_queries, rng)}
     tables = {"train": train, "test": test}
     draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in tables.items()}
     # A half that subsamples searches neighbour lists, the deeper the smaller its real table,
@@ -1686,7 +1807,13 @@ def privacy_loss(
             )
         for real in sorted(tables, key=lambda real: (not draws[real], len(tables[real]))):
             repeats[real] = _aa_repeats(
-                tables[real], synthetic, encoder, draws[real], client, synthetic_within
+                tables[real],
+                synthetic,
+                encoder,
+                draws[real],
+                client,
+                synthetic_within,
+                queries=(samples[real], synthetic_rows),
             )
     on_train, on_test = repeats["train"], repeats["test"]
     # a pair of equal-sized tables yields one repetition, which pairs with each of the other's
@@ -1716,6 +1843,7 @@ def privacy_loss(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=losses,
+        sample_size=_sampled_size((train_rows, synthetic_rows, samples["test"]), max_queries),
     )
 
 

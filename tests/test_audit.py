@@ -467,6 +467,36 @@ def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, 
     assert (_every_record(context), _every_record_of_both(context)) == (every, of_both)
 
 
+def test_distance_measures_read_a_bounded_sample_in_the_audit():
+    """Adversarial accuracy and the privacy loss read at most 50,000 records per table in an audit
+    (their functions draw the sample; tests/test_membership.py checks it against the plain
+    algorithm), well above the 2,000 records of the pinned audits."""
+    from privlib.audit import CATALOGUE
+    from privlib.audit.catalogue import Context
+    from privlib.audit.measures import MAX_DISTANCE_QUERIES
+
+    assert MAX_DISTANCE_QUERIES == 50_000
+    table = pd.DataFrame({"a": np.zeros(4)})
+    context = Context(
+        train=table,
+        synthetic=table,
+        holdout=table,
+        synthetics={},
+        keys=["a"],
+        sensitive=[],
+        population_size=None,
+        settings={"seed": 1, "repeats": 2},
+        binned=lambda table: table,
+        kinds={},
+    )
+    bounds = {
+        e.key: e.arguments(context).get("max_queries")
+        for e in CATALOGUE
+        if e.key in ("adversarial_accuracy", "privacy_loss")
+    }
+    assert bounds == {"adversarial_accuracy": 50_000, "privacy_loss": 50_000}
+
+
 def test_a_family_decided_by_an_exact_test_names_its_adjusted_p_value(files):
     """The copy tests and the low-FPR points are judged by their exact test, not by where their
     interval lies, so the family's headline names the p-value that decides; with one test in the

@@ -529,23 +529,30 @@ def brute_gower(a, b):
     return (dx + dc) / 2
 
 
-def plain_aa_repeats(target, synthetic, rng, n_repeats):
+def plain_aa_repeats(target, synthetic, rng, n_repeats, samples=(None, None)):
     """AA_TS per repetition as the definition reads: subsample the larger table (sorted positions
-    drawn without replacement), then the four nearest distances from scratch."""
+    drawn without replacement), then the four nearest distances from scratch; with ``samples``
+    (positions in the target and synthetic tables, ``None``: all), each half's mean is taken over
+    the sampled records the repetition's tables hold."""
     size = min(len(target), len(synthetic))
     n_repeats = 1 if len(target) == len(synthetic) else n_repeats
     values = []
     for _ in range(n_repeats):
-        t, s = (
-            table if len(table) == size else table.iloc[np.sort(rng.choice(len(table), size, replace=False))]
+        positions = [
+            np.arange(size) if len(table) == size else np.sort(rng.choice(len(table), size, replace=False))
             for table in (target, synthetic)
-        )
+        ]
+        t, s = (table.iloc[rows] for table, rows in zip((target, synthetic), positions))
         tt, ss = brute_gower(t, t), brute_gower(s, s)
         np.fill_diagonal(tt, np.inf)
         np.fill_diagonal(ss, np.inf)
         ts = brute_gower(t, s)
-        target_side = ts.min(axis=1) > tt.min(axis=1)
-        synthetic_side = ts.min(axis=0) > ss.min(axis=1)
+        read = [
+            np.ones(size, bool) if sample is None else np.isin(rows, sample)
+            for rows, sample in zip(positions, samples)
+        ]
+        target_side = (ts.min(axis=1) > tt.min(axis=1))[read[0]]
+        synthetic_side = (ts.min(axis=0) > ss.min(axis=1))[read[1]]
         values.append(0.5 * (target_side.mean() + synthetic_side.mean()))
     return np.array(values)
 
@@ -590,3 +597,64 @@ def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch,
     on_train, on_test = plain_aa_repeats(train, synthetic, rng, 5), plain_aa_repeats(test, synthetic, rng, 5)
     np.testing.assert_allclose(result.repeats, on_test - on_train, rtol=0, atol=1e-12)
     assert searched  # some records had no drawn neighbour in their lists
+
+
+# --------------------------------------------------------------------------------------------
+# A bounded sample of the records whose distances are read (max_queries)
+# --------------------------------------------------------------------------------------------
+def sample_rows(rng, n, size):
+    """The positions a bounded measure reads of a table of ``n`` records: all (None) up to
+    ``size``, else ``size`` of them drawn without replacement, in increasing order."""
+    return None if n <= size else np.sort(rng.choice(n, size, replace=False))
+
+
+@pytest.mark.parametrize("n_repeats", [2, 5])  # without and with the neighbour lists
+@pytest.mark.parametrize("sizes", [(60, 30, 60), (40, 30, 60), (60, 50, 30)])
+def test_privacy_loss_of_a_sample_equals_the_plain_algorithm_on_it(sizes, n_repeats):
+    # tables beyond max_queries records are read on a seeded sample (training, synthetic, test
+    # drawn in that order, before the subsamples), every sampled record searched among all
+    data = np.random.default_rng(sum(sizes) + n_repeats)
+    train, test, synthetic = (small_mixed(data, n) for n in sizes)
+    result = mb.privacy_loss(
+        train=train, test=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
+    )
+    rng = np.random.default_rng(5)
+    train_rows, synthetic_rows, test_rows = (sample_rows(rng, n, 24) for n in (sizes[0], sizes[2], sizes[1]))
+    on_train = plain_aa_repeats(train, synthetic, rng, n_repeats, (train_rows, synthetic_rows))
+    on_test = plain_aa_repeats(test, synthetic, rng, n_repeats, (test_rows, synthetic_rows))
+    pairs = max(len(on_train), len(on_test))
+    losses = [on_test[i % len(on_test)] - on_train[i % len(on_train)] for i in range(pairs)]
+    np.testing.assert_allclose(result.repeats, losses, rtol=0, atol=1e-12)
+    assert (result.aa_train, result.aa_test) == pytest.approx((on_train.mean(), on_test.mean()), abs=1e-12)
+    assert result.sample_size == 24
+    assert "sample of at most 24 records per table" in result.reading()
+
+
+@pytest.mark.parametrize("sizes", [(60, 60), (60, 30), (30, 60)])
+def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes):
+    data = np.random.default_rng(sum(sizes))
+    target, synthetic = (small_mixed(data, n) for n in sizes)
+    result = mb.adversarial_accuracy(
+        target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
+    )
+    rng = np.random.default_rng(8)
+    samples = tuple(sample_rows(rng, n, 20) for n in sizes)
+    expected = plain_aa_repeats(target, synthetic, rng, 4, samples)
+    np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)
+    assert result.sample_size == 20
+
+
+def test_a_bound_no_table_exceeds_changes_nothing():
+    data = np.random.default_rng(11)
+    train, test, synthetic = (small_mixed(data, n) for n in (40, 20, 45))
+    whole = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1)
+    bounded = mb.privacy_loss(
+        train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+    )
+    assert bounded == whole and bounded.sample_size is None
+    assert "sample" not in bounded.reading()
+    whole_aa = mb.adversarial_accuracy(target=train, synthetic=synthetic, n_repeats=3, random_state=1)
+    bounded_aa = mb.adversarial_accuracy(
+        target=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+    )
+    assert bounded_aa == whole_aa and bounded_aa.sample_size is None

@@ -161,7 +161,8 @@ class AuditSpec(BaseModel):
     fidelity_sample: int | Literal["all"] = Field(
         100_000,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
-        "the privacy measures use every record, but the discriminator a bounded sample); 'all' for "
+        "the privacy measures use every record, but the discriminator, adversarial accuracy and the "
+        "privacy loss bounded samples); 'all' for "
         "every record",
     )
     thresholds: dict[str, float] = Field(
