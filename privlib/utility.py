@@ -697,8 +697,8 @@ class MarginalFidelityResult(Result):
     def reading(self) -> str:
         return (
             f"On average a variable's synthetic distribution differs from the original one by a "
-            f"total variation distance of {_fmt(self.value)} (0 = identical shares, 1 = no "
-            f"overlap); the largest gap is {self.worst_variable!r} with {_fmt(self.max_tvd)}."
+            f"total variation distance of {self.value:.3f} (0 = identical shares, 1 = no "
+            f"overlap); the largest gap is {self.worst_variable!r} with {self.max_tvd:.3f}."
         )
 
 
