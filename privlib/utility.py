@@ -1165,7 +1165,8 @@ COMPARISON_COLUMNS = {
     "privacy_loss": "AA(holdout vs S) - AA(train vs S) (0 ideal, about 0.5 for a copy)",
     "membership_f1": "F1 of the Hamming-threshold membership attack (partitioning method)",
     "membership_m": "relative membership risk M (at most 0.2 acceptable; NaN without the population size)",
-    "cap": "average correct attribution probability of the target from the keys (version 1)",
+    "cap": "average correct attribution probability of the target from the keys for the training records "
+    "(version 1); raw, not the excess over holdout records that the attribute verdict reads",
     "tstr": "train-on-synthetic-test-on-holdout score for the target",
     "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
     "tstr_ratio": "(tstr - chance) / (trtr - chance): the share of the real data's gain over chance kept",
