@@ -253,8 +253,8 @@ def control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Thr
         source=f"kit default: the {quantity} of training records more than 0.05 above that of "
         "holdout records the generator never saw (an interval resampling both groups); the "
         "holdout's value, what anyone in the population learns, is context ("
-        f"{context}; 0.05 is over three standard errors, at most 0.016, of a difference between "
-        "two groups of 2,000 records)",
+        f"{context}; 0.05 is over three standard errors (at most 0.5 sqrt(1/n1 + 1/n2)) once "
+        "both groups hold 2,000 records)",
         scope=scope,
         risk_words=f"the {attack} attack learns the sensitive value of training records better than "
         "that of people the generator never saw",

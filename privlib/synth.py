@@ -658,7 +658,7 @@ class SequentialTrees(_Synthesizer):
 
 
 class OutlierCopies(_Synthesizer):
-    """A sound generator that also releases its most isolated training records, unchanged.
+    """A leaky foil: a fitted generator whose release also holds its most isolated training records.
 
     A teaching foil for the worst case (notebook 08): ``base`` (by default
     :class:`SequentialTrees`) draws the release, then ``n_copies`` of its rows are replaced by

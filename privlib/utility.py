@@ -697,8 +697,8 @@ class MarginalFidelityResult(Result):
     def reading(self) -> str:
         return (
             f"On average a variable's synthetic distribution differs from the original one by a "
-            f"total variation distance of {_fmt(self.value)} (0 = identical shares, 1 = no "
-            f"overlap); the largest gap is {self.worst_variable!r} with {_fmt(self.max_tvd)}."
+            f"total variation distance of {self.value:.3f} (0 = identical shares, 1 = no "
+            f"overlap); the largest gap is {self.worst_variable!r} with {self.max_tvd:.3f}."
         )
 
 
@@ -1169,7 +1169,8 @@ COMPARISON_COLUMNS = {
     "privacy_loss": "AA(holdout vs S) - AA(train vs S) (0 ideal, about 0.5 for a copy)",
     "membership_f1": "F1 of the Hamming-threshold membership attack (partitioning method)",
     "membership_m": "relative membership risk M (at most 0.2 acceptable; NaN without the population size)",
-    "cap": "average correct attribution probability of the target from the keys (version 1)",
+    "cap": "average correct attribution probability of the target from the keys for the training records "
+    "(version 1); raw, not the excess over holdout records that the attribute verdict reads",
     "tstr": "train-on-synthetic-test-on-holdout score for the target",
     "trtr": "train-on-real-test-on-holdout score (the same for every synthesizer)",
     "tstr_ratio": "(tstr - chance) / (trtr - chance): the share of the real data's gain over chance kept",
