@@ -2,6 +2,7 @@
 
 The count comes from ``notebooks/`` (every ``NN_*.ipynb``); TEACHING.md states it in words
 ("Nine lessons ..."), the README's layout as a range of lesson numbers ("the course (00-08)").
+Each lesson's minutes in TEACHING.md add up to the range the plan states.
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ def test_teaching_plan_states_the_number_of_lessons():
     assert stated, "TEACHING.md does not say how many lessons there are"
     word = stated.group(1).lower()
     assert (int(word) if word.isdigit() else NUMBERS.get(word)) == len(LESSONS), stated.group(0)
+
+
+def test_each_lessons_planned_minutes_lie_in_the_stated_range():
+    """The minutes in brackets of a lesson's "show" and "do" columns add up to the range the plan states."""
+    text = (ROOT / "notebooks" / "TEACHING.md").read_text()
+    stated = re.search(r"planned below at (\d+) to (\d+) minutes", text)
+    assert stated, "TEACHING.md does not state the range of minutes a lesson is planned at"
+    low, high = int(stated.group(1)), int(stated.group(2))
+    rows = [line.split("|") for line in text.splitlines() if re.match(r"\| \d\d ", line)]
+    assert len(rows) == len(LESSONS)
+    for row in rows:
+        minutes = sum(int(m) for column in row[3:5] for m in re.findall(r"\((\d+)(?=[;)])", column))
+        assert low <= minutes <= high, f"{row[1].strip()}: {minutes} minutes planned, not {low} to {high}"
 
 
 def test_readme_layout_names_the_range_of_lessons():
