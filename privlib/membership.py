@@ -1383,10 +1383,6 @@ def _query_rows(n_records: int, max_queries: int | None, rng: np.random.Generato
     return subsample_rows(n_records, max_queries, rng)
 
 
-def _rows(table: pd.DataFrame, rows: np.ndarray | None) -> pd.DataFrame:
-    return table if rows is None else table.iloc[rows]
-
-
 def _at(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     return values if rows is None else values[rows]
 
@@ -1514,35 +1510,28 @@ def _aa_repeats(
     target_rows, synthetic_rows = queries
     if not draws:  # tables of one size: one repetition
         to_target = _at(nearest_distances(synthetic, target, **options), synthetic_rows)
-        if synthetic_within is not None:
-            to_target_or_wider = _at(synthetic_within, synthetic_rows)
-        else:
-            to_target_or_wider = to_target
+        bound = to_target if synthetic_within is None else _at(synthetic_within, synthetic_rows)
         return [
             _aa_indicators(
                 _at(nearest_distances(target, synthetic, **options), target_rows),
                 _at(_self_distances(target, options), target_rows),
                 to_target,
-                _self_distances(synthetic, options, synthetic_rows, within=to_target_or_wider),
+                _self_distances(synthetic, options, synthetic_rows, within=bound),
             )
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
     fixed_rows, sampled = (target_rows, synthetic_rows) if target_is_fixed else (synthetic_rows, target_rows)
-    fixed_queries = _rows(fixed, fixed_rows)
+    fixed_queries = fixed if fixed_rows is None else fixed.iloc[fixed_rows]
     fixed_self = _at(_self_distances(fixed, options), fixed_rows)
     drawn_rows = np.unique(np.concatenate(draws))
     if sampled is not None or 2 * drawn_rows.size > len(drawn):
         # a sample of a large table, or most of the table: search all of it, a search other
         # measures of an audit make too
-        asked = None
-    else:  # only the records some repetition draws: with few repetitions of a small share
-        asked = drawn_rows
-    if asked is None:
         drawn_to_fixed = nearest_distances(drawn, fixed, **options)
-    else:
+    else:  # only the records some repetition draws: with few repetitions of a small share
         drawn_to_fixed = np.full(len(drawn), np.nan)
-        drawn_to_fixed[asked] = nearest_distances(drawn.iloc[asked], fixed, **options)
+        drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
     # the lists cost about what two or three repetitions' searches do
     depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
