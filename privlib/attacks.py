@@ -81,9 +81,10 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
+from privlib.matching import query_samples, sample_size
 from privlib.neighbors import kneighbors
 from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
-from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.results import NOT_ASSESSABLE, QuerySampled, per_record
 from privlib.schema import TableEncoder, check_comparable, check_frame
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Integer, RandomState, Table, validate_params
@@ -306,15 +307,11 @@ def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None
     rng = np.random.default_rng(random_state)
     rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
     hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, client, rows)
-    # depth 1 on the whole tables: the searches of the distance measures, reused in an audit
-    nearest = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
-    picked = np.concatenate(
-        [np.arange(len(t)) if r is None else r for t, r in zip((train, holdout), rows)]
-    ) + np.repeat([0, len(train)], [hoods.n_train, len(hoods.to_real) - hoods.n_train])
     scored = [t if r is None else t.iloc[r] for t, r in zip((train, holdout), rows)]
     scores = {
-        "dcr": -nearest.to_synthetic[picked, 0],
-        "dcr_diff": _dcr_diff(nearest)[picked],
+        # the first of the k nearest: the nearest synthetic and other real records
+        "dcr": -hoods.to_synthetic[:, 0],
+        "dcr_diff": _dcr_diff(hoods),
         "density_ratio": _density_ratio(hoods),
         "local_neighbourhood": _local_neighbourhood(hoods),
         "classifier": _classifier(scored[0], scored[1], synthetic, rng),
@@ -327,7 +324,7 @@ def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None
 # The maximum over tests
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class MaxOverTests(Result):
+class MaxOverTests(QuerySampled):
     """The strongest of several attacks read at low false-positive rates, corrected for the choice.
 
     Each attack is read at each rate of ``fprs`` by :func:`privlib.records.tpr_at_low_fpr`; Holm's
@@ -394,7 +391,7 @@ class MaxOverTests(Result):
             f"({self.confidence:.0%} interval {100 * self.ci_low:.2g}% to {100 * self.ci_high:.2g}%), "
             f"{self.excess_members} records beyond the holdout rate ({self.excess_low:.1f} to "
             f"{self.excess_high:.1f}); Holm-adjusted p = {self.p_value:.2g} (its own "
-            f"{self.raw_p_value:.2g}). Found: {found}."
+            f"{self.raw_p_value:.2g}). Found: {found}.{self._sample_text()}"
         )
 
 
@@ -408,8 +405,11 @@ def _auc(members: np.ndarray, nonmembers: np.ndarray) -> float:
     return mann_whitney_auc(nonmembers, members)
 
 
-def _max_over_tests(scores: dict, fprs, confidence: float, *, measure: str) -> MaxOverTests:
-    """:class:`MaxOverTests` of the attacks' ``scores`` (name -> (members, non-members))."""
+def _max_over_tests(
+    scores: dict, fprs, confidence: float, *, measure: str, sample: int | None = None
+) -> MaxOverTests:
+    """:class:`MaxOverTests` of the attacks' ``scores`` (name -> (members, non-members)), read on
+    a sample of at most ``sample`` records per table (``None``: every record)."""
     points = {
         (attack, rate): tpr_at_low_fpr(
             member_scores=members, nonmember_scores=others, fpr=rate, attack=attack, confidence=confidence
@@ -431,6 +431,7 @@ def _max_over_tests(scores: dict, fprs, confidence: float, *, measure: str) -> M
         aucs={attack: _auc(*pair) for attack, pair in scores.items()},
         points=points,
         adjusted=holm.adjusted,
+        sample_size=sample,
     )
     assessable = [key for key in points if _test_key(*key) in holm.adjusted]
     if not assessable:
@@ -519,11 +520,21 @@ def attack_ensemble(
     scores = ensemble_scores(
         train=train, holdout=holdout, synthetic=synthetic, random_state=random_state, client=client
     )
-    return _max_over_tests(scores, LOW_FPRS, confidence, measure="attack_ensemble")
+    sample = ATTACK_RECORDS if max(len(train), len(holdout)) > ATTACK_RECORDS else None
+    return _max_over_tests(scores, LOW_FPRS, confidence, measure="attack_ensemble", sample=sample)
 
 
-@validate_params(_RELEASE)
-def near_copy_test(*, train, holdout, synthetic, confidence=DEFAULT_CONFIDENCE, client=None) -> MaxOverTests:
+@validate_params(_RELEASE | {"random_state": [RandomState()], "max_queries": [Integer(low=2), None]})
+def near_copy_test(
+    *,
+    train,
+    holdout,
+    synthetic,
+    confidence=DEFAULT_CONFIDENCE,
+    client=None,
+    random_state=None,
+    max_queries=None,
+) -> MaxOverTests:
     """Near copies: training records far nearer to a synthetic record than to any other real one,
     against holdout records, at false-positive rates of 0.1 % and 1 % (Holm over the two).
 
@@ -532,6 +543,21 @@ def near_copy_test(*, train, holdout, synthetic, confidence=DEFAULT_CONFIDENCE, 
     ``c`` a thousandth of one variable's range (module documentation). Inside an audit its two
     searches of depth 1 beyond those of the distance measures are the training records' nearest
     holdout records and the reverse.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        The generator's training data, real records it never saw, the release.
+    confidence : float, default 0.95
+        Holm's adjustment and the exact tests are one-sided at ``1 - confidence``.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches on this Dask cluster.
+    random_state : int, numpy.random.Generator or None
+        Seed of the samples of training and holdout records (only drawn beyond ``max_queries``).
+    max_queries : int, optional
+        Most training and most holdout records scored: beyond it a seeded sample of that many
+        (:func:`privlib.matching.query_samples`, the records the other distance measures read
+        with the same seed), each searched among every record. ``None``: every record.
 
     Returns
     -------
@@ -550,9 +576,14 @@ def near_copy_test(*, train, holdout, synthetic, confidence=DEFAULT_CONFIDENCE, 
     """
     confidence = check_confidence(confidence)
     holdout, synthetic = _check_release(train, holdout, synthetic)
-    hoods = real_neighbourhoods(train=train, holdout=holdout, synthetic=synthetic, k=1, client=client)
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    hoods = _neighbourhoods(train, holdout, synthetic, 1, client, (rows["train"], rows["holdout"]))
     score = _near_copy(hoods)
     member = hoods.is_member
     return _max_over_tests(
-        {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
+        {"near_copy": (score[member], score[~member])},
+        LOW_FPRS,
+        confidence,
+        measure="near_copy_test",
+        sample=sample_size(rows, max_queries),
     )

@@ -40,9 +40,16 @@ from scipy.stats import hypergeom
 
 from privlib import neighbors
 from privlib.errors import ParameterError, PrivlibError
-from privlib.matching import comparable_values, count_matches, joint_codes
+from privlib.matching import (
+    comparable_values,
+    count_matches,
+    joint_codes,
+    query_samples,
+    sample_size,
+    sampled,
+)
 from privlib.records import NEWCOMBE, _newcombe
-from privlib.results import Result, per_record
+from privlib.results import QuerySampled, Result, per_record
 from privlib.schema import (
     CATEGORICAL,
     NUMERIC,
@@ -321,7 +328,7 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
 
 
 @dataclass(frozen=True, kw_only=True)
-class DCRSummary(Result):
+class DCRSummary(QuerySampled):
     """Distances to closest training record, summarised for a report.
 
     Attributes
@@ -352,7 +359,9 @@ class DCRSummary(Result):
         )
         if self.baseline is None:
             return self.with_judgement(
-                text + "; give a holdout set to see how close new real people come by chance."
+                text
+                + "; give a holdout set to see how close new real people come by chance."
+                + self._sample_text()
             )
         assert self.holdout_median is not None  # measured on the holdout, as the baseline is
         text += (
@@ -368,7 +377,7 @@ class DCRSummary(Result):
             )
         else:
             text += ": a typical synthetic record sits on a training record."
-        return self.with_judgement(text)
+        return self.with_judgement(text + self._sample_text())
 
 
 @validate_params(
@@ -380,6 +389,8 @@ class DCRSummary(Result):
         "n_jobs": [Integer(low=-1), None],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "random_state": [RandomState()],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def dcr_summary(
@@ -391,6 +402,8 @@ def dcr_summary(
     n_jobs=None,
     client=None,
     confidence=DEFAULT_CONFIDENCE,
+    random_state=None,
+    max_queries=None,
 ) -> DCRSummary:
     """Summarise the distances to closest training record, with a holdout baseline.
 
@@ -410,6 +423,12 @@ def dcr_summary(
         Passed to the neighbour search (see :func:`dcr`).
     confidence : float, default 0.95
         Level of the Wilson interval of ``value``.
+    random_state : int, numpy.random.Generator or None
+        Seed of the samples of synthetic and holdout records (only drawn beyond ``max_queries``).
+    max_queries : int, optional
+        Most synthetic and most holdout records whose distances are read: beyond it a seeded
+        sample of that many (:func:`privlib.matching.query_samples`), each searched among every
+        training record. ``None``: every record.
 
     Returns
     -------
@@ -439,8 +458,14 @@ def dcr_summary(
     columns = list(train.columns)
     encoder = TableEncoder(metric="gower", columns=columns).fit(*frames, names=names)
     search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs, client=client)
-    distances = dcr(synthetic=synthetic, reference=train, **search)
-    holdout_distances = dcr(synthetic=holdout, reference=train, **search) if holdout is not None else None
+    sizes = {"synthetic": len(synthetic)} | ({} if holdout is None else {"holdout": len(holdout)})
+    rows = query_samples(random_state, max_queries, **sizes)
+    distances = dcr(synthetic=sampled(synthetic, rows["synthetic"]), reference=train, **search)
+    holdout_distances = (
+        dcr(synthetic=sampled(holdout, rows["holdout"]), reference=train, **search)
+        if holdout is not None
+        else None
+    )
     return DCRSummary(
         measure="dcr_zero_share",
         value=float(np.mean(distances == 0)),
@@ -451,6 +476,7 @@ def dcr_summary(
         holdout_median=float(np.median(holdout_distances)) if holdout_distances is not None else None,
         distances=distances,
         holdout_distances=holdout_distances,
+        sample_size=sample_size(rows, max_queries),
     )
 
 

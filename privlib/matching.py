@@ -31,6 +31,9 @@ __all__ = [
     "count_matches",
     "gower_setup",
     "joint_codes",
+    "query_samples",
+    "sample_size",
+    "sampled",
     "subsample",
     "subsample_rows",
 ]
@@ -125,6 +128,54 @@ def subsample_rows(n_rows: int, size: int, rng: np.random.Generator) -> np.ndarr
     return np.sort(rng.choice(n_rows, size, replace=False))
 
 
+#: The tables whose records a distance measure may sample (:func:`query_samples`), each with a
+#: stream of its own.
+QUERY_ROLES = ("train", "synthetic", "holdout")
+
+
+def query_samples(random_state, max_queries: int | None, **sizes: int) -> dict[str, np.ndarray | None]:
+    """Positions of the records of each table (by role, with its number of records) whose
+    nearest-neighbour distances a measure reads: every record (``None``) up to ``max_queries``,
+    beyond it a seeded sample of that many, in increasing order.
+
+    Each role of :data:`QUERY_ROLES` draws from a stream of its own, derived from an integer
+    ``random_state`` and the role, so that every measure given the same seed reads the same records
+    of a table, whatever other tables it reads; an audit then searches those records once
+    (:mod:`privlib.search_reuse`). A sampled record is still searched among every record, so each
+    distance read is exact; the sample only bounds how many are read. With a generator (or
+    ``None``) each role's stream is spawned from it.
+
+    Examples
+    --------
+    >>> rows = query_samples(0, 3, train=10, holdout=2)
+    >>> rows["train"].size, rows["holdout"]
+    (3, None)
+    >>> bool((query_samples(0, 3, train=10)["train"] == rows["train"]).all())
+    True
+    """
+    rows: dict[str, np.ndarray | None] = {}
+    for role, n_records in sizes.items():
+        if max_queries is None or n_records <= max_queries:
+            rows[role] = None
+            continue
+        if isinstance(random_state, (int, np.integer)):
+            rng = np.random.default_rng([int(random_state), QUERY_ROLES.index(role)])
+        else:
+            rng = np.random.default_rng(random_state).spawn(1)[0]
+        rows[role] = subsample_rows(n_records, max_queries, rng)
+    return rows
+
+
+def sample_size(rows: dict[str, np.ndarray | None], max_queries: int | None) -> int | None:
+    """``max_queries`` when :func:`query_samples` sampled some table, else ``None``."""
+    return None if all(at is None for at in rows.values()) else max_queries
+
+
+def sampled(table: pd.DataFrame, rows: np.ndarray | None) -> pd.DataFrame:
+    """The records of ``table`` at positions ``rows`` (the table itself for ``None``)."""
+    return table if rows is None else table.iloc[rows]
+
+
 def subsample(table: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
     """``size`` rows of ``table`` drawn without replacement (the table itself when it has that many)."""
     if len(table) == size:
@@ -140,21 +191,22 @@ def gower_setup(train, holdout, synthetic) -> TableEncoder:
     )
 
 
-def attack_distances(train, holdout, synthetic, rng=None, client=None):
+def attack_distances(train, holdout, synthetic, rng=None, client=None, rows=(None, None)):
     """DCR to the synthetic data of each training and holdout record, and who is a member.
 
-    With ``rng`` the larger of training and holdout is subsampled to the smaller's size. The
-    whole tables are searched and the drawn records' distances kept, so that the attacks with
-    and without subsampling make the same two searches, which an audit makes once
-    (:func:`privlib.search_reuse.reuse_searches`).
+    ``rows`` holds the positions of the training and holdout records read (:func:`query_samples`;
+    ``None``: every record), each searched among every synthetic record. With ``rng`` the larger
+    of the two sets read is subsampled to the smaller's size. The records read are searched whole
+    and the drawn records' distances kept, so that the attacks with and without subsampling make
+    the same two searches, which an audit makes once (:func:`privlib.search_reuse.reuse_searches`).
     """
     encoder = gower_setup(train, holdout, synthetic)
     distances = [
-        nearest_distances(table, synthetic, metric="gower", encoder=encoder, client=client)
-        for table in (train, holdout)
+        nearest_distances(sampled(table, at), synthetic, metric="gower", encoder=encoder, client=client)
+        for table, at in zip((train, holdout), rows)
     ]
     if rng is not None:
-        size = min(len(train), len(holdout))
+        size = min(d.size for d in distances)
         distances = [d if d.size == size else d[subsample_rows(d.size, size, rng)] for d in distances]
     dcr = np.concatenate(distances)
     is_member = np.repeat([True, False], [distances[0].size, distances[1].size])

@@ -57,9 +57,18 @@ from threadpoolctl import threadpool_limits
 
 from privlib import search_reuse
 from privlib.errors import ParameterError, PrivlibError
-from privlib.matching import attack_distances, check_tables, gower_setup, subsample, subsample_rows
+from privlib.matching import (
+    attack_distances,
+    check_tables,
+    gower_setup,
+    query_samples,
+    sample_size,
+    sampled,
+    subsample,
+    subsample_rows,
+)
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
-from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.results import NOT_ASSESSABLE, QuerySampled, Result, per_record
 from privlib.rules import M_THRESHOLD
 from privlib.schema import NUMERIC, TableEncoder, infer_kinds, numeric_values
 from privlib.uncertainty import (
@@ -248,7 +257,7 @@ class MembershipRisk(_Repeated):
 
 
 @dataclass(frozen=True, kw_only=True)
-class DcrHoldoutShare(Result):
+class DcrHoldoutShare(QuerySampled):
     """Share of synthetic records closer to training than to holdout (:func:`dcr_holdout_share`)."""
 
     ties: float
@@ -262,12 +271,12 @@ class DcrHoldoutShare(Result):
             f"{self.value:.1%}{self._interval_text()} of the {self.n_synthetic} synthetic records "
             f"are closer to a training record than to a holdout record (ties counted half, "
             f"{self.ties:.1%} of records tied), against {self.baseline:.0%} for a generator that "
-            "never saw its training records."
+            f"never saw its training records.{self._sample_text()}"
         )
 
 
 @dataclass(frozen=True, kw_only=True)
-class ThresholdAttack(Result):
+class ThresholdAttack(QuerySampled):
     """Precision of the distance-threshold attack over thresholds (:func:`threshold_attack`).
 
     ``value`` is the precision of the adversary who calls the closer half of the attack set
@@ -288,12 +297,12 @@ class ThresholdAttack(Result):
             f"Calling the closer half of {self.n_attack} records (half training, half holdout) "
             f"members is right {self.value:.1%}{self._interval_text()} of the time, and the best "
             f"threshold tried reaches {self.max_precision:.1%} (threshold "
-            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing."
+            f"{self.best_threshold:.3g}), against {self.baseline:.0%} for guessing.{self._sample_text()}"
         )
 
 
 @dataclass(frozen=True, kw_only=True)
-class NNMia(Result):
+class NNMia(QuerySampled):
     """Nearest-neighbour membership inference attack (:func:`nn_mia`): ``auc`` and the ROC points."""
 
     auc: float
@@ -309,32 +318,12 @@ class NNMia(Result):
             f"Ranking {self.n_train} training and {self.n_holdout} holdout records by their "
             f"distance to the nearest synthetic record separates them with AUC = "
             f"{self.auc:.3f}{self._interval_text()} ({self.baseline} is guessing, 1.0 full "
-            "exposure)."
+            f"exposure).{self._sample_text()}"
         )
 
 
 @dataclass(frozen=True, kw_only=True)
-class _QuerySampled(_Repeated):
-    """A nearest-neighbour measure that may read a seeded sample of each table's records.
-
-    ``sample_size`` is the most records per table whose distances were read when a table was
-    sampled (``max_queries``), else ``None``; each sampled record was searched among every
-    record, and the intervals are those of the sample.
-    """
-
-    sample_size: int | None = None
-
-    def _sample_text(self) -> str:
-        if self.sample_size is None:
-            return ""
-        return (
-            f" The distances of a seeded sample of at most {self.sample_size:,} records per table "
-            "were read, each searched among every record; the intervals are those of the sample."
-        )
-
-
-@dataclass(frozen=True, kw_only=True)
-class AdversarialAccuracy(_QuerySampled):
+class AdversarialAccuracy(_Repeated, QuerySampled):
     """Nearest-neighbour adversarial accuracy AA_TS (:func:`adversarial_accuracy`).
 
     ``baseline`` is the accuracy of two indistinguishable tables, ``0.5 (1 - ties)``: the strict
@@ -357,7 +346,7 @@ class AdversarialAccuracy(_QuerySampled):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PrivacyLoss(_QuerySampled):
+class PrivacyLoss(_Repeated, QuerySampled):
     """Privacy loss AA(test) - AA(train) of Yale et al. (2019) (:func:`privacy_loss`)."""
 
     aa_train: float
@@ -1095,10 +1084,18 @@ def partition_risk(
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def dcr_holdout_share(
-    *, synthetic, train, holdout, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
+    *,
+    synthetic,
+    train,
+    holdout,
+    random_state=None,
+    client=None,
+    confidence=DEFAULT_CONFIDENCE,
+    max_queries=None,
 ) -> DcrHoldoutShare:
     """Share of synthetic records closer to a training record than to a holdout record.
 
@@ -1112,10 +1109,15 @@ def dcr_holdout_share(
     synthetic, train, holdout : pandas.DataFrame
         The synthetic data, the generator's training data and real records it never saw.
     random_state : int, numpy.random.Generator or None
-        Seed for the subsampling (unused when ``train`` and ``holdout`` have the same size).
+        Seed for the subsampling (unused when ``train`` and ``holdout`` have the same size) and
+        the sample of synthetic records.
     confidence : float, default 0.95
         Level of the interval: the Wilson interval of the share closer to training among the
         untied synthetic records, mapped back with the tied share (taken as fixed) counted half.
+    max_queries : int, optional
+        Most records per table whose distances are read: beyond it a seeded sample of that many
+        (:func:`privlib.matching.query_samples`, which draws the same records for every measure
+        given the same integer seed), each searched among every record. ``None``: every record.
     client : dask.distributed.Client, optional
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
@@ -1138,13 +1140,15 @@ def dcr_holdout_share(
     confidence = check_confidence(confidence)
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
     encoder = gower_setup(train, holdout, synthetic)
+    rows = query_samples(random_state, max_queries, synthetic=len(synthetic))
+    queries = sampled(synthetic, rows["synthetic"])
     rng = np.random.default_rng(random_state)
     size = min(len(train), len(holdout))
     # the larger of training and holdout subsampled to the smaller's size (training drawn first);
-    # each table's distances read from its whole-table search, which dcr_zero_share and
+    # each table's distances read from the search of the whole table, which dcr_zero_share and
     # privacy_loss make in an audit
     to_train, to_holdout = (
-        _nearest_in_draw(synthetic, table, size, rng, encoder=encoder, client=client)
+        _nearest_in_draw(queries, table, size, rng, encoder=encoder, client=client)
         for table in (train, holdout)
     )
     tied = to_train == to_holdout
@@ -1165,10 +1169,11 @@ def dcr_holdout_share(
         ci_method=WILSON,
         confidence=confidence,
         ties=ties,
-        n_synthetic=len(synthetic),
+        n_synthetic=len(queries),
         n_reference=size,
         dcr_train=to_train,
         dcr_holdout=to_holdout,
+        sample_size=sample_size(rows, max_queries),
     )
 
 
@@ -1202,6 +1207,7 @@ def _nearest_in_draw(query, reference, size, rng, **options) -> np.ndarray:
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
         "thresholds": [Numbers(low=0, scalar=False), None],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def threshold_attack(
@@ -1213,6 +1219,7 @@ def threshold_attack(
     random_state=None,
     client=None,
     confidence=DEFAULT_CONFIDENCE,
+    max_queries=None,
 ) -> ThresholdAttack:
     """Distance-threshold membership attack: precision over a range of thresholds.
 
@@ -1228,9 +1235,13 @@ def threshold_attack(
         Gower distances to try (between 0 and 1). Default: 0 and the 2 %, 4 %, ..., 100 %
         quantiles of the attack set's DCRs, so the curve spans every share of records called.
     random_state : int, numpy.random.Generator or None
-        Seed for the subsampling.
+        Seed for the subsampling and the samples of training and holdout records.
     confidence : float, default 0.95
         Level of the Wilson interval of ``value`` (members among the records called).
+    max_queries : int, optional
+        Most records per table whose distances are read: beyond it a seeded sample of that many
+        (:func:`privlib.matching.query_samples`, which draws the same records for every measure
+        given the same integer seed), each searched among every record. ``None``: every record.
     client : dask.distributed.Client, optional
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
@@ -1244,7 +1255,15 @@ def threshold_attack(
     """
     confidence = check_confidence(confidence)
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = attack_distances(train, holdout, synthetic, np.random.default_rng(random_state), client)
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    dcr, is_member = attack_distances(
+        train,
+        holdout,
+        synthetic,
+        np.random.default_rng(random_state),
+        client,
+        (rows["train"], rows["holdout"]),
+    )
     if thresholds is None:
         thresholds = np.unique(np.concatenate([[0.0], np.quantile(dcr, np.linspace(0.02, 1, 50))]))
     else:
@@ -1280,6 +1299,7 @@ def threshold_attack(
         thresholds=thresholds,
         precision=precision,
         recall=recall,
+        sample_size=sample_size(rows, max_queries),
     )
 
 
@@ -1291,10 +1311,18 @@ def threshold_attack(
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def nn_mia(
-    *, train, holdout, synthetic, random_state=None, client=None, confidence=DEFAULT_CONFIDENCE
+    *,
+    train,
+    holdout,
+    synthetic,
+    random_state=None,
+    client=None,
+    confidence=DEFAULT_CONFIDENCE,
+    max_queries=None,
 ) -> NNMia:
     """Nearest-neighbour membership inference attack (Yale et al. 2019).
 
@@ -1308,10 +1336,14 @@ def nn_mia(
     train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data.
     random_state : int, numpy.random.Generator or None
-        Seed for the bootstrap of the interval.
+        Seed for the bootstrap of the interval and the samples of training and holdout records.
     confidence : float, default 0.95
         Level of the interval: a percentile bootstrap over records, training and holdout records
         resampled separately (:func:`privlib.uncertainty.auc_interval`).
+    max_queries : int, optional
+        Most records per table whose distances are read: beyond it a seeded sample of that many
+        (:func:`privlib.matching.query_samples`, which draws the same records for every measure
+        given the same integer seed), each searched among every record. ``None``: every record.
     client : dask.distributed.Client, optional
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
@@ -1341,7 +1373,10 @@ def nn_mia(
     """
     confidence = check_confidence(confidence)
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = attack_distances(train, holdout, synthetic, rng=None, client=client)
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    dcr, is_member = attack_distances(
+        train, holdout, synthetic, client=client, rows=(rows["train"], rows["holdout"])
+    )
     fpr, tpr, _ = roc_curve(is_member, -dcr)
     auc = float(roc_auc_score(is_member, -dcr))
     low, high = auc_interval(
@@ -1356,12 +1391,13 @@ def nn_mia(
         ci_method=BOOTSTRAP,
         confidence=confidence,
         auc=auc,
-        n_train=len(train),
-        n_holdout=len(holdout),
+        n_train=int(np.count_nonzero(is_member)),
+        n_holdout=int(np.count_nonzero(~is_member)),
         fpr=fpr,
         tpr=tpr,
         dcr=dcr,
         is_member=is_member,
+        sample_size=sample_size(rows, max_queries),
     )
 
 
@@ -1371,16 +1407,6 @@ def _self_distances(table, options, rows=None, within=None) -> np.ndarray:
     if rows is None:
         return kneighbors(table, table, k=1, exclude_self=True, within=within, **options).distances[:, 0]
     return _nearest_other(table, rows, options, within)
-
-
-def _query_rows(n_records: int, max_queries: int | None, rng: np.random.Generator) -> np.ndarray | None:
-    """Positions of the records of a table whose nearest-neighbour distances a measure reads:
-    every record (``None``) up to ``max_queries``, beyond it a seeded sample of that many, in
-    increasing order. Each sampled record is still searched among every record, so each distance
-    read is exact; the sample only bounds how many are read."""
-    if max_queries is None or n_records <= max_queries:
-        return None
-    return subsample_rows(n_records, max_queries, rng)
 
 
 def _at(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
@@ -1497,41 +1523,41 @@ def _aa_repeats(
     distance to ``target``), so that one search answers several halves.
 
     ``queries`` holds the positions of the target and synthetic records whose indicators are
-    read (:func:`_query_rows`; ``None``: every record): a sampled record is searched among every
-    record of the tables (or of the repetition's subsample), so each of its indicators is the
-    plain algorithm's, and a repetition reads the sampled records of the larger table that its
-    subsample draws. The nearest record of the other table and the nearest other record of the
-    smaller table are read from whole-table searches, which the distance attacks of an audit
-    make anyway; what only this measure searches (the nearest other records within a bound and
-    the deeper lists) is searched for the sampled records alone.
+    read (:func:`privlib.matching.query_samples`; ``None``: every record): only they are
+    searched, each among every record of the tables (or of the repetition's subsample), so each
+    of its indicators is the plain algorithm's, and a repetition reads the sampled records of the
+    larger table that its subsample draws. ``synthetic_within`` then needs values at the sampled
+    synthetic records only.
     """
     size = min(len(target), len(synthetic))
     options = dict(metric="gower", encoder=encoder, client=client)
     target_rows, synthetic_rows = queries
     if not draws:  # tables of one size: one repetition
-        to_target = _at(nearest_distances(synthetic, target, **options), synthetic_rows)
+        to_target = nearest_distances(sampled(synthetic, synthetic_rows), target, **options)
         bound = to_target if synthetic_within is None else _at(synthetic_within, synthetic_rows)
         return [
             _aa_indicators(
-                _at(nearest_distances(target, synthetic, **options), target_rows),
-                _at(_self_distances(target, options), target_rows),
+                nearest_distances(sampled(target, target_rows), synthetic, **options),
+                _self_distances(target, options, target_rows),
                 to_target,
                 _self_distances(synthetic, options, synthetic_rows, within=bound),
             )
         ]
     target_is_fixed = len(target) == size
     fixed, drawn = (target, synthetic) if target_is_fixed else (synthetic, target)
-    fixed_rows, sampled = (target_rows, synthetic_rows) if target_is_fixed else (synthetic_rows, target_rows)
-    fixed_queries = fixed if fixed_rows is None else fixed.iloc[fixed_rows]
-    fixed_self = _at(_self_distances(fixed, options), fixed_rows)
-    drawn_rows = np.unique(np.concatenate(draws))
-    if sampled is not None or 2 * drawn_rows.size > len(drawn):
-        # a sample of a large table, or most of the table: search all of it, a search other
-        # measures of an audit make too
+    fixed_rows, drawn_sample = (
+        (target_rows, synthetic_rows) if target_is_fixed else (synthetic_rows, target_rows)
+    )
+    fixed_queries = sampled(fixed, fixed_rows)
+    fixed_self = _self_distances(fixed, options, fixed_rows)
+    # the drawn table's records read: its sample, or those some repetition draws
+    read = np.unique(np.concatenate(draws)) if drawn_sample is None else drawn_sample
+    if drawn_sample is None and 2 * read.size > len(drawn):
+        # most of the table: search all of it, a search other measures of an audit make too
         drawn_to_fixed = nearest_distances(drawn, fixed, **options)
-    else:  # only the records some repetition draws: with few repetitions of a small share
+    else:
         drawn_to_fixed = np.full(len(drawn), np.nan)
-        drawn_to_fixed[drawn_rows] = nearest_distances(drawn.iloc[drawn_rows], fixed, **options)
+        drawn_to_fixed[read] = nearest_distances(drawn.iloc[read], fixed, **options)
     # the lists cost about what two or three repetitions' searches do
     depth = _list_depth(size / len(drawn), len(drawn)) if len(draws) >= 3 else None
     if depth is not None:
@@ -1540,18 +1566,18 @@ def _aa_repeats(
             within = synthetic_within
         else:  # records no repetition draws need nothing: bound 0
             within = np.nan_to_num(drawn_to_fixed, nan=0.0)
-        drawn_lists = _own_lists(drawn, sampled, depth, within, options)
+        drawn_lists = _own_lists(drawn, drawn_sample, depth, within, options)
     repeats = []
     for rows in draws:
         subsample = drawn.iloc[rows]
-        if sampled is None:  # every record of the subsample, listed under its row of the table
+        if drawn_sample is None:  # every record of the subsample, listed under its row of the table
             picked, listed = np.arange(rows.size), rows
         else:  # the sampled records the subsample holds: their positions in it and in the sample
-            in_sample = np.isin(sampled, rows)
-            picked, listed = np.searchsorted(rows, sampled[in_sample]), np.flatnonzero(in_sample)
+            in_sample = np.isin(drawn_sample, rows)
+            picked, listed = np.searchsorted(rows, drawn_sample[in_sample]), np.flatnonzero(in_sample)
         if depth is None:
             fixed_to_drawn = nearest_distances(fixed_queries, subsample, **options)
-            drawn_self = _self_distances(subsample, options, None if sampled is None else picked)
+            drawn_self = _self_distances(subsample, options, None if drawn_sample is None else picked)
         else:
             in_draw = np.zeros(len(drawn), dtype=bool)
             in_draw[rows] = True
@@ -1662,10 +1688,11 @@ def adversarial_accuracy(
     confidence = check_confidence(confidence)
     check_tables(target=target, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
+    # the target drawn as a training table is: with one seed adversarial accuracy and privacy_loss
+    # read the same records, and an audit searches them once
+    rows = query_samples(random_state, max_queries, train=len(target), synthetic=len(synthetic))
+    queries = (rows["train"], rows["synthetic"])
     rng = np.random.default_rng(random_state)
-    # target before synthetic, as privacy_loss draws its training and synthetic samples: with one
-    # seed the two read the same records of those tables, and an audit searches them once
-    queries = (_query_rows(len(target), max_queries, rng), _query_rows(len(synthetic), max_queries, rng))
     draws = _aa_draws(target, synthetic, rng, n_repeats)
     repeats = _aa_repeats(target, synthetic, encoder, draws, client, queries=queries)
     values = np.array([_aa_value(r) for r in repeats])
@@ -1691,13 +1718,8 @@ def adversarial_accuracy(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=values,
-        sample_size=_sampled_size(queries, max_queries),
+        sample_size=sample_size(rows, max_queries),
     )
-
-
-def _sampled_size(queries, max_queries: int | None) -> int | None:
-    """``max_queries`` when some table was sampled (:func:`_query_rows`), else ``None``."""
-    return None if all(rows is None for rows in queries) else max_queries
 
 
 @validate_params(
@@ -1775,9 +1797,12 @@ def privacy_loss(
     confidence = check_confidence(confidence)
     check_tables(train=train, test=test, synthetic=synthetic)
     encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
+    rows = query_samples(
+        random_state, max_queries, train=len(train), synthetic=len(synthetic), holdout=len(test)
+    )
+    samples = {"train": rows["train"], "test": rows["holdout"]}
+    synthetic_rows = rows["synthetic"]
     rng = np.random.default_rng(random_state)
-    train_rows, synthetic_rows = (_query_rows(len(t), max_queries, rng) for t in (train, synthetic))
-    samples = {"train": train_rows, "test": _query_rows(len(test), max_queries, rng)}
     tables = {"train": train, "test": test}
     draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in tables.items()}
     # A half that subsamples searches neighbour lists, the deeper the smaller its real table,
@@ -1789,11 +1814,15 @@ def privacy_loss(
         synthetic_within = None
         if len(synthetic) >= max(len(train), len(test)):
             # the synthetic records' nearest other synthetic records count only where no farther
-            # than the nearest real record of a half: one search within the wider distance
+            # than the nearest real record of a half: one search within the wider distance, for
+            # the synthetic records read (the others are never compared)
             options = dict(metric="gower", encoder=encoder, client=client)
-            synthetic_within = np.maximum(
-                nearest_distances(synthetic, train, **options), nearest_distances(synthetic, test, **options)
+            queries = sampled(synthetic, synthetic_rows)
+            nearest_real = np.maximum(
+                nearest_distances(queries, train, **options), nearest_distances(queries, test, **options)
             )
+            synthetic_within = np.zeros(len(synthetic))
+            synthetic_within[slice(None) if synthetic_rows is None else synthetic_rows] = nearest_real
         for real in sorted(tables, key=lambda real: (not draws[real], len(tables[real]))):
             repeats[real] = _aa_repeats(
                 tables[real],
@@ -1832,7 +1861,7 @@ def privacy_loss(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=losses,
-        sample_size=_sampled_size((train_rows, synthetic_rows, samples["test"]), max_queries),
+        sample_size=sample_size(rows, max_queries),
     )
 
 

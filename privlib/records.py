@@ -70,15 +70,23 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 from scipy.stats import beta, hypergeom, nhypergeom
 
 from privlib.errors import ParameterError, PrivlibError
-from privlib.matching import attack_distances, check_tables, comparable_values, count_matches, joint_codes
-from privlib.results import NOT_ASSESSABLE, Result, per_record
+from privlib.matching import (
+    attack_distances,
+    check_tables,
+    comparable_values,
+    count_matches,
+    joint_codes,
+    query_samples,
+    sample_size,
+)
+from privlib.results import NOT_ASSESSABLE, QuerySampled, Result, per_record
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import (
     CATEGORICAL,
@@ -89,7 +97,17 @@ from privlib.schema import (
     numeric_values,
 )
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence, wilson_interval
-from privlib.validation import CLIENT, CONFIDENCE, Instance, Number, Numbers, Table, validate_params
+from privlib.validation import (
+    CLIENT,
+    CONFIDENCE,
+    Instance,
+    Integer,
+    Number,
+    Numbers,
+    RandomState,
+    Table,
+    validate_params,
+)
 
 __all__ = [
     "CLOPPER_PEARSON",
@@ -166,7 +184,7 @@ def _critical(tail: np.ndarray, level: float) -> int:
 # Low false-positive operating points
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class LowFprPoint(Result):
+class LowFprPoint(QuerySampled):
     """An attack read at a false-positive rate of at most ``fpr_target`` (:func:`tpr_at_low_fpr`).
 
     ``value`` is the true-positive rate ``members_called / n_members``; ``ci_low``/``ci_high``
@@ -223,7 +241,7 @@ class LowFprPoint(Result):
                 f"them would exceed the rate and the attack works at {self.nonmembers_called} "
                 "false positives instead"
             )
-        return self.with_judgement(text + ".")
+        return self.with_judgement(text + "." + self._sample_text())
 
 
 @validate_params(
@@ -466,6 +484,8 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
         "fpr": [Number(low=0, high=1, closed="neither")],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
+        "random_state": [RandomState()],
+        "max_queries": [Integer(low=2), None],
     }
 )
 def nn_mia_low_fpr(
@@ -476,6 +496,8 @@ def nn_mia_low_fpr(
     fpr=0.001,
     confidence=DEFAULT_CONFIDENCE,
     client=None,
+    random_state=None,
+    max_queries=None,
 ) -> LowFprPoint:
     """The distance attack of :func:`privlib.membership.nn_mia` read at a false-positive rate of at
     most ``fpr`` (:func:`tpr_at_low_fpr`), for the audit, which passes tables.
@@ -494,6 +516,13 @@ def nn_mia_low_fpr(
     confidence : float, default 0.95
     client : dask.distributed.Client, optional
         Run a neighbour search that is needed on this Dask cluster.
+    random_state : int, numpy.random.Generator or None
+        Seed of the samples of training and holdout records (only drawn beyond ``max_queries``);
+        with the seed of ``nn_mia`` the same records are read.
+    max_queries : int, optional
+        Most training and most holdout records scored: beyond it a seeded sample of that many
+        (:func:`privlib.matching.query_samples`), each searched among every synthetic record.
+        ``None``: every record.
 
     Returns
     -------
@@ -510,14 +539,18 @@ def nn_mia_low_fpr(
     ('nn_mia_tpr_at_0.1pct', 1000, 0)
     """
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
-    dcr, is_member = attack_distances(train, holdout, synthetic, rng=None, client=client)
-    return tpr_at_low_fpr(
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    dcr, is_member = attack_distances(
+        train, holdout, synthetic, client=client, rows=(rows["train"], rows["holdout"])
+    )
+    point = tpr_at_low_fpr(
         member_scores=-dcr[is_member],
         nonmember_scores=-dcr[~is_member],
         fpr=fpr,
         attack="nn_mia",
         confidence=confidence,
     )
+    return replace(point, sample_size=sample_size(rows, max_queries))
 
 
 # --------------------------------------------------------------------------------------------

@@ -172,3 +172,24 @@ class Result:
 def results_frame(results) -> pd.DataFrame:
     """Stack several results into one table (one row each)."""
     return pd.concat([r.to_frame() for r in results])
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuerySampled(Result):
+    """A nearest-neighbour measure that may read a seeded sample of each table's records
+    (:func:`privlib.matching.query_samples`).
+
+    ``sample_size`` is the most records per table whose distances were read when a table was
+    sampled (``max_queries``), else ``None``; each sampled record was searched among every
+    record, and the intervals are those of the sample.
+    """
+
+    sample_size: int | None = None
+
+    def _sample_text(self) -> str:
+        if self.sample_size is None:
+            return ""
+        return (
+            f" The distances of a seeded sample of at most {self.sample_size:,} records per table "
+            "were read, each searched among every record; the intervals are those of the sample."
+        )

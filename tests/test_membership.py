@@ -602,24 +602,31 @@ def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch,
 # --------------------------------------------------------------------------------------------
 # A bounded sample of the records whose distances are read (max_queries)
 # --------------------------------------------------------------------------------------------
-def sample_rows(rng, n, size):
-    """The positions a bounded measure reads of a table of ``n`` records: all (None) up to
-    ``size``, else ``size`` of them drawn without replacement, in increasing order."""
-    return None if n <= size else np.sort(rng.choice(n, size, replace=False))
+def sample_rows(seed, role, n, size):
+    """The positions a bounded measure reads of the table of ``role`` with ``n`` records: all
+    (None) up to ``size``, else ``size`` of them drawn without replacement, in increasing order,
+    from the role's own stream (seed and the role's place among training, synthetic, holdout)."""
+    if n <= size:
+        return None
+    stream = np.random.default_rng([seed, ("train", "synthetic", "holdout").index(role)])
+    return np.sort(stream.choice(n, size, replace=False))
 
 
 @pytest.mark.parametrize("n_repeats", [2, 5])  # without and with the neighbour lists
 @pytest.mark.parametrize("sizes", [(60, 30, 60), (40, 30, 60), (60, 50, 30)])
 def test_privacy_loss_of_a_sample_equals_the_plain_algorithm_on_it(sizes, n_repeats):
-    # tables beyond max_queries records are read on a seeded sample (training, synthetic, test
-    # drawn in that order, before the subsamples), every sampled record searched among all
+    # tables beyond max_queries records are read on a seeded sample (each table from a stream of
+    # its own, apart from the subsamples' draws), every sampled record searched among all
     data = np.random.default_rng(sum(sizes) + n_repeats)
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.privacy_loss(
         train=train, test=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
     )
     rng = np.random.default_rng(5)
-    train_rows, synthetic_rows, test_rows = (sample_rows(rng, n, 24) for n in (sizes[0], sizes[2], sizes[1]))
+    train_rows, synthetic_rows, test_rows = (
+        sample_rows(5, role, n, 24)
+        for role, n in zip(("train", "synthetic", "holdout"), (sizes[0], sizes[2], sizes[1]))
+    )
     on_train = plain_aa_repeats(train, synthetic, rng, n_repeats, (train_rows, synthetic_rows))
     on_test = plain_aa_repeats(test, synthetic, rng, n_repeats, (test_rows, synthetic_rows))
     pairs = max(len(on_train), len(on_test))
@@ -638,7 +645,7 @@ def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes
         target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
     )
     rng = np.random.default_rng(8)
-    samples = tuple(sample_rows(rng, n, 20) for n in sizes)
+    samples = tuple(sample_rows(8, role, n, 20) for role, n in zip(("train", "synthetic"), sizes))
     expected = plain_aa_repeats(target, synthetic, rng, 4, samples)
     np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)
     assert result.sample_size == 20
