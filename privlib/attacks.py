@@ -379,7 +379,12 @@ class MaxOverTests(QuerySampled):
     def reading(self) -> str:
         if self.verdict == NOT_ASSESSABLE or math.isnan(self.value):
             text = "The attacks cannot be read at these false-positive rates"
-            return self.with_judgement(text + ".") if self.judgement else f"{text}: {self.verdict_rule}."
+            sample = self._sample_text()
+            return (
+                self.with_judgement(f"{text}.{sample}")
+                if self.judgement
+                else f"{text}: {self.verdict_rule}.{sample}"
+            )
         found = "; ".join(self.found) if self.found else "none after the adjustment"
         assert self.ci_low is not None and self.ci_high is not None  # an assessed reading has one
         return self.with_judgement(

@@ -223,7 +223,12 @@ class LowFprPoint(QuerySampled):
         target = f"{100 * self.fpr_target:g}%"
         if self.verdict == NOT_ASSESSABLE or math.isnan(self.value):
             text = f"The {self.attack} attack cannot be read at a false-positive rate of {target}"
-            return self.with_judgement(text + ".") if self.judgement else f"{text}: {self.verdict_rule}."
+            sample = self._sample_text()
+            return (
+                self.with_judgement(f"{text}.{sample}")
+                if self.judgement
+                else f"{text}: {self.verdict_rule}.{sample}"
+            )
         assert self.ci_low is not None and self.ci_high is not None  # every readable point has one
         text = (
             f"Called a member when its score beats all but {self.allowed_false} of "
