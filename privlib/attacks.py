@@ -545,9 +545,9 @@ def near_copy_test(
 
     The score is ``log((d_real + c) / (d_synthetic + c))``: the distance to the nearest other real
     record (training and holdout together) over the distance to the nearest synthetic record, with
-    ``c`` a thousandth of one variable's range (module documentation). Inside an audit its two
-    searches of depth 1 beyond those of the distance measures are the training records' nearest
-    holdout records and the reverse.
+    ``c`` a thousandth of one variable's range (module documentation). Inside an audit its one
+    search beyond those of the other distance measures is the training records' nearest holdout
+    records.
 
     Parameters
     ----------

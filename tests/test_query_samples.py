@@ -182,3 +182,42 @@ def test_with_one_seed_no_distance_measure_searches_more_than_the_bound(release,
         dcr_holdout_share(**release_arguments)
         near_copy_test(**release_arguments)
     assert queried and max(queried) <= BOUND
+
+
+@pytest.mark.slow
+def test_an_audit_of_tables_beyond_the_bound_states_its_samples(monkeypatch):
+    """The audit passes the bound to every distance measure; each names the sample in its details
+    and reading, and the first page says what a sample cannot show."""
+    import privlib as pl
+    import privlib.audit.measures as measures
+    from privlib.render.audit_pages import decision_html
+
+    adult = pl.datasets.load_dataset("adult")
+    settings = dict(
+        train=adult.iloc[:400],
+        holdout=adult.iloc[400:700],
+        synthetic=adult.iloc[700:1100],
+        keys=["age", "sex", "race"],
+        sensitive=["income"],
+        seed=3,
+    )
+    whole = pl.audit.run(**settings)
+    monkeypatch.setattr(measures, "MAX_DISTANCE_QUERIES", 150)
+    bounded = pl.audit.run(**settings)
+    sampled = {m.key for m in bounded.measures if m.details.get("sample_size") == 150}
+    assert sampled == {
+        "dcr_zero_share",
+        "dcr_holdout_share",
+        "threshold_attack_precision",
+        "nn_mia_auc",
+        "nn_mia_tpr_at_0.1pct",
+        "adversarial_accuracy",
+        "privacy_loss",
+        "near_copy_test",
+    }
+    assert all(
+        "sample of at most 150 records per table" in m.reading for m in bounded.measures if m.key in sampled
+    )
+    assert not any(m.details.get("sample_size") for m in whole.measures)
+    limit = "some measures read a seeded sample of at most 150 records per table"
+    assert limit in str(decision_html(bounded)) and "seeded sample" not in str(decision_html(whole))

@@ -204,14 +204,29 @@ def _family_titles(report: dict) -> dict:
     return {f.get("family"): f.get("title") for f in report.get("families", []) if f.get("title")}
 
 
+def _query_sample(report: dict) -> int | None:
+    """The largest sample of records per table a distance measure read (``sample_size`` of
+    :class:`privlib.results.QuerySampled`), or ``None`` when every one read every record."""
+    sizes = [
+        size
+        for record in report.get("measures", [])
+        if isinstance(size := (record.get("details") or {}).get("sample_size"), int)
+    ]
+    return max(sizes, default=None)
+
+
 def decision_html(report) -> Markup:
     """Page 1: the files audited on one line, the decision, one plain-words line per family (its
     verdict, the deciding measure, or why it was not assessed) and a card per family with the
     counts of records at risk from the measures that decide (risk or inconclusive), each beside
-    its verdict and variable."""
+    its verdict and variable; what the audit cannot show, with the samples read on large tables."""
     report = _plain(report)
     return render_page(
-        "audit_decision.html.j2", report=report, families=_families(report), inputs=_inputs_line(report)
+        "audit_decision.html.j2",
+        report=report,
+        families=_families(report),
+        inputs=_inputs_line(report),
+        query_sample=_query_sample(report),
     )
 
 
