@@ -467,47 +467,6 @@ def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, 
     assert (_every_record(context), _every_record_of_both(context)) == (every, of_both)
 
 
-def test_distance_measures_read_one_bounded_sample_in_the_audit():
-    """Every distance measure reads at most 50,000 records per table in an audit, drawn from the
-    audit's seed (the functions draw the sample, one stream per table: tests/test_query_samples.py
-    and tests/test_membership.py check them against brute force), so that they read the same
-    records and the audit searches each question once; well above the 2,000 records of the pinned
-    audits."""
-    from privlib.audit import CATALOGUE
-    from privlib.audit.catalogue import Context
-    from privlib.audit.measures import MAX_DISTANCE_QUERIES
-
-    assert MAX_DISTANCE_QUERIES == 50_000
-    table = pd.DataFrame({"a": np.zeros(4)})
-    context = Context(
-        train=table,
-        synthetic=table,
-        holdout=table,
-        synthetics={},
-        keys=["a"],
-        sensitive=[],
-        population_size=None,
-        settings={"seed": 1, "repeats": 2},
-        binned=lambda table: table,
-        kinds={},
-    )
-    distance_measures = (
-        "dcr_zero_share",
-        "dcr_holdout_share",
-        "threshold_attack_precision",
-        "nn_mia_auc",
-        "nn_mia_tpr_at_0.1pct",
-        "adversarial_accuracy",
-        "privacy_loss",
-        "near_copy_test",
-    )
-    arguments = {e.key: e.arguments(context) for e in CATALOGUE if e.key in distance_measures}
-    assert set(arguments) == set(distance_measures)
-    assert {key: (a["max_queries"], a["random_state"]) for key, a in arguments.items()} == {
-        key: (50_000, 1) for key in distance_measures
-    }
-
-
 def test_a_family_decided_by_an_exact_test_names_its_adjusted_p_value(files):
     """The copy tests and the low-FPR points are judged by their exact test, not by where their
     interval lies, so the family's headline names the p-value that decides; with one test in the

@@ -48,7 +48,7 @@ def release():
     rng = np.random.default_rng(17)
     tables = {role: table(rng, n) for role, n in SIZES.items()}
     rows = {role: stream_rows(SEED, role, n, BOUND) for role, n in SIZES.items()}
-    return tables, rows
+    return tables, rows, dict(**tables, random_state=SEED, max_queries=BOUND)
 
 
 def test_each_table_is_sampled_from_a_stream_of_its_own():
@@ -65,11 +65,9 @@ def test_each_table_is_sampled_from_a_stream_of_its_own():
 
 
 def test_dcr_summary_reads_the_sampled_synthetic_and_holdout_records(release):
-    tables, rows = release
+    tables, rows, arguments = release
     train, holdout, synthetic = tables["train"], tables["holdout"], tables["synthetic"]
-    result = dcr_summary(
-        synthetic=synthetic, train=train, holdout=holdout, random_state=SEED, max_queries=BOUND
-    )
+    result = dcr_summary(**arguments)
     expected = gower(synthetic.iloc[rows["synthetic"]], train).min(axis=1)
     expected_holdout = gower(holdout.iloc[rows["holdout"]], train).min(axis=1)
     assert np.array_equal(result.distances, expected)
@@ -80,11 +78,9 @@ def test_dcr_summary_reads_the_sampled_synthetic_and_holdout_records(release):
 
 
 def test_dcr_holdout_share_reads_the_sampled_synthetic_records(release):
-    tables, rows = release
+    tables, rows, arguments = release
     train, holdout, synthetic = tables["train"], tables["holdout"], tables["synthetic"]
-    result = dcr_holdout_share(
-        synthetic=synthetic, train=train, holdout=holdout, random_state=SEED, max_queries=BOUND
-    )
+    result = dcr_holdout_share(**arguments)
     # training subsampled to the holdout's 40 records, drawn from the measure's own seed
     drawn = np.sort(np.random.default_rng(SEED).choice(60, 40, replace=False))
     queries = synthetic.iloc[rows["synthetic"]]
@@ -103,14 +99,7 @@ def member_distances(tables, rows):
 
 
 def test_the_distance_attacks_read_the_sampled_training_and_holdout_records(release):
-    tables, rows = release
-    arguments = dict(
-        train=tables["train"],
-        holdout=tables["holdout"],
-        synthetic=tables["synthetic"],
-        random_state=SEED,
-        max_queries=BOUND,
-    )
+    tables, rows, arguments = release
     members, others = member_distances(tables, rows)
     dcr = np.concatenate([members, others])
     # nn_mia: the AUC of minus the distance, by counting pairs (a tie counts one half)
@@ -134,11 +123,9 @@ def test_the_distance_attacks_read_the_sampled_training_and_holdout_records(rele
 
 
 def test_near_copy_test_scores_the_sampled_records_against_every_record(release):
-    tables, rows = release
+    tables, rows, arguments = release
     train, holdout, synthetic = tables["train"], tables["holdout"], tables["synthetic"]
-    result = near_copy_test(
-        train=train, holdout=holdout, synthetic=synthetic, random_state=SEED, max_queries=BOUND
-    )
+    result = near_copy_test(**arguments)
     c = 0.001 / 2  # a thousandth of one variable's range, in Gower units of two variables
 
     def scores(own, other, at):
@@ -157,7 +144,7 @@ def test_near_copy_test_scores_the_sampled_records_against_every_record(release)
 def test_with_one_seed_no_distance_measure_searches_more_than_the_bound(release, monkeypatch):
     """Inside one reuse block, as in an audit: every search queries at most the bound's records,
     and the attacks read the searches of the privacy loss instead of searching again."""
-    tables, _ = release
+    tables, _, arguments = release
     queried = []
     search = neighbors_module._search
 
@@ -166,22 +153,62 @@ def test_with_one_seed_no_distance_measure_searches_more_than_the_bound(release,
         return search(sources, k, *args, **kwargs)
 
     monkeypatch.setattr(neighbors_module, "_search", counting)
-    train, holdout, synthetic = tables["train"], tables["holdout"], tables["synthetic"]
-    release_arguments = dict(
-        train=train, holdout=holdout, synthetic=synthetic, random_state=SEED, max_queries=BOUND
-    )
     with reuse_searches():
         privacy_loss(
-            train=train, test=holdout, synthetic=synthetic, random_state=SEED, n_repeats=3, max_queries=BOUND
+            train=tables["train"],
+            test=tables["holdout"],
+            synthetic=tables["synthetic"],
+            random_state=SEED,
+            n_repeats=3,
+            max_queries=BOUND,
         )
         after_loss = len(queried)
         for measure in (threshold_attack, nn_mia, nn_mia_low_fpr):
-            measure(**release_arguments)
+            measure(**arguments)
         assert len(queried) == after_loss  # training and holdout -> synthetic: the loss's searches
-        dcr_summary(synthetic=synthetic, train=train, holdout=holdout, random_state=SEED, max_queries=BOUND)
-        dcr_holdout_share(**release_arguments)
-        near_copy_test(**release_arguments)
+        for measure in (dcr_summary, dcr_holdout_share, near_copy_test):
+            measure(**arguments)
     assert queried and max(queried) <= BOUND
+
+
+#: The measures of the audit that read distances of sampled records beyond the bound.
+DISTANCE_MEASURES = (
+    "dcr_zero_share",
+    "dcr_holdout_share",
+    "threshold_attack_precision",
+    "nn_mia_auc",
+    "nn_mia_tpr_at_0.1pct",
+    "adversarial_accuracy",
+    "privacy_loss",
+    "near_copy_test",
+)
+
+
+def test_the_audit_gives_every_distance_measure_the_bound_and_its_seed():
+    """50,000 records per table, well above the 2,000 of the pinned audits, and the audit's seed,
+    so that the measures read the same records and the audit searches each question once."""
+    from privlib.audit import CATALOGUE
+    from privlib.audit.catalogue import Context
+    from privlib.audit.measures import MAX_DISTANCE_QUERIES
+
+    assert MAX_DISTANCE_QUERIES == 50_000
+    table = pd.DataFrame({"a": np.zeros(4)})
+    context = Context(
+        train=table,
+        synthetic=table,
+        holdout=table,
+        synthetics={},
+        keys=["a"],
+        sensitive=[],
+        population_size=None,
+        settings={"seed": 1, "repeats": 2},
+        binned=lambda table: table,
+        kinds={},
+    )
+    arguments = {e.key: e.arguments(context) for e in CATALOGUE if e.key in DISTANCE_MEASURES}
+    assert {key: (a["max_queries"], a["random_state"]) for key, a in arguments.items()} == {
+        key: (50_000, 1) for key in DISTANCE_MEASURES
+    }
 
 
 @pytest.mark.slow
@@ -205,16 +232,7 @@ def test_an_audit_of_tables_beyond_the_bound_states_its_samples(monkeypatch):
     monkeypatch.setattr(measures, "MAX_DISTANCE_QUERIES", 150)
     bounded = pl.audit.run(**settings)
     sampled = {m.key for m in bounded.measures if m.details.get("sample_size") == 150}
-    assert sampled == {
-        "dcr_zero_share",
-        "dcr_holdout_share",
-        "threshold_attack_precision",
-        "nn_mia_auc",
-        "nn_mia_tpr_at_0.1pct",
-        "adversarial_accuracy",
-        "privacy_loss",
-        "near_copy_test",
-    }
+    assert sampled == set(DISTANCE_MEASURES)
     assert all(
         "sample of at most 150 records per table" in m.reading for m in bounded.measures if m.key in sampled
     )
