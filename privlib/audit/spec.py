@@ -161,9 +161,8 @@ class AuditSpec(BaseModel):
     fidelity_sample: int | Literal["all"] = Field(
         100_000,
         description="most records per table the fidelity figures use (a seeded sample beyond it; "
-        "the privacy measures use every record, but the discriminator, adversarial accuracy and the "
-        "privacy loss bounded samples); 'all' for "
-        "every record",
+        "the privacy measures have bounds of their own, and each that reads a sample says so in its "
+        "reading); 'all' for every record",
     )
     thresholds: dict[str, float] = Field(
         default_factory=dict,
