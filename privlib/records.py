@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -570,9 +570,10 @@ def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[floa
     return (difference - math.hypot(p1 - low1, high2 - p2), difference + math.hypot(high1 - p1, p2 - low2))
 
 
-def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> np.ndarray:
-    """Per real record: some synthetic record equals it, numbers within ``tolerance`` (a width
-    per numeric column; missing equal to missing)."""
+def _has_copy(reals: Sequence[pd.DataFrame], synthetic: pd.DataFrame, tolerance: dict) -> list[np.ndarray]:
+    """Per record of each real table: some synthetic record equals it, numbers within
+    ``tolerance`` (a width per numeric column; missing equal to missing). The synthetic records
+    are coded and sorted once for all the real tables."""
     numeric = list(tolerance)
 
     def exact_part(frame):  # the other values, and whether each number is missing
@@ -580,17 +581,21 @@ def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> n
             frame[c].isna().reset_index(drop=True) for c in numeric
         ]
 
-    real_groups, synthetic_groups = joint_codes([exact_part(real), exact_part(synthetic)])
+    *real_groups, synthetic_groups = joint_codes([exact_part(t) for t in (*reals, synthetic)])
+    ends = np.cumsum([len(t) for t in reals])[:-1]
     if not numeric:
-        return np.isin(real_groups, synthetic_groups)
+        return np.split(np.isin(np.concatenate(real_groups), synthetic_groups), ends)
     # a missing number is set to 0: the exact part already pairs missing with missing
     x, y = (
-        np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric])
-        for t in (real, synthetic)
+        np.vstack(
+            [np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric]) for t in tables]
+        )
+        for tables in (reals, [synthetic])
     )
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
     width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
-    return count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
+    found = count_matches(np.concatenate(real_groups), synthetic_groups, x - width, x + width, y) > 0
+    return np.split(found, ends)
 
 
 @validate_params(
@@ -645,8 +650,7 @@ def copy_test(
     columns = list(train.columns)
     holdout, synthetic = holdout[columns], synthetic[columns]
     widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
-    a = int(np.count_nonzero(_has_copy(train, synthetic, widths)))
-    b = int(np.count_nonzero(_has_copy(holdout, synthetic, widths)))
+    a, b = (int(np.count_nonzero(found)) for found in _has_copy([train, holdout], synthetic, widths))
     return CopyTest(
         measure="copy_test",
         numeric_tolerance=float(numeric_tolerance),
