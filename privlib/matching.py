@@ -103,23 +103,29 @@ def count_matches(target_groups, synthetic_groups, lows, highs, synthetic_values
     values all lie within the target's intervals (bounds included).
 
     The groups are non-negative integer codes (:func:`joint_codes`). ``lows``/``highs``
-    (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1
-    numeric columns, without NaN (the callers set a missing number to 0 and match missing
-    with missing in the groups). Synthetic records are sorted by group, then first and second
-    numeric value: a target's candidates on the first column form one run of its group, found by
-    binary search, and within each first value of that run the second column is searched again,
-    so only records within both intervals are read one by one (a compiled loop checks the further
-    columns). The memory is that of the inputs, whatever the number of candidates.
+    (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1 numeric columns,
+    without NaN (the callers set a missing number to 0 and match missing with missing in the
+    groups). The synthetic records of the targets' groups are sorted by group, then first and
+    second numeric value: a target's candidates on the first column form one run of its group,
+    found by binary search, and within each first value of that run the second column is
+    searched again, so only records within both intervals are read one by one (a compiled loop
+    checks the further columns). The memory is that of the inputs, whatever the number of
+    candidates.
     """
+    n_groups = int(max(target_groups.max(initial=-1), synthetic_groups.max(initial=-1))) + 1
+    wanted = np.zeros(n_groups, dtype=bool)
+    wanted[target_groups] = True
+    kept = np.flatnonzero(wanted[synthetic_groups])  # only a target's group holds its matches
+    groups, values = synthetic_groups[kept], synthetic_values[kept]
     # lexsort's last key sorts first: group, then the first numeric column, then the second
-    order = np.lexsort((*synthetic_values[:, 1::-1].T, synthetic_groups))
+    order = np.lexsort((*values[:, 1::-1].T, groups))
     # each group's rows among the sorted records, from the number of records per group
-    sizes = np.bincount(synthetic_groups, minlength=int(target_groups.max(initial=0)) + 1)
+    sizes = np.bincount(groups, minlength=n_groups)
     group_stop = np.cumsum(sizes)[target_groups]
     return _count_in_boxes(
         group_stop - sizes[target_groups],
         group_stop,
-        np.ascontiguousarray(synthetic_values[order], dtype=np.float64),
+        np.ascontiguousarray(values[order], dtype=np.float64),
         np.ascontiguousarray(lows, dtype=np.float64),
         np.ascontiguousarray(highs, dtype=np.float64),
     )

@@ -66,10 +66,10 @@ def test_joint_codes_are_equal_exactly_when_the_rows_are(seed):
 @pytest.mark.parametrize("q", [1, 2, 3])
 def test_count_matches_equals_counting_every_pair(seed, q):
     rng = np.random.default_rng(seed)
-    # a few groups (one without synthetic records) and few distinct values: long runs of ties,
-    # bounds that fall on values
+    # a few groups (one without synthetic records, one without targets) and few distinct values:
+    # long runs of ties, bounds that fall on values
     n_target, n_synthetic = 200, 5000
-    target_groups, synthetic_groups = rng.integers(0, 4, n_target), rng.integers(0, 3, n_synthetic)
+    target_groups, synthetic_groups = rng.integers(0, 4, n_target), rng.choice([0, 1, 2, 4], n_synthetic)
     targets = rng.integers(0, 12, (n_target, q)) / 4
     synthetic = rng.integers(0, 12, (n_synthetic, q)) / 4
     widths = rng.choice([0.0, 0.25, 0.5, 1.0], q)
