@@ -581,20 +581,20 @@ def _has_copy(reals: Sequence[pd.DataFrame], synthetic: pd.DataFrame, tolerance:
             frame[c].isna().reset_index(drop=True) for c in numeric
         ]
 
-    *real_groups, synthetic_groups = joint_codes([exact_part(t) for t in (*reals, synthetic)])
-    ends = np.cumsum([len(t) for t in reals])[:-1]
+    *per_table, synthetic_groups = joint_codes([exact_part(t) for t in (*reals, synthetic)])
+    real_groups, ends = np.concatenate(per_table), np.cumsum([len(t) for t in reals])[:-1]
     if not numeric:
-        return np.split(np.isin(np.concatenate(real_groups), synthetic_groups), ends)
-    # a missing number is set to 0: the exact part already pairs missing with missing
-    x, y = (
-        np.vstack(
+        return np.split(np.isin(real_groups, synthetic_groups), ends)
+
+    def numbers(tables):  # a missing number is set to 0: the exact part pairs missing with missing
+        return np.vstack(
             [np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric]) for t in tables]
         )
-        for tables in (reals, [synthetic])
-    )
+
+    x, y = numbers(reals), numbers([synthetic])
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
     width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
-    found = count_matches(np.concatenate(real_groups), synthetic_groups, x - width, x + width, y) > 0
+    found = count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
     return np.split(found, ends)
 
 
