@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from privlib.neighbors import nearest_distances
 from privlib.schema import NUMERIC, TableEncoder, check_comparable, check_frame, numeric_values
 
 __all__ = [
-    "MATCH_CHUNK_PAIRS",
     "attack_distances",
     "check_tables",
     "comparable_values",
@@ -38,74 +38,152 @@ __all__ = [
     "subsample_rows",
 ]
 
-#: Candidate (target, synthetic record) pairs examined at once by :func:`count_matches` when more
-#: than one numeric variable is matched with a tolerance; bounds its working memory.
-MATCH_CHUNK_PAIRS = 2_000_000
+
+#: Largest combined key :func:`joint_codes` forms before re-coding it (within int64).
+_LARGEST_KEY = 2**62
 
 
 def comparable_values(series: pd.Series, kind: str) -> pd.Series:
     """Values that compare equal across tables: numbers as float64 (so 3 == 3.0, dates in days),
     labels as Python objects (so a categorical and an object column holding the same labels
-    agree)."""
+    agree). A categorical keeps its codes: :func:`joint_codes` compares its categories, not one
+    object per row."""
     if kind == NUMERIC:
         return pd.Series(numeric_values(series))
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.reset_index(drop=True)
     return pd.Series(series.to_numpy(dtype=object))
+
+
+def _value_codes(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """One code per row of ``values`` (-1 where missing) and the value of each code: a
+    categorical's own codes and its categories as Python objects, otherwise the factorised
+    values."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(dtype=np.int64), pd.Series(
+            values.cat.categories.to_numpy(dtype=object)
+        )
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64), pd.Series(uniques)
 
 
 def joint_codes(tables: Sequence[Sequence[pd.Series]]) -> list[np.ndarray]:
     """One integer code per row such that two rows, of any of the tables, share a code exactly
     when they hold the same values in every column (missing equal to missing).
 
-    ``tables`` lists, per table, the same number of columns as comparable series.
+    ``tables`` lists, per table, the same number of columns as comparable series
+    (:func:`comparable_values`). The codes number the distinct rows in the order they first
+    appear, the tables one after the other.
     """
     sizes = [len(columns[0]) for columns in tables]
     key = np.zeros(sum(sizes), dtype=np.int64)
+    key_values = 1  # the key lies in 0 .. key_values - 1
     for j in range(len(tables[0])):
-        stacked = pd.concat([columns[j] for columns in tables], ignore_index=True)
-        codes, uniques = pd.factorize(stacked)  # a missing value gets code -1: one more value
-        # Re-factorizing after each column keeps the combined key below the number of rows,
-        # so it never overflows however many columns are combined.
-        key = pd.factorize(key * (len(uniques) + 1) + codes + 1)[0].astype(np.int64)
-    return np.split(key, np.cumsum(sizes)[:-1])
+        # Each table's values are coded on their own, then only the distinct values of all tables
+        # are matched with one another: the same classes as coding every row of all tables
+        # together (missing is code -1 in both), for a fraction of the hashing.
+        local = [_value_codes(columns[j]) for columns in tables]
+        shared, uniques = pd.factorize(pd.concat([values for _, values in local], ignore_index=True))
+        shared = np.append(shared, -1)  # the last entry is missing's: own code -1 reads it
+        offsets = np.cumsum([0] + [len(values) for _, values in local])
+        codes = np.concatenate(
+            [shared[np.where(own >= 0, offset + own, -1)] for (own, _), offset in zip(local, offsets)]
+        )
+        if key_values * (len(uniques) + 1) > _LARGEST_KEY:
+            # re-factorized, the combined key stays below the number of rows, so it never
+            # overflows however many columns are combined
+            key = pd.factorize(key)[0].astype(np.int64)
+            key_values = int(key.max(initial=0)) + 1
+        key = key * (len(uniques) + 1) + codes + 1
+        key_values *= len(uniques) + 1
+    # factorize numbers the distinct combinations in order of first appearance, whatever the
+    # codes of each column and wherever the key was re-factorized
+    return np.split(pd.factorize(key)[0].astype(np.int64), np.cumsum(sizes)[:-1])
 
 
 def count_matches(target_groups, synthetic_groups, lows, highs, synthetic_values):
     """For each target, count the synthetic records in the same exact-match group whose numeric
-    values all lie within the target's intervals.
+    values all lie within the target's intervals (bounds included).
 
-    ``lows``/``highs`` (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1
-    numeric columns. Synthetic records are sorted by (group, first numeric value), so each
-    target's candidates on the first column form one contiguous run, found with two binary
-    searches; further numeric columns are checked on those candidates in memory-bounded chunks.
+    The groups are non-negative integer codes (:func:`joint_codes`). ``lows``/``highs``
+    (n_target, q) and ``synthetic_values`` (n_synthetic, q) hold the q >= 1 numeric columns,
+    without NaN (the callers set a missing number to 0 and match missing with missing in the
+    groups). The synthetic records of the targets' groups are sorted by group, then first and
+    second numeric value: a target's candidates on the first column form one run of its group,
+    found by binary search, and within each first value of that run the second column is
+    searched again, so only records within both intervals are read one by one (a compiled loop
+    checks the further columns). The memory is that of the inputs, whatever the number of
+    candidates.
     """
-    n_target = len(target_groups)
-    # Dense ranks of every value involved turn (group, value) into one sortable integer key
-    # without floating-point arithmetic on the values.
-    first = np.concatenate([synthetic_values[:, 0], lows[:, 0], highs[:, 0]])
-    _, ranks = np.unique(first, return_inverse=True)
-    n_ranks = int(ranks.max()) + 1
-    n_syn = len(synthetic_groups)
-    syn_key = synthetic_groups * n_ranks + ranks[:n_syn]
-    order = np.argsort(syn_key, kind="stable")
-    sorted_key = syn_key[order]
-    start = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn : n_syn + n_target], "left")
-    stop = np.searchsorted(sorted_key, target_groups * n_ranks + ranks[n_syn + n_target :], "right")
-    lengths = stop - start
-    if synthetic_values.shape[1] == 1:
-        return lengths
+    n_groups = int(max(target_groups.max(initial=-1), synthetic_groups.max(initial=-1))) + 1
+    wanted = np.zeros(n_groups, dtype=bool)
+    wanted[target_groups] = True
+    kept = np.flatnonzero(wanted[synthetic_groups])  # only a target's group holds its matches
+    groups, values = synthetic_groups[kept], synthetic_values[kept]
+    # lexsort's last key sorts first: group, then the first numeric column, then the second
+    order = np.lexsort((*values[:, 1::-1].T, groups))
+    # each group's rows among the sorted records, from the number of records per group
+    sizes = np.bincount(groups, minlength=n_groups)
+    group_stop = np.cumsum(sizes)[target_groups]
+    return _count_in_boxes(
+        group_stop - sizes[target_groups],
+        group_stop,
+        np.ascontiguousarray(values[order], dtype=np.float64),
+        np.ascontiguousarray(lows, dtype=np.float64),
+        np.ascontiguousarray(highs, dtype=np.float64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _first_beyond(values, column, first, last, bound, equal_too):
+    """The first row of ``first:last`` (sorted on ``column`` there) whose value is at least
+    ``bound`` (above it with ``equal_too``), ``last`` when none is. Gallops from ``first``, so
+    the cost grows with the log of the distance to the answer, not of the range."""
+    step = 1
+    while first + step < last and (
+        values[first + step, column] < bound or (equal_too and values[first + step, column] == bound)
+    ):
+        step *= 2
+    # the answer lies beyond first + step // 2 (checked, or first itself) and at most step on
+    low, high = first + step // 2, min(first + step, last)
+    while low < high:
+        middle = (low + high) // 2
+        value = values[middle, column]
+        if value < bound or (equal_too and value == bound):
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@njit(cache=True, nogil=True)
+def _count_in_boxes(group_start, group_stop, values, lows, highs):
+    """Per target ``i``: the rows of ``values`` among ``group_start[i]:group_stop[i]`` (sorted
+    there on the first column, then the second) with every column within ``lows[i]`` and
+    ``highs[i]``."""
+    n_target, q = lows.shape
     counts = np.zeros(n_target, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    # Cut the targets into chunks of about MATCH_CHUNK_PAIRS candidate pairs each.
-    cuts = np.searchsorted(ends, np.arange(MATCH_CHUNK_PAIRS, ends[-1], MATCH_CHUNK_PAIRS), "left")
-    bounds = np.unique(np.concatenate([[0], cuts + 1, [n_target]]))
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        chunk_lengths = lengths[lo:hi]
-        targets = np.repeat(np.arange(lo, hi), chunk_lengths)
-        offsets = np.arange(len(targets)) - np.repeat(np.cumsum(chunk_lengths) - chunk_lengths, chunk_lengths)
-        candidates = order[start[targets] + offsets]
-        values = synthetic_values[candidates, 1:]
-        inside = np.all((values >= lows[targets, 1:]) & (values <= highs[targets, 1:]), axis=1)
-        counts[lo:hi] = np.bincount(targets[inside] - lo, minlength=hi - lo)
+    for i in range(n_target):
+        row = _first_beyond(values, 0, group_start[i], group_stop[i], lows[i, 0], False)
+        end = _first_beyond(values, 0, row, group_stop[i], highs[i, 0], True)
+        if q == 1:
+            counts[i] = end - row
+            continue
+        count = 0
+        while row < end:
+            # the rows holding this first value, sorted on the second: search its interval
+            same = _first_beyond(values, 0, row, end, values[row, 0], True)
+            row = _first_beyond(values, 1, row, same, lows[i, 1], False)
+            while row < same and values[row, 1] <= highs[i, 1]:
+                inside = True
+                for j in range(2, q):
+                    if not (values[row, j] >= lows[i, j] and values[row, j] <= highs[i, j]):
+                        inside = False
+                        break
+                count += inside
+                row += 1
+            row = same
+        counts[i] = count
     return counts
 
 

@@ -177,8 +177,10 @@ def rare_copy_test(
             "records); read the copy test instead."
         )
     widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
-    a = int(np.count_nonzero(_has_copy(train[rare_train], synthetic, widths)))
-    b = int(np.count_nonzero(_has_copy(holdout[rare_holdout], synthetic, widths)))
+    a, b = (
+        int(np.count_nonzero(found))
+        for found in _has_copy([train[rare_train], holdout[rare_holdout]], synthetic, widths)
+    )
     return RareCopyTest(
         measure="rare_copy_test",
         numeric_tolerance=float(numeric_tolerance),

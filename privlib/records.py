@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -608,9 +608,10 @@ def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[floa
     return (difference - math.hypot(p1 - low1, high2 - p2), difference + math.hypot(high1 - p1, p2 - low2))
 
 
-def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> np.ndarray:
-    """Per real record: some synthetic record equals it, numbers within ``tolerance`` (a width
-    per numeric column; missing equal to missing)."""
+def _has_copy(reals: Sequence[pd.DataFrame], synthetic: pd.DataFrame, tolerance: dict) -> list[np.ndarray]:
+    """Per record of each real table: some synthetic record equals it, numbers within
+    ``tolerance`` (a width per numeric column; missing equal to missing). The synthetic records
+    are coded and sorted once for all the real tables."""
     numeric = list(tolerance)
 
     def exact_part(frame):  # the other values, and whether each number is missing
@@ -618,17 +619,21 @@ def _has_copy(real: pd.DataFrame, synthetic: pd.DataFrame, tolerance: dict) -> n
             frame[c].isna().reset_index(drop=True) for c in numeric
         ]
 
-    real_groups, synthetic_groups = joint_codes([exact_part(real), exact_part(synthetic)])
+    *per_table, synthetic_groups = joint_codes([exact_part(t) for t in (*reals, synthetic)])
+    real_groups, ends = np.concatenate(per_table), np.cumsum([len(t) for t in reals])[:-1]
     if not numeric:
-        return np.isin(real_groups, synthetic_groups)
-    # a missing number is set to 0: the exact part already pairs missing with missing
-    x, y = (
-        np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric])
-        for t in (real, synthetic)
-    )
+        return np.split(np.isin(real_groups, synthetic_groups), ends)
+
+    def numbers(tables):  # a missing number is set to 0: the exact part pairs missing with missing
+        return np.vstack(
+            [np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric]) for t in tables]
+        )
+
+    x, y = numbers(reals), numbers([synthetic])
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
     width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
-    return count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
+    found = count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
+    return np.split(found, ends)
 
 
 @validate_params(
@@ -683,8 +688,7 @@ def copy_test(
     columns = list(train.columns)
     holdout, synthetic = holdout[columns], synthetic[columns]
     widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
-    a = int(np.count_nonzero(_has_copy(train, synthetic, widths)))
-    b = int(np.count_nonzero(_has_copy(holdout, synthetic, widths)))
+    a, b = (int(np.count_nonzero(found)) for found in _has_copy([train, holdout], synthetic, widths))
     return CopyTest(
         measure="copy_test",
         numeric_tolerance=float(numeric_tolerance),

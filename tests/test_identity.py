@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 import privlib.identity as identity
-import privlib.matching as matching
 from privlib import ParameterError, PrivlibError
 from privlib.plots import plot_dcr_histogram
 from privlib.thresholds import judge
@@ -344,9 +343,7 @@ def test_match_risk_relative_and_absolute_tolerance():
     assert exact.match_counts.tolist() == [0, 0, 0, 0]
 
 
-@pytest.mark.parametrize("chunk", [matching.MATCH_CHUNK_PAIRS, 1])
-def test_match_risk_several_numeric_variables(monkeypatch, chunk):
-    monkeypatch.setattr(matching, "MATCH_CHUNK_PAIRS", chunk)
+def test_match_risk_several_numeric_variables():
     original = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [10.0, 20.0, 30.0], "g": ["a", "a", "a"]})
     synthetic = pd.DataFrame({"x": [1.0, 2.0, 2.0], "y": [10.0, 21.0, 20.0], "g": ["a", "a", "a"]})
     result = identity.match_risk(

@@ -286,6 +286,104 @@ def test_missing_values_copy_only_missing_values():
     assert (test.train_copied, test.holdout_copied) == (2, 0)
 
 
+#: Values drawn for the brute-force copy test: pairs exactly one tolerance apart (1% of the
+#: range, which the first two training rows fix at 100, 50 and 200 days) and pairs two apart.
+_LEVELS = [0, 49, 50, 51, 100]
+_HALVES = [0.0, 24.5, 25.0, 25.5, 50.0, np.nan]
+_DAYS = [0, 99, 101, 103, 200]
+_DAY_ZERO = pd.Timestamp("2020-01-01")
+
+
+def _copy_tables(rng):
+    """Training, holdout and synthetic tables with copies, copies at exactly the tolerance, ties,
+    missing labels and numbers, dates, and labels as categoricals in different category orders or
+    as plain objects. Two training records of their own labels have their only synthetic match
+    one tolerance away (``d``) or two (``e``) in every number."""
+
+    def table(n, label_shares, labels_as):
+        labels = rng.choice(np.array(["a", "b", "c", None], dtype=object), n, p=label_shares)
+        frame = pd.DataFrame(
+            {
+                "group": labels,
+                "level": rng.choice(_LEVELS, n),
+                "half": rng.choice(_HALVES, n),
+                "day": _DAY_ZERO + pd.to_timedelta(rng.choice(_DAYS, n), unit="D"),
+            }
+        )
+        return frame.assign(group=labels_as(frame.group))
+
+    def rows(*values):
+        return pd.DataFrame(
+            [(g, level, half, _DAY_ZERO + pd.Timedelta(days=day)) for g, level, half, day in values],
+            columns=["group", "level", "half", "day"],
+        )
+
+    shares = (0.4, 0.3, 0.2, 0.1)
+    train = pd.concat(
+        [
+            rows(("a", 0, 0.0, 0), ("b", 100, 50.0, 200), ("d", 49, 24.5, 99), ("e", 49, 24.5, 99)),
+            table(300, shares, lambda g: g),
+        ],
+        ignore_index=True,
+    )
+    train["group"] = pd.Categorical(train.group, categories=["c", "e", "a", "d", "b"])
+    holdout = table(200, shares, lambda g: g.astype(object))
+    # no synthetic "c": a real "c" has no copy, whatever its numbers
+    synthetic = pd.concat(
+        [rows(("d", 50, 25.0, 101), ("e", 51, 25.5, 103)), table(40, (0.5, 0.4, 0.0, 0.1), lambda g: g)],
+        ignore_index=True,
+    )
+    synthetic["group"] = pd.Categorical(synthetic.group, categories=["b", "a", "d", "e", "c"])
+    return train, holdout, synthetic
+
+
+def _brute_force_copies(real, synthetic, numbers, within):
+    """Records of ``real`` with a synthetic copy, pair by pair in Python: labels equal (missing
+    equal to missing), each number's gap (whole days for dates) ``within(gap, range)``."""
+    ranges = {"level": 100, "half": 50, "day": 200}
+
+    def same(column, a, b):
+        if pd.isna(a) or pd.isna(b):
+            return pd.isna(a) and pd.isna(b)
+        if column not in numbers:
+            return a == b
+        return within(abs((a - b).days) if column == "day" else abs(a - b), ranges[column])
+
+    columns = ["group", *numbers]
+    rows = list(synthetic[columns].itertuples(index=False))
+    return [
+        sum(
+            any(all(same(c, a, b) for c, a, b in zip(columns, record, row)) for row in rows)
+            for record in table[columns].itertuples(index=False)
+        )
+        for table in real
+    ]
+
+
+@pytest.mark.parametrize("numbers", [[], ["level"], ["level", "half"], ["level", "half", "day"]])
+def test_copies_equal_a_pair_by_pair_search(numbers):
+    train, holdout, synthetic = _copy_tables(np.random.default_rng(7))
+    train, holdout, synthetic = (t[["group", *numbers]] for t in (train, holdout, synthetic))
+
+    def copied(**options):
+        test = copy_test(train=train, holdout=holdout, synthetic=synthetic, **options)
+        return [test.train_copied, test.holdout_copied]
+
+    def brute_force(within):
+        return _brute_force_copies([train, holdout], synthetic, numbers, within)
+
+    one_percent = brute_force(lambda gap, spread: 100 * gap <= spread)
+    assert copied() == one_percent
+    assert copied(numeric_tolerance=0) == brute_force(lambda gap, spread: gap == 0)
+    assert copied(numeric_tolerance=0.02) == brute_force(lambda gap, spread: 50 * gap <= spread)
+    if numbers:
+        # the cases are there: records one tolerance off ("d" among them) are copies, two off
+        # ("e" among them) are not
+        assert brute_force(lambda gap, spread: 100 * gap < spread)[0] < one_percent[0]
+        assert copied(numeric_tolerance=0.02)[0] > one_percent[0]
+    assert 0 < one_percent[0] < len(train) and 0 < one_percent[1] < len(holdout)
+
+
 @pytest.mark.parametrize(
     "a, b, n1, n2",
     [(20, 0, 2000, 2000), (21, 2, 2000, 2000), (5, 3, 300, 500), (0, 0, 100, 100), (1757, 1749, 2000, 2000)],
