@@ -46,6 +46,7 @@ import numpy as np
 from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
 from privlib.errors import PrivlibError
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
+from privlib.results import QuerySampled
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Number, RandomState, Table, validate_params
 
@@ -56,7 +57,7 @@ DEFAULT_RARE_SHARE = 0.02
 
 
 @dataclass(frozen=True, kw_only=True)
-class RareCopyTest(CopyTest):
+class RareCopyTest(CopyTest, QuerySampled):
     """:class:`privlib.records.CopyTest` on the rare records (:func:`rare_copy_test`): ``n_train``
     and ``n_holdout`` count the rare training and holdout records, ``rare_share`` is the share asked
     for and ``isolation`` the mean distance to the nearest other records from which a record is rare.
@@ -80,7 +81,7 @@ class RareCopyTest(CopyTest):
             f"{self.value:+.1f} rare people beyond chance ({self.confidence:.0%} interval "
             f"{self.ci_low:.1f} to {self.ci_high:.1f}); chance alone copies "
             f"{self.critical_count} or more rare training records with probability at most "
-            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g})."
+            f"{1 - self.confidence:.0%} (Fisher's exact test, p = {self.p_value:.2g}).{self._sample_text()}"
         )
 
 
@@ -186,5 +187,6 @@ def rare_copy_test(
         numeric_tolerance=float(numeric_tolerance),
         rare_share=float(rare_share),
         isolation=cut,
+        sample_size=max((r.size for r in rows if r is not None), default=None),
         **_fisher_excess(a, int(rare_train.sum()), b, int(rare_holdout.sum()), confidence),
     )

@@ -100,3 +100,20 @@ def test_tables_where_everyone_has_a_twin_are_one_clear_error():
     table = pd.DataFrame({"g": ["a", "b"] * 10})
     with pytest.raises(PrivlibError, match="rare"):
         rare_copy_test(train=table, holdout=table, synthetic=table)
+
+
+def test_a_sampled_ranking_is_stated(monkeypatch):
+    """Beyond ATTACK_RECORDS records per table the rare records are ranked on a seeded sample, and
+    the reading says so; up to it every record is ranked and the reading says nothing of a sample."""
+    import privlib.attacks as attacks_module
+
+    rng = np.random.default_rng(3)
+    train, holdout = (pd.DataFrame({"x": rng.normal(size=n)}) for n in (60, 50))
+    synthetic = train.iloc[:10]
+    whole = rare_copy_test(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
+    assert whole.sample_size is None and "sample" not in whole.reading()
+    monkeypatch.setattr(attacks_module, "ATTACK_RECORDS", 40)
+    sampled = rare_copy_test(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
+    assert sampled.sample_size == 40
+    assert sampled.n_train + sampled.n_holdout <= 80  # rare records among the 40 + 40 sampled
+    assert "sample of at most 40 records per table" in sampled.reading()
