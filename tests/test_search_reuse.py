@@ -343,14 +343,25 @@ def test_searches_of_a_prepared_reference_are_those_of_a_fresh_one_bit_for_bit(
             np.testing.assert_array_equal(kept[i].indices, expected.indices)
 
 
-def test_another_memory_budget_prepares_the_reference_again(prepared):
+def test_another_encoder_metric_or_block_size_prepares_the_reference_again(prepared):
     reference, query = _holey(300, 26), _holey(50, 27)
     encoder = TableEncoder().fit(reference, query)
+    questions = [
+        dict(k=2, encoder=encoder),
+        dict(k=2, encoder=TableEncoder().fit(reference, query.assign(x=query.x * 10))),  # wider ranges
+        dict(k=2, metric="hamming", encoder=TableEncoder(metric="hamming").fit(reference, query)),
+        # other blocks (and a longer list, which the first search's result does not answer)
+        dict(k=3, encoder=encoder, max_memory_mb=0.01),
+    ]
+    fresh = [kneighbors(query, reference, **options) for options in questions]
     with reuse_searches() as searches:
-        kneighbors(query, reference, encoder=encoder)
-        kneighbors(query, reference, k=2, encoder=encoder, max_memory_mb=0.01)  # other blocks
-        kneighbors(query.iloc[:20], reference, encoder=encoder, max_memory_mb=0.01)
-    assert (searches.references_kept, searches.references_reused) == (2, 1)
+        kept = [kneighbors(query, reference, **options) for options in questions]
+        kneighbors(query.iloc[:20], reference, k=1, encoder=encoder, max_memory_mb=0.01)
+    assert (searches.references_kept, searches.references_reused) == (4, 1)
+    for found, expected in zip(kept, fresh):
+        np.testing.assert_array_equal(found.distances, expected.distances)
+        np.testing.assert_array_equal(found.indices, expected.indices)
+    assert not np.array_equal(fresh[0].distances, fresh[1].distances)  # the encoders differ
 
 
 def test_a_reference_with_other_values_is_prepared_again(prepared):
