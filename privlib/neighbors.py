@@ -118,7 +118,9 @@ def kneighbors(
         Bound on the working memory of the search: the encoded blocks of the two tables (a
         reference larger than half of it is taken in several blocks, each prepared once, and
         the queries are encoded again for each of them) and the threads' buffers. The inputs and the outputs
-        (``16 * n_query * k`` bytes) come on top; no ``n_query x n_reference`` array is made.
+        (``16 * n_query * k`` bytes) come on top, and so do the prepared references a
+        :func:`privlib.search_reuse.reuse_searches` block keeps (within its own budget); no
+        ``n_query x n_reference`` array is made.
     n_jobs : int, optional
         Threads to use; ``None`` or ``-1`` uses every core available to numba.
     progress : bool, default False

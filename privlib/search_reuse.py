@@ -141,10 +141,6 @@ class _Searches:
         self._digests: dict[int, tuple[weakref.ref, str]] = {}
 
     @property
-    def budget_bytes(self) -> int:
-        return self._results.budget_bytes
-
-    @property
     def reference_budget_bytes(self) -> int:
         return self._references.budget_bytes
 
@@ -213,11 +209,10 @@ class _Searches:
             self.references_reused += 1
         return prepared
 
-    def room_for_reference(self, size: int) -> bool:
-        """Make room for a reference of ``size`` bytes about to be prepared, before it is, so that
-        the kept ones and the new one never exceed the budget together; ``False`` when it would
-        not fit in the whole budget (it is then prepared block by block and not kept)."""
-        return self._references.make_room(size)
+    def room_for_reference(self, size: int) -> None:
+        """Make room for a reference of ``size`` bytes (at most the budget) about to be prepared,
+        before it is, so that the kept ones and the new one never exceed the budget together."""
+        self._references.make_room(size)
 
     def keep_reference(self, key: tuple, prepared: Any, size: int) -> None:
         """Keep a reference prepared under ``key``, ``size`` bytes of read-only arrays."""
