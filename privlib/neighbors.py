@@ -32,6 +32,7 @@ for bit.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import cast
@@ -117,7 +118,9 @@ def kneighbors(
         Bound on the working memory of the search: the encoded blocks of the two tables (a
         reference larger than half of it is taken in several blocks, each prepared once, and
         the queries are encoded again for each of them) and the threads' buffers. The inputs and the outputs
-        (``16 * n_query * k`` bytes) come on top; no ``n_query x n_reference`` array is made.
+        (``16 * n_query * k`` bytes) come on top, and so do the prepared references a
+        :func:`privlib.search_reuse.reuse_searches` block keeps (within its own budget); no
+        ``n_query x n_reference`` array is made.
     n_jobs : int, optional
         Threads to use; ``None`` or ``-1`` uses every core available to numba.
     progress : bool, default False
@@ -160,7 +163,9 @@ def kneighbors(
 
     Inside :func:`privlib.search_reuse.reuse_searches` (as in an audit), a search already made on
     the same tables and encoder for ``k`` or more neighbours, within the same or wider bounds,
-    returns the earlier result (its first ``k`` columns, cut at ``within``), with read-only arrays.
+    returns the earlier result (its first ``k`` columns, cut at ``within``), with read-only arrays;
+    and a reference an earlier search prepared (encoded, sorted and tiled), with the same encoder
+    and ``max_memory_mb``, is searched without preparing it again, with the same result.
 
     Examples
     --------
@@ -471,7 +476,9 @@ def _sort_keys(block: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """
     coded = np.flatnonzero(codes)
     distinct = [len(np.unique(block[:, c])) for c in coded]
-    return np.concatenate([coded[np.argsort(distinct, kind="stable")], np.flatnonzero(~codes)])
+    keys = np.concatenate([coded[np.argsort(distinct, kind="stable")], np.flatnonzero(~codes)])
+    keys.setflags(write=False)  # kept with the prepared reference it sorts
+    return keys
 
 
 @dataclass(frozen=True)
@@ -486,7 +493,8 @@ class _Settings:
 
 
 def _prepare_reference(block: np.ndarray, keys: np.ndarray):
-    """A reference block sorted on ``keys``, feature-major, with its tiles' bounding boxes."""
+    """A reference block sorted on ``keys``, feature-major, with its tiles' bounding boxes, as
+    read-only arrays (a search may keep them for the next, see :func:`_reference_blocks`)."""
     order = _sort_order(block, keys)
     # feature-major, so that the kernel's inner loop runs over contiguous reference records
     sorted_t = np.ascontiguousarray(block[order].T)
@@ -494,7 +502,62 @@ def _prepare_reference(block: np.ndarray, keys: np.ndarray):
     low = np.ascontiguousarray(np.minimum.reduceat(sorted_t, starts, axis=1).T)
     high = np.ascontiguousarray(np.maximum.reduceat(sorted_t, starts, axis=1).T)
     first = np.minimum.reduceat(order, starts)  # each tile's lowest row number
-    return sorted_t, order, low, high, first
+    prepared = (sorted_t, order, low, high, first)
+    for array in prepared:
+        array.setflags(write=False)
+    return prepared
+
+
+def _prepared_bytes(n_reference: int, p: int, ref_rows: int) -> int:
+    """Bytes of a reference of ``p`` variables prepared in blocks of ``ref_rows`` records by
+    :func:`_prepare_reference`: per record its values and row number, per tile its two boxes and
+    lowest row number."""
+    size = 0
+    for start in range(0, n_reference, ref_rows):
+        rows = min(ref_rows, n_reference - start)
+        tiles = -(-rows // _REFERENCE_TILE)
+        size += _BYTES * (rows * (p + 1) + tiles * (2 * p + 1))
+    return size
+
+
+def _reference_blocks(tables, metric, ref_rows) -> Iterator[tuple[_Settings, int, tuple]]:
+    """The reference prepared a block of ``ref_rows`` records at a time, with the kernel's
+    settings: ``(settings, first row of the block, prepared block)``.
+
+    Inside :func:`privlib.search_reuse.reuse_searches`, a reference an earlier search of the
+    block prepared the same way (same values, encoder, metric and rows per block) is read from
+    there, and one prepared here is kept there if it fits the block's budget (its blocks are then
+    held until the search ends). Otherwise each block is dropped once searched.
+    """
+    searches = search_reuse.active()
+    size = _prepared_bytes(tables.n_reference, tables.n_features, ref_rows)
+    key = None
+    if searches is not None and size <= searches.reference_budget_bytes:
+        key = searches.reference_key(
+            tables.reference, getattr(tables, "encoder", None), metric=metric, rows=ref_rows
+        )
+        found = searches.prepared_reference(key)
+        if found is not None:
+            keys, blocks = found
+            settings = _settings(tables, metric, keys)
+            for offset, prepared in blocks:
+                yield settings, offset, prepared
+            return
+        searches.room_for_reference(size)
+    keys = None
+    kept = []
+    for offset in range(0, tables.n_reference, ref_rows):
+        block = tables.reference_block(offset, offset + ref_rows)
+        if keys is None:  # the sort keys come from the first block
+            keys = _sort_keys(block, tables.codes)
+            settings = _settings(tables, metric, keys)
+        prepared = _prepare_reference(block, keys)
+        del block
+        if key is not None:
+            kept.append((offset, prepared))
+        yield settings, offset, prepared
+    if searches is not None and key is not None:
+        searches.keep_reference(key, (keys, tuple(kept)), size)
 
 
 def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices):
@@ -526,13 +589,13 @@ def _merge_block(xq, self_offset, prepared_blocks, settings, distances, indices)
             )
 
 
-def _settings(tables, metric, first_block) -> _Settings:
+def _settings(tables, metric, keys) -> _Settings:
     return _Settings(
         weights=tables.weights,
         codes=tables.codes,
         cap=float(tables.cap),
         squared=metric == "l2",
-        keys=_sort_keys(first_block, tables.codes),
+        keys=keys,
     )
 
 
@@ -578,25 +641,20 @@ def _search(tables, k, metric, budget, threads, progress, bound=None) -> Neighbo
     query_starts = range(0, n_query, query_rows)
     distances, indices = _start(n_query, k, metric, tables, bound)
     bar = _progress_bar(progress, len(query_starts) * len(ref_starts))
-    settings = None
     previous_threads = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        # Each reference block is encoded, sorted and tiled once, and every query block merges
-        # its neighbours in it; a reference in several blocks has the queries encoded once per
-        # block, far cheaper than preparing every reference block again for each query block.
-        for r0 in ref_starts:
-            block = tables.reference_block(r0, r0 + ref_rows)
-            if settings is None:  # the sort keys come from the first block
-                settings = _settings(tables, metric, block)
-            prepared = [(r0, _prepare_reference(block, settings.keys))]
-            del block
+        # Each reference block is encoded, sorted and tiled once (or read from an earlier search),
+        # and every query block merges its neighbours in it; a reference in several blocks has the
+        # queries encoded once per block, far cheaper than preparing every reference block again
+        # for each query block.
+        for settings, r0, prepared in _reference_blocks(tables, metric, ref_rows):
             for q0 in query_starts:
                 q1 = min(q0 + query_rows, n_query)
                 _merge_block(
                     tables.query_block(q0, q1),
                     q0 if tables.exclude_self else -1,
-                    prepared,
+                    [(r0, prepared)],
                     settings,
                     distances[q0:q1],
                     indices[q0:q1],
@@ -660,13 +718,9 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client, boun
     workers = None if n_jobs is None or n_jobs == -1 else int(n_jobs)
     n_query, n_reference = tables.n_query, tables.n_reference
     query_rows, ref_rows = _plan(budget, n_query, n_reference, tables.n_features)
-    settings = None
-    reference = []
-    for r0 in range(0, n_reference, ref_rows):
-        block = tables.reference_block(r0, r0 + ref_rows)
-        if settings is None:
-            settings = _settings(tables, metric, block)
-        prepared = _prepare_reference(block, settings.keys)
+    reference, settings = [], None
+    for block_settings, r0, prepared in _reference_blocks(tables, metric, ref_rows):
+        settings = block_settings  # the same for every block
         reference.append((r0, client.scatter(prepared, broadcast=True, hash=False)))
     settings_future = client.scatter(settings, broadcast=True, hash=False)
     start = _start(n_query, k, metric, tables, bound)

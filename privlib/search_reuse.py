@@ -13,7 +13,16 @@ the first ``k`` of any longer list; so is a search within bounds (``within``), f
 searched within wider ones.
 Kept results are read-only arrays, so no caller can change them for the next one.
 
-Outside the block nothing is kept, so a long session holds no distances it no longer needs.
+The block also keeps the references the engine has prepared (encoded, sorted and cut into tiles
+with their bounding boxes): an audit searches its three tables, with one encoder, many times over
+with different queries, and at a million records preparing one costs a second or two each time.
+A prepared reference is the same when the table holds the same values, the encoder is fitted to
+the same state, and the metric and the rows per block agree (the sort order is read from the
+first block, so it follows from these); the searches that read it return what they would return
+after preparing it afresh, bit for bit.
+
+Outside the block nothing is kept, so a long session holds no distances or prepared tables it no
+longer needs.
 """
 
 from __future__ import annotations
@@ -75,18 +84,70 @@ def encoder_fingerprint(encoder: Any) -> str:
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
-class _Searches:
-    """The results kept by one :func:`reuse_searches` block, oldest first."""
+class _Kept:
+    """Values under keys within a budget of bytes; the least recently used make room first."""
 
     def __init__(self, budget_bytes: int):
         self.budget_bytes = budget_bytes
+        self.bytes = 0
+        self._values: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+
+    def get(self, key: tuple) -> Any:
+        kept = self._values.get(key)
+        if kept is None:
+            return None
+        self._values.move_to_end(key)
+        return kept[0]
+
+    def make_room(self, size: int) -> bool:
+        """Drop the least recently used values until ``size`` more bytes fit; ``False`` (and
+        nothing dropped) when they would not fit in the whole budget."""
+        if size > self.budget_bytes:
+            return False
+        while self.bytes + size > self.budget_bytes:
+            _, (_, dropped) = self._values.popitem(last=False)
+            self.bytes -= dropped
+        return True
+
+    def put(self, key: tuple, value: Any, size: int) -> bool:
+        """Keep ``value`` (``size`` bytes) under ``key`` in place of an earlier one, unless it is
+        larger than the whole budget; whether it is kept."""
+        replaced = self._values.pop(key, None)
+        if replaced is not None:
+            self.bytes -= replaced[1]
+        if not self.make_room(size):
+            return False
+        self._values[key] = (value, size)
+        self.bytes += size
+        return True
+
+    def clear(self) -> None:
+        self._values.clear()
+        self.bytes = 0
+
+
+class _Searches:
+    """The results and prepared references kept by one :func:`reuse_searches` block."""
+
+    def __init__(self, budget_bytes: int, reference_budget_bytes: int):
         self.made = 0
         self.reused = 0
-        self._results: OrderedDict[tuple, Any] = OrderedDict()
-        self._bytes = 0
+        self.references_kept = 0
+        self.references_reused = 0
+        self._results = _Kept(budget_bytes)
+        self._references = _Kept(reference_budget_bytes)
         # a table's digest under its id, while the table lives: a measure passes the same frames
         # to several searches, and hashing a million records takes a third of a second
         self._digests: dict[int, tuple[weakref.ref, str]] = {}
+
+    @property
+    def reference_budget_bytes(self) -> int:
+        return self._references.budget_bytes
+
+    @property
+    def reference_bytes(self) -> int:
+        """Bytes of the prepared references kept now."""
+        return self._references.bytes
 
     def digest(self, table: Any) -> str:
         if not isinstance(table, pd.DataFrame):  # arrays are cheap to hash and often changed in place
@@ -134,17 +195,34 @@ class _Searches:
     def keep(self, key: tuple, neighbors: Any, within: np.ndarray | None = None) -> None:
         for array in (neighbors.distances, neighbors.indices):
             array.setflags(write=False)
-        size = _size(neighbors)
-        if size > self.budget_bytes:
-            return
-        replaced = self._results.pop(key, None)  # one list per question: the latest
-        if replaced is not None:
-            self._bytes -= _size(replaced[0])
-        self._results[key] = (neighbors, within)
-        self._bytes += size
-        while self._bytes > self.budget_bytes:
-            _, (dropped, _) = self._results.popitem(last=False)
-            self._bytes -= _size(dropped)
+        self._results.put(key, (neighbors, within), _size(neighbors))
+
+    def reference_key(self, reference: Any, encoder: Any, **preparation: Any) -> tuple:
+        """What a prepared reference depends on: the table's values, the encoder's fitted state
+        and the ``preparation`` (metric, rows per block)."""
+        return (self.digest(reference), encoder_fingerprint(encoder), tuple(sorted(preparation.items())))
+
+    def prepared_reference(self, key: tuple) -> Any:
+        """The reference prepared under ``key`` (see :meth:`reference_key`), or ``None``."""
+        prepared = self._references.get(key)
+        if prepared is not None:
+            self.references_reused += 1
+        return prepared
+
+    def room_for_reference(self, size: int) -> None:
+        """Make room for a reference of ``size`` bytes (at most the budget) about to be prepared,
+        before it is, so that the kept ones and the new one never exceed the budget together."""
+        self._references.make_room(size)
+
+    def keep_reference(self, key: tuple, prepared: Any, size: int) -> None:
+        """Keep a reference prepared under ``key``, ``size`` bytes of read-only arrays."""
+        self.references_kept += self._references.put(key, prepared, size)
+
+    def close(self) -> None:
+        """Drop everything kept: nothing outlives the block, even if its object is held on to."""
+        self._results.clear()
+        self._references.clear()
+        self._digests.clear()
 
 
 def _answers(kept: tuple, k: int, within: np.ndarray | None) -> bool:
@@ -170,14 +248,22 @@ def active() -> _Searches | None:
 
 
 @contextmanager
-def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
-    """Within the block, answer a neighbour search already made from its kept result.
+def reuse_searches(max_memory_mb: float = 1024, reference_memory_mb: float = 256) -> Iterator[_Searches]:
+    """Within the block, answer a neighbour search already made from its kept result, and search
+    a reference already prepared without preparing it again.
 
     Parameters
     ----------
     max_memory_mb : float, default 1024
         Most memory the kept results may take (16 bytes per query record and neighbour); when a
-        new result would exceed it, the oldest are dropped.
+        new result would exceed it, the least recently used are dropped.
+    reference_memory_mb : float, default 256
+        Most memory the kept prepared references may take (``8 * (p + 1)`` bytes per record of
+        ``p`` encoded variables, about 120 MiB for a million records of Adult's 15); the least
+        recently used are dropped to make room for a new one, and a reference larger than the
+        whole budget is prepared a block at a time and not kept. An audit mostly searches one
+        reference several times in a row, so the two most recent whole tables at a million
+        records save most of what keeping every reference would, at a fraction of its memory.
 
     Notes
     -----
@@ -193,22 +279,28 @@ def reuse_searches(max_memory_mb: float = 1024) -> Iterator[_Searches]:
     >>> with reuse_searches() as searches:
     ...     first = nearest_distances(table, table, exclude_self=True)
     ...     again = nearest_distances(table, table, exclude_self=True)
-    >>> searches.made, searches.reused
-    (1, 1)
+    ...     other = nearest_distances(table.iloc[:2], table)
+    >>> searches.made, searches.reused, searches.references_kept, searches.references_reused
+    (2, 1, 1, 1)
     """
-    if (
-        isinstance(max_memory_mb, bool)
-        or not isinstance(max_memory_mb, (int, float))
-        or not max_memory_mb > 0
-    ):
-        raise PrivlibError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
-    searches = _Searches(int(max_memory_mb * 2**20))
+    budgets = (max_memory_mb, reference_memory_mb)
+    for name, budget in zip(("max_memory_mb", "reference_memory_mb"), budgets):
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
+            raise PrivlibError(f"`{name}` must be a positive number, got {budget!r}.")
+    searches = _Searches(*(int(budget * 2**20) for budget in budgets))
     token = _ACTIVE.set(searches)
     try:
         yield searches
     finally:
         _ACTIVE.reset(token)
-        logger.debug("neighbour searches: %d made, %d reused", searches.made, searches.reused)
+        searches.close()
+        logger.debug(
+            "neighbour searches: %d made, %d reused; references: %d kept, %d reused",
+            searches.made,
+            searches.reused,
+            searches.references_kept,
+            searches.references_reused,
+        )
 
 
 @contextmanager

@@ -99,6 +99,17 @@ def test_cluster_leave_one_out_and_l2_are_identical(client, adult):
     assert np.array_equal(local.indices, remote.indices) and np.array_equal(local.distances, remote.distances)
 
 
+def test_a_reference_prepared_by_a_local_search_is_scattered_as_it_is(client, adult):
+    query, reference = adult
+    encoder = pl.schema.TableEncoder().fit(query, reference)
+    fresh = kneighbors(query, reference, k=3, encoder=encoder, max_memory_mb=0.15)
+    with pl.search_reuse.reuse_searches() as searches:
+        kneighbors(query.iloc[:50], reference, encoder=encoder, max_memory_mb=0.15)
+        remote = kneighbors(query, reference, k=3, encoder=encoder, client=client, max_memory_mb=0.15)
+    assert (searches.references_kept, searches.references_reused) == (1, 1)
+    assert np.array_equal(fresh.indices, remote.indices) and np.array_equal(fresh.distances, remote.distances)
+
+
 def test_measures_pass_the_client_through(client, adult):
     query, reference = adult
     train, holdout, synthetic = reference.iloc[:1000], reference.iloc[1000:1500], query.iloc[:1000]

@@ -3,7 +3,10 @@ and only then; an audit's metrics are the same with and without it."""
 
 from __future__ import annotations
 
+import gc
 import json
+import math
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -245,9 +248,182 @@ def test_an_array_changed_in_place_is_searched_again(counted):
 
 
 @pytest.mark.parametrize("budget", [0, -1, True, "1"])
-def test_a_bad_budget_is_refused(budget):
-    with pytest.raises(PrivlibError, match="max_memory_mb"), reuse_searches(max_memory_mb=budget):
+@pytest.mark.parametrize("name", ["max_memory_mb", "reference_memory_mb"])
+def test_a_bad_budget_is_refused(budget, name):
+    with pytest.raises(PrivlibError, match=name), reuse_searches(**{name: budget}):
         pass
+
+
+# --------------------------------------------------------------------------------------------
+# Prepared references: encoded, sorted and tiled once per block
+# --------------------------------------------------------------------------------------------
+@pytest.fixture
+def prepared(monkeypatch):
+    """The arrays of every reference block the engine prepares, in order."""
+    blocks = []
+    prepare = neighbors_module._prepare_reference
+
+    def recording(block, keys):
+        arrays = prepare(block, keys)
+        blocks.append(arrays)
+        return arrays
+
+    monkeypatch.setattr(neighbors_module, "_prepare_reference", recording)
+    return blocks
+
+
+def _holey(n, seed):
+    """Numbers on a grid of few values (exact ties), a category, and missing values in every column."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame(
+        {
+            "x": rng.integers(0, 6, n).astype(float),
+            "g": rng.choice(["a", "b", "c"], n).astype(object),
+            "y": rng.integers(0, 4, n) * 2.5,
+        }
+    )
+    for column, missing in (("x", np.nan), ("g", None), ("y", np.nan)):
+        table.loc[rng.random(n) < 0.1, column] = missing
+    return table
+
+
+def _questions(metric):
+    """A reference and searches of it by other queries, bounded, leave-one-out and on one thread
+    (so that no search answers another from its result, and each finds the reference prepared)."""
+    rng = np.random.default_rng(21)
+    if metric == "l2":
+        reference = rng.integers(0, 5, (300, 3)).astype(float)  # exact ties
+        queries = [rng.integers(0, 5, (n, 3)).astype(float) for n in (90, 40, 70)]
+        options = dict(metric="l2")
+    else:
+        reference = _holey(300, 22)
+        queries = [_holey(n, seed) for n, seed in ((90, 23), (40, 24), (70, 25))]
+        options = dict(metric=metric, encoder=TableEncoder(metric=metric).fit(reference, *queries))
+    bound = (
+        rng.choice([0.0, 0.2, 0.5, np.inf], 70)
+        if metric == "gower"
+        else rng.choice([0.0, 1.0, 2.0, np.inf], 70)
+    )
+    own_bound = np.resize(bound, 300)
+    return reference, [
+        (queries[0], dict(options, k=3)),
+        (queries[1], dict(options, k=1, n_jobs=1)),
+        (queries[2], dict(options, k=2, within=bound)),
+        (reference, dict(options, k=2, exclude_self=True, within=own_bound)),
+        (reference, dict(options, k=2, exclude_self=True)),
+    ]
+
+
+@pytest.mark.parametrize("metric", ["gower", "hamming", "l2"])
+@pytest.mark.parametrize("max_memory_mb", [256, 0.01])  # the reference in one block, or in several
+def test_searches_of_a_prepared_reference_are_those_of_a_fresh_one_bit_for_bit(
+    prepared, metric, max_memory_mb
+):
+    reference, questions = _questions(metric)
+    fresh = [
+        kneighbors(query, reference, max_memory_mb=max_memory_mb, **options) for query, options in questions
+    ]
+    blocks = len(prepared) // len(questions)
+    assert len(prepared) == blocks * len(questions) and (blocks > 1) == (max_memory_mb < 1)
+    # backwards, the bounded leave-one-out search is read from the unbounded one's result
+    for order, made in ((range(5), 5), (range(4, -1, -1), 4)):
+        prepared.clear()
+        with reuse_searches() as searches:
+            kept = {
+                i: kneighbors(questions[i][0], reference, max_memory_mb=max_memory_mb, **questions[i][1])
+                for i in order
+            }
+        assert len(prepared) == blocks  # the first search prepares the reference, the others read it
+        assert searches.made == made and (searches.references_kept, searches.references_reused) == (
+            1,
+            made - 1,
+        )
+        for i, expected in enumerate(fresh):
+            np.testing.assert_array_equal(kept[i].distances, expected.distances)
+            np.testing.assert_array_equal(kept[i].indices, expected.indices)
+
+
+def test_another_encoder_metric_or_block_size_prepares_the_reference_again(prepared):
+    reference, query = _holey(300, 26), _holey(50, 27)
+    encoder = TableEncoder().fit(reference, query)
+    questions = [
+        dict(k=2, encoder=encoder),
+        dict(k=2, encoder=TableEncoder().fit(reference, query.assign(x=query.x * 10))),  # wider ranges
+        dict(k=2, metric="hamming", encoder=TableEncoder(metric="hamming").fit(reference, query)),
+        # other blocks (and a longer list, which the first search's result does not answer)
+        dict(k=3, encoder=encoder, max_memory_mb=0.01),
+    ]
+    fresh = [kneighbors(query, reference, **options) for options in questions]
+    with reuse_searches() as searches:
+        kept = [kneighbors(query, reference, **options) for options in questions]
+        kneighbors(query.iloc[:20], reference, k=1, encoder=encoder, max_memory_mb=0.01)
+    assert (searches.references_kept, searches.references_reused) == (4, 1)
+    for found, expected in zip(kept, fresh):
+        np.testing.assert_array_equal(found.distances, expected.distances)
+        np.testing.assert_array_equal(found.indices, expected.indices)
+    assert not np.array_equal(fresh[0].distances, fresh[1].distances)  # the encoders differ
+
+
+def test_a_reference_with_other_values_is_prepared_again(prepared):
+    reference = np.array([[0.0], [10.0]])
+    with reuse_searches() as searches:
+        assert kneighbors(np.array([[3.0]]), reference, metric="l1").distances.tolist() == [[3.0]]
+        reference[0, 0] = 4.0  # an array changed in place
+        assert kneighbors(np.array([[2.0]]), reference, metric="l1").distances.tolist() == [[2.0]]
+        table = pd.DataFrame({"x": [0.0, 10.0], "g": ["a", "b"]})
+        encoder = TableEncoder().fit(table)
+        kneighbors(table.iloc[:1], table, encoder=encoder)
+        changed = table.copy()
+        changed.loc[1, "g"] = "a"
+        assert kneighbors(table.iloc[1:], changed, encoder=encoder).indices.tolist() == [[1]]
+    assert len(prepared) == 4 and searches.references_reused == 0
+
+
+def _prepared_size(n, p):
+    """Bytes of a reference of ``n`` records and ``p`` variables prepared in one block, by hand:
+    its values and row numbers (8 bytes each), and per tile of 256 records two boxes of ``p``
+    values and one row number."""
+    return 8 * (n * (p + 1) + math.ceil(n / 256) * (2 * p + 1))
+
+
+def test_the_least_recently_used_reference_makes_room(prepared):
+    tables = [_table(4096, seed) for seed in range(3)]
+    queries = [_table(5, seed) for seed in range(10, 16)]
+    encoder = TableEncoder().fit(*tables, *queries)
+    size = _prepared_size(4096, 2)  # 98,944 bytes: two fit in 0.2 MiB, three do not
+    with reuse_searches(reference_memory_mb=0.2) as searches:
+        for query, reference in zip(queries, [0, 1, 0, 2, 0, 1]):
+            kneighbors(query, tables[reference], encoder=encoder)
+        assert searches.reference_bytes == 2 * size
+    # the second visit of table 0 and its third (table 1 made room for table 2) are read
+    assert len(prepared) == 4 and (searches.references_kept, searches.references_reused) == (4, 2)
+
+
+def test_a_reference_larger_than_the_budget_is_not_kept(prepared):
+    reference = _table(4096, 5)
+    encoder = TableEncoder().fit(reference)
+    with reuse_searches(reference_memory_mb=0.05) as searches:  # below 98,944 bytes
+        kneighbors(reference.iloc[:5], reference, encoder=encoder)
+        kneighbors(reference.iloc[5:9], reference, encoder=encoder)
+        assert searches.reference_bytes == 0
+    assert len(prepared) == 2 and searches.references_kept == 0
+
+
+def test_prepared_references_are_read_only_and_gone_with_the_block(prepared):
+    reference, query = _holey(300, 28), _holey(30, 29)
+    with reuse_searches() as searches:
+        kneighbors(query, reference, encoder=TableEncoder().fit(reference, query), max_memory_mb=0.01)
+        blocks = [72, 72, 72, 72, 12]  # (0.01 MiB / 2) // (3 copies * 8 bytes * 3 variables) records each
+        assert [len(arrays[1]) for arrays in prepared] == blocks
+        assert searches.reference_bytes == sum(_prepared_size(n, 3) for n in blocks)
+        assert searches.reference_bytes == sum(array.nbytes for arrays in prepared for array in arrays)
+        alive = [weakref.ref(array) for arrays in prepared for array in arrays]
+        for array in alive:
+            with pytest.raises(ValueError, match="read-only"):
+                array()[...] = 0
+    prepared.clear()
+    gc.collect()
+    assert searches.reference_bytes == 0 and all(ref() is None for ref in alive)
 
 
 @pytest.mark.slow
