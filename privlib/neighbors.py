@@ -31,6 +31,7 @@ for bit.
 
 from __future__ import annotations
 
+import mmap
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -496,13 +497,25 @@ def _prepare_reference(block: np.ndarray, keys: np.ndarray):
     """A reference block sorted on ``keys``, feature-major, with its tiles' bounding boxes, as
     read-only arrays (a search may keep them for the next, see :func:`_reference_blocks`)."""
     order = _sort_order(block, keys)
+    rows, p = block.shape
+    starts = np.arange(0, rows, _REFERENCE_TILE)
+    tiles = len(starts)
+    # The block's arrays share one anonymous memory mapping of their own. A kept reference lives
+    # through the searches and measures that follow; on the heap it would hold on to the memory
+    # freed around it (measured on a 1M-record audit: the peak grew by 1.8 times the bytes kept
+    # on the heap, 1.2 times in mappings), while a mapping goes back to the system when dropped.
+    space = np.frombuffer(mmap.mmap(-1, _prepared_bytes(rows, p, rows)), dtype=np.float64)
+    values, rows_sorted, low, high, first = np.split(space, np.cumsum([p * rows, rows, tiles * p, tiles * p]))
     # feature-major, so that the kernel's inner loop runs over contiguous reference records
-    sorted_t = np.ascontiguousarray(block[order].T)
-    starts = np.arange(0, len(block), _REFERENCE_TILE)
-    low = np.ascontiguousarray(np.minimum.reduceat(sorted_t, starts, axis=1).T)
-    high = np.ascontiguousarray(np.maximum.reduceat(sorted_t, starts, axis=1).T)
-    first = np.minimum.reduceat(order, starts)  # each tile's lowest row number
-    prepared = (sorted_t, order, low, high, first)
+    sorted_t = values.reshape(p, rows)
+    sorted_t[...] = block[order].T
+    ordered = rows_sorted.view(np.int64)
+    ordered[...] = order
+    low, high, first = low.reshape(tiles, p), high.reshape(tiles, p), first.view(np.int64)
+    low[...] = np.minimum.reduceat(sorted_t, starts, axis=1).T
+    high[...] = np.maximum.reduceat(sorted_t, starts, axis=1).T
+    first[...] = np.minimum.reduceat(order, starts)  # each tile's lowest row number
+    prepared = (sorted_t, ordered, low, high, first)
     for array in prepared:
         array.setflags(write=False)
     return prepared

@@ -334,10 +334,8 @@ def test_searches_of_a_prepared_reference_are_those_of_a_fresh_one_bit_for_bit(
                 for i in order
             }
         assert len(prepared) == blocks  # the first search prepares the reference, the others read it
-        assert searches.made == made and (searches.references_kept, searches.references_reused) == (
-            1,
-            made - 1,
-        )
+        assert searches.made == made and searches.references_kept == 1
+        assert searches.references_reused == made - 1
         for i, expected in enumerate(fresh):
             np.testing.assert_array_equal(kept[i].distances, expected.distances)
             np.testing.assert_array_equal(kept[i].indices, expected.indices)
@@ -418,9 +416,9 @@ def test_prepared_references_are_read_only_and_gone_with_the_block(prepared):
         assert searches.reference_bytes == sum(_prepared_size(n, 3) for n in blocks)
         assert searches.reference_bytes == sum(array.nbytes for arrays in prepared for array in arrays)
         alive = [weakref.ref(array) for arrays in prepared for array in arrays]
-        for array in alive:
+        for kept in alive:
             with pytest.raises(ValueError, match="read-only"):
-                array()[...] = 0
+                kept()[...] = 0
     prepared.clear()
     gc.collect()
     assert searches.reference_bytes == 0 and all(ref() is None for ref in alive)
