@@ -263,7 +263,8 @@ def reuse_searches(max_memory_mb: float = 1024, reference_memory_mb: float = 128
         recently used are dropped to make room for a new one, and a reference larger than the
         whole budget is prepared a block at a time and not kept. An audit mostly searches one
         reference several times in a row, so the latest whole table is where most of the reuse
-        lies: at a million records, 13 references read again against 15 with twice the budget.
+        lies: an audit of a million records reads a kept reference 13 times with this budget,
+        15 times with twice it.
 
     Notes
     -----
