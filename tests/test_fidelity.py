@@ -169,3 +169,14 @@ def test_a_release_of_the_training_samples_own_proportions_reads_about_half():
     # the mean of 200 draws has a standard error of about 0.05 (a chi-square of 1 degree halved)
     assert np.mean(ratios) == pytest.approx(0.5, abs=0.15)
     assert PMSE_COPY_RATIO == pytest.approx(np.mean(ratios) / 2, abs=0.1)
+
+
+def test_contingency_table_counts_each_pair_of_values_as_crosstab_does():
+    from privlib.plots import contingency_table
+
+    rng = np.random.default_rng(5)
+    left, right = rng.integers(-1, 4, 500), rng.integers(0, 7, 500)
+    left[left == 2] = 3  # a value never seen is no row
+    expected = pd.crosstab(left, right).to_numpy()
+    assert np.array_equal(contingency_table(left, right), expected)
+    assert contingency_table(np.zeros(4, int), np.arange(4)).shape == (1, 4)
