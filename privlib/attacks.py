@@ -81,7 +81,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 from privlib.errors import PrivlibError
-from privlib.matching import query_samples, sample_size
+from privlib.matching import query_samples, sample_size, sampled
 from privlib.neighbors import kneighbors
 from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
 from privlib.results import NOT_ASSESSABLE, QuerySampled, per_record
@@ -196,7 +196,7 @@ def _neighbourhoods(train, holdout, synthetic, k, client, rows) -> RealNeighbour
     )
     options = dict(metric="gower", encoder=encoder, client=client)
     tables = (train, holdout)
-    queries = [t if r is None else t.iloc[r] for t, r in zip(tables, rows)]
+    queries = [sampled(t, r) for t, r in zip(tables, rows)]
     k_synthetic = min(k, len(synthetic))
     to_synthetic = np.vstack([kneighbors(q, synthetic, k=k_synthetic, **options).distances for q in queries])
     k_real = min(k, len(train) + len(holdout) - 1)
@@ -307,7 +307,7 @@ def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None
     rng = np.random.default_rng(random_state)
     rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
     hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, client, rows)
-    scored = [t if r is None else t.iloc[r] for t, r in zip((train, holdout), rows)]
+    scored = [sampled(t, r) for t, r in zip((train, holdout), rows)]
     scores = {
         # the first of the k nearest: the nearest synthetic and other real records
         "dcr": -hoods.to_synthetic[:, 0],
@@ -590,5 +590,5 @@ def near_copy_test(
         LOW_FPRS,
         confidence,
         measure="near_copy_test",
-        sample=sample_size(rows, max_queries),
+        sample=sample_size(*rows.values()),
     )

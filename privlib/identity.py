@@ -476,7 +476,7 @@ def dcr_summary(
         holdout_median=float(np.median(holdout_distances)) if holdout_distances is not None else None,
         distances=distances,
         holdout_distances=holdout_distances,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 

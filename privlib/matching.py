@@ -244,9 +244,10 @@ def query_samples(random_state, max_queries: int | None, **sizes: int) -> dict[s
     return rows
 
 
-def sample_size(rows: dict[str, np.ndarray | None], max_queries: int | None) -> int | None:
-    """``max_queries`` when :func:`query_samples` sampled some table, else ``None``."""
-    return None if all(at is None for at in rows.values()) else max_queries
+def sample_size(*rows: np.ndarray | None) -> int | None:
+    """The most records read of a sampled table (positions ``rows`` per table, ``None`` for every
+    record, as :func:`query_samples` gives them), or ``None`` when no table was sampled."""
+    return max((at.size for at in rows if at is not None), default=None)
 
 
 def sampled(table: pd.DataFrame, rows: np.ndarray | None) -> pd.DataFrame:

@@ -1173,7 +1173,7 @@ def dcr_holdout_share(
         n_reference=size,
         dcr_train=to_train,
         dcr_holdout=to_holdout,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 
@@ -1299,7 +1299,7 @@ def threshold_attack(
         thresholds=thresholds,
         precision=precision,
         recall=recall,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 
@@ -1397,7 +1397,7 @@ def nn_mia(
         tpr=tpr,
         dcr=dcr,
         is_member=is_member,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 
@@ -1718,7 +1718,7 @@ def adversarial_accuracy(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=values,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 
@@ -1861,7 +1861,7 @@ def privacy_loss(
         repeat_low=spread_low,
         repeat_high=spread_high,
         repeats=losses,
-        sample_size=sample_size(rows, max_queries),
+        sample_size=sample_size(*rows.values()),
     )
 
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
 from privlib.errors import PrivlibError
+from privlib.matching import sample_size, sampled
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.results import QuerySampled
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
@@ -170,7 +171,7 @@ def rare_copy_test(
     rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
     hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, client, rows)
     rare, cut = rare_records(hoods.to_real, rare_share)
-    train, holdout = (t if r is None else t.iloc[r] for t, r in zip((train, holdout), rows))
+    train, holdout = (sampled(t, r) for t, r in zip((train, holdout), rows))
     rare_train, rare_holdout = rare[: len(train)], rare[len(train) :]
     if not rare_train.any() or not rare_holdout.any():
         raise PrivlibError(
@@ -187,6 +188,6 @@ def rare_copy_test(
         numeric_tolerance=float(numeric_tolerance),
         rare_share=float(rare_share),
         isolation=cut,
-        sample_size=max((r.size for r in rows if r is not None), default=None),
+        sample_size=sample_size(*rows),
         **_fisher_excess(a, int(rare_train.sum()), b, int(rare_holdout.sum()), confidence),
     )

@@ -555,7 +555,7 @@ def nn_mia_low_fpr(
         attack="nn_mia",
         confidence=confidence,
     )
-    return replace(point, sample_size=sample_size(rows, max_queries))
+    return replace(point, sample_size=sample_size(*rows.values()))
 
 
 # --------------------------------------------------------------------------------------------
