@@ -1,7 +1,5 @@
 """``python -m privlib``: the ``privlib`` command."""
 
-import sys
+from privlib.cli import command
 
-from privlib.cli import main
-
-sys.exit(main())
+command()

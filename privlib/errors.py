@@ -9,7 +9,11 @@
 * :class:`DataError`: the argument is of the right kind, but the data in it do not allow the
   computation (a table with no rows, a column with no value). In an audit the measure is skipped
   with this reason.
+* :class:`ReportError`: a step of a report failed while it ran (not bad input); the report was not
+  written. Its message quotes no value (:func:`blanked`).
 """
+
+import re
 
 
 class PrivlibError(ValueError):
@@ -25,3 +29,12 @@ class ParameterError(PrivlibError):
 
 class DataError(PrivlibError):
     """A property of the data (not of the argument's kind) that keeps a measure from being computed."""
+
+
+class ReportError(PrivlibError):
+    """A step of a report failed while it ran (not bad input): the report was not written."""
+
+
+def blanked(message: str) -> str:
+    """The first line of ``message`` with every quoted part blanked out (it may quote a value)."""
+    return re.sub(r"""(['"]).*?\1""", "'…'", message.splitlines()[0] if message else "")

@@ -19,15 +19,15 @@ Each pipeline stages, executes, renders and publishes:
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import logging
 import os
-import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ import pandas as pd
 
 from privlib.audit import AuditSpec, materialise, read_params
 from privlib.audit.checks import check_input_size
+from privlib.audit.inputs import AuditInputs
 from privlib.audit.spec import (
     DEFAULT_MAX_EXPANSION,
     DEFAULT_MAX_INPUT_MB,
@@ -43,8 +44,9 @@ from privlib.audit.spec import (
     TABLE_FIELDS,
     user_settings,
 )
+from privlib.background import in_background
 from privlib.datasets import DATASETS, dataset_info, read_table
-from privlib.errors import PrivlibError
+from privlib.errors import PrivlibError, ReportError, blanked
 from privlib.publish import checked_out as _checked_out
 from privlib.publish import publish as _publish
 from privlib.publish import staging as _staging
@@ -69,10 +71,6 @@ logger = logging.getLogger(__name__)
 
 #: Files an audit writes into its output folder (and nothing else).
 AUDIT_FILES = ("privacy_audit.ipynb", "report.html", "report.pdf", "metrics.json")
-
-
-class ReportError(PrivlibError):
-    """A notebook failed while it ran (not bad input): the report was not written."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,7 +313,7 @@ def _execute(notebook, output, parameters: dict, *, cwd, progress: bool, kernel:
             )
     except papermill.PapermillExecutionError as exc:
         # The kernel's message may quote a value of the data: every quoted part is blanked out.
-        detail = f"{exc.ename}: {_blanked(str(exc.evalue or ''))}"
+        detail = f"{exc.ename}: {blanked(str(exc.evalue or ''))}"
         raise ReportError(
             f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {detail}"
         ) from None
@@ -485,11 +483,16 @@ def run_audit(*, out, params=None, progress: bool = True, schema=None, **setting
         executed = report / "privacy_audit.ipynb"
         # the notebook's kernel boots while the audit computes, off the critical path
         with _early_kernel(work) as kernel:
-            reports = _audit_reports(spec)
+            with _as_report_error("the audit"):
+                inputs = _audit_inputs(spec)
+                # the per-variable figures need only the tables: drawn beside the measures
+                with _variable_figures(spec, inputs, work) as variable_figures:
+                    reports = _audit_reports(spec, inputs)
+                    _say(progress, "drawing the report's figures")
+                    pages = _report_sections(reports, variable_figures())
             (report / "metrics.json").write_text(reports[0].to_json(), encoding="utf-8")
-            _say(progress, "drawing the report's figures")
             sections = work / "audit_sections.json"
-            sections.write_text(json.dumps(_report_sections(spec, reports)), encoding="utf-8")
+            sections.write_text(json.dumps(pages), encoding="utf-8")
             _say(progress, "running the audit notebook")
             _execute(
                 audit_notebook(),
@@ -512,57 +515,80 @@ def _preload(*modules: str) -> None:
     threading.Thread(target=lambda: [import_module(name) for name in modules], daemon=True).start()
 
 
-def _audit_reports(spec: AuditSpec) -> list:
-    """The audit of ``spec`` in this process (:func:`privlib.audit.run`), then, with several
-    synthetic files, each other file's own audit, labelled as each audit labels its file.
-
-    Bad input raises :class:`PrivlibError` before any measure runs (the runner reads and checks
-    the tables first); any other failure is a :class:`ReportError` whose message quotes no value.
-    """
+def _audit_inputs(spec: AuditSpec) -> AuditInputs:
+    """The tables of ``spec`` read and checked (bad input raises :class:`PrivlibError`)."""
     _passive_openmp()
-    from privlib.audit import run
+    from privlib.audit.runner import inputs_of
 
     # the renderers load while the audit computes (after the audit's own imports: imports in two
     # threads only take turns)
     _preload("papermill", "nbconvert", "weasyprint")
+    return inputs_of(spec)
+
+
+def _audit_reports(spec: AuditSpec, inputs: AuditInputs) -> list:
+    """The audit of ``spec`` in this process on its tables ``inputs``, then, with several
+    synthetic files, each other file's own audit, labelled as each audit labels its file."""
+    from privlib.audit.runner import run, run_on_inputs
+
     if isinstance(spec.synthetic, dict):
         alone: list = [{name: table} for name, table in list(spec.synthetic.items())[1:]]
     else:
         alone = [[table] for table in spec.synthetic[1:]]
-    specs = [spec] + [spec.model_copy(update={"synthetic": synthetic}) for synthetic in alone]
+    others = [spec.model_copy(update={"synthetic": synthetic}) for synthetic in alone]
+    return [run_on_inputs(inputs, spec)] + [run(one) for one in others]
+
+
+@contextlib.contextmanager
+def _as_report_error(what: str) -> Iterator[None]:
+    """Bad input (:class:`PrivlibError`) as it is; any other failure, one of the kit, as a
+    :class:`ReportError` naming ``what`` whose message quotes no value (no traceback)."""
     try:
-        return [run(one) for one in specs]
+        yield
     except PrivlibError:
         raise
-    except Exception as exc:  # a failure of the kit, not of the input: no traceback, no value
-        raise ReportError(f"the audit failed: {type(exc).__name__}: {_blanked(str(exc))}") from None
+    except Exception as exc:
+        raise ReportError(f"{what} failed: {type(exc).__name__}: {blanked(str(exc))}") from None
 
 
-def _blanked(message: str) -> str:
-    """The first line of ``message`` with every quoted part blanked out (it may quote a value)."""
-    return re.sub(r"""(['"]).*?\1""", "'…'", message.splitlines()[0] if message else "")
+#: The longest wait for the per-variable figures once the measures are done (they are drawn from
+#: a bounded sample: seconds on any machine).
+_FIGURES_SECONDS = 600.0
 
 
-def _report_sections(spec: AuditSpec, reports: list) -> dict:
+@contextlib.contextmanager
+def _variable_figures(spec: AuditSpec, inputs: AuditInputs, folder: Path) -> Iterator[Callable[[], str]]:
+    """The per-variable fidelity figures (:func:`privlib.render.audit.variable_fidelity_html`, on
+    the fidelity card's sample, redacted), drawn in a second process while this one computes (its
+    files in ``folder``): yields a function that waits for their HTML ("" for tables too small
+    to assess)."""
+    if not inputs.assessable:
+        yield str
+        return
+    from privlib.render.audit import fidelity_sample, variable_fidelity_html
+
+    real, fake = fidelity_sample(
+        inputs.train,
+        next(iter(inputs.synthetic.values())),
+        max_records=spec.fidelity_sample,
+        random_state=spec.seed,
+    )
+    # the sample is drawn here, so the other process gets only what it draws
+    draw = functools.partial(variable_fidelity_html, max_records=None, random_state=spec.seed)
+    with in_background(draw, real, fake, folder=folder, what="drawing the per-variable figures") as drawn:
+        yield lambda: drawn(_FIGURES_SECONDS)
+
+
+def _report_sections(reports: list, variables: str) -> dict:
     """The report's pages as the kit's escaped HTML fragments, figures embedded, in the order
     ``reports/privacy_audit.ipynb`` shows them: drawn once here, where the results' per-record
-    arrays are, and read back by the notebook as data. ``reports``: the audit of ``spec``, then
-    the other synthetic files' own audits."""
-    from privlib.audit.runner import inputs_of
+    arrays are, and read back by the notebook as data. ``reports``: the audit, then the other
+    synthetic files' own audits; ``variables``: the per-variable figures (:func:`_variable_figures`)."""
     from privlib.render import audit as page
     from privlib.render import audit_pages as pages
 
     report, others = reports[0], reports[1:]
     document = report.model_dump(mode="json")
-    variables = ""
-    if report.assessable:  # per variable, on the fidelity card's sample, redacted
-        inputs = inputs_of(spec)
-        variables = page.variable_fidelity_html(
-            inputs.train,
-            next(iter(inputs.synthetic.values())),
-            max_records=spec.fidelity_sample,
-            random_state=spec.seed,
-        )
     families = [
         {
             "readings": pages.readings_html(document, family),

@@ -55,7 +55,7 @@ from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
 from privlib.thresholds import judge
 
-__all__ = ["run", "inputs_of", "Audit", "AuditError", "Redactor"]
+__all__ = ["run", "run_on_inputs", "inputs_of", "Audit", "AuditError", "Redactor"]
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,14 @@ def run(
         spec = AuditSpec.build(**settings)
     elif settings:
         raise PrivlibError(f"give either a spec or settings, not both (got {sorted(settings)}).")
-    inputs = inputs_of(spec)
+    return run_on_inputs(inputs_of(spec), spec, client=client, progress=progress)
+
+
+def run_on_inputs(
+    inputs: AuditInputs, spec: AuditSpec, *, client: Any = None, progress: Progress | None = None
+) -> AuditReport:
+    """:func:`run` on the tables of ``spec`` already read and checked (``inputs_of(spec)``), for a
+    caller that uses them again (the command line draws the report's figures from them)."""
     if client is None and spec.dask_scheduler is not None:
         from dask.distributed import Client
 
