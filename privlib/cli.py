@@ -427,6 +427,10 @@ def main(argv=None) -> int:
 def command() -> NoReturn:
     """The ``privlib`` command (the console script and ``python -m privlib``): :func:`main`, then
     the exit with its status."""
+    # jsonschema (loaded by nbformat, for papermill and nbconvert) imports rfc3987_syntax when it
+    # is installed (Jupyter's own packages install it), which builds a grammar for a string format
+    # no notebook uses: about 2 s of this process's time. Without it jsonschema skips the format.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     status = main()
     # An audit leaves millions of objects behind; the interpreter's last garbage collection would
     # free them one by one (about a second), where the system reclaims the memory at once. Frozen

@@ -8,7 +8,9 @@ Each pipeline stages, executes, renders and publishes:
   removed on every exit, including Ctrl-C and SIGTERM (see :mod:`privlib.cli`);
 * **execute**: papermill runs the notebook (the kernel talks over IPC sockets, not TCP); the
   audit itself runs in this process (:func:`privlib.audit.run`), which draws the report's
-  figures once and saves its pages for the audit notebook to show, so the kernel only displays;
+  figures once and saves its pages for the audit notebook to show, so the kernel only displays.
+  The kernel boots, and the per-variable figures (which need only the tables) are drawn in a
+  second process (:mod:`privlib.background`), while the measures compute;
 * **render**: :mod:`privlib.render` writes HTML and PDF;
 * **publish**: each finished file replaces its earlier version in the output folder by one
   rename; nothing else there is touched and no link is followed (:mod:`privlib.publish`, which
