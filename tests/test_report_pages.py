@@ -28,6 +28,7 @@ from privlib.render.audit_pages import (
     forest_alt_text,
     verdict_lines_html,
 )
+from privlib.render.glossary import TERMS, in_columns
 from privlib.render.notebook import add_toc
 
 matplotlib.use("Agg")
@@ -218,6 +219,40 @@ def test_the_page_has_a_table_of_contents_and_prints_to_a_short_pdf(tmp_path):
         "not assessed",
     ):
         assert words in first
+
+
+def test_glossary_prints_in_three_columns_read_down_each_column_in_order(tmp_path):
+    from pypdf import PdfReader
+
+    (tmp_path / "report.html").write_text(audit_page_html(leaky_report()), encoding="utf-8")
+    render_pdf(tmp_path / "report.html", tmp_path / "report.pdf")
+    # Where each glossary term (its bold name, a text piece of its own) is drawn on the page.
+    names = {t.term for t in TERMS}
+    placed = []
+    for number, page in enumerate(PdfReader(tmp_path / "report.pdf").pages):
+
+        def keep(text, cm, tm, font, size, number=number):
+            if text.strip() in names:
+                placed.append((number, round(tm[4] * cm[0] + cm[4]), -(tm[5] * cm[3] + cm[5]), text.strip()))
+
+        page.extract_text(visitor_text=keep)
+    assert len({x for _, x, _, _ in placed}) == 3  # three columns
+    # Read down the first column, then the second, then the third: the order of TERMS.
+    read = [term for *_, term in sorted(placed)]
+    assert read == [t.term for t in TERMS if t.term in read]
+    assert len(read) >= 6
+
+
+def test_in_columns_cuts_runs_in_order_with_the_shortest_tallest_run():
+    # Printed lines (45 characters a line, one more for spacing): 90 -> 3, 45 -> 2, 10 -> 2;
+    # [3], [2], [2, 2] is the best cut, its tallest run 4 lines (3 + 2 in one run would be 5).
+    texts = ["a" * 90, "b" * 45, "c" * 45, "d" * 10]
+    runs = in_columns(texts)
+    assert [i for run in runs for i in run] == [0, 1, 2, 3]
+    assert len(runs) == 3 and runs[0] == [0]
+    assert max(sum(-(-len(texts[i]) // 45) + 1 for i in run) for run in runs) == 4
+    assert in_columns(["only one"]) == [[0]]
+    assert in_columns([]) == []
 
 
 def test_notebook_figures_keep_their_alt_text_and_sections_get_a_contents_bar(tmp_path):

@@ -10,6 +10,7 @@ is left out and one it starts using is listed without editing a page.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -18,7 +19,16 @@ from markupsafe import Markup
 
 from privlib.render.pages import render_page
 
-__all__ = ["TERMS", "REFERENCES", "Term", "Reference", "glossary_entries", "cited_works", "glossary_html"]
+__all__ = [
+    "TERMS",
+    "REFERENCES",
+    "Term",
+    "Reference",
+    "glossary_entries",
+    "cited_works",
+    "glossary_html",
+    "in_columns",
+]
 
 
 class Term(NamedTuple):
@@ -341,8 +351,42 @@ def cited_works(report: Mapping, extra: str = "") -> list[str]:
     return [r.work for r in REFERENCES if re.search(r.pattern, text)]
 
 
+#: Characters on one printed line of a glossary column (7pt DejaVu Sans, a third of A4's text width).
+COLUMN_LINE_CHARS = 45
+
+
+def in_columns(texts: list[str], count: int = 3) -> list[list[int]]:
+    """The positions of ``texts`` cut into at most ``count`` runs, in order, so that the longest
+    run is as short as it can be, counting each text's printed lines (:data:`COLUMN_LINE_CHARS`
+    a line, one more for its spacing); empty runs are left out.
+
+    The PDF prints each run as one column: WeasyPrint balances CSS multi-column boxes by laying
+    their content out again for every trial height (a second or more for the glossary), while
+    runs cut here are each laid out once, side by side.
+    """
+    lines = [-(-len(text) // COLUMN_LINE_CHARS) + 1 for text in texts]
+    ends = [0]
+    for line in lines:
+        ends.append(ends[-1] + line)
+    total, n = ends[-1], len(texts)
+    best: tuple[int, list[int]] = (total + 1, [])
+    # Every way to cut n texts into count runs: few texts (at most a few dozen), few columns.
+    for cuts in itertools.combinations_with_replacement(range(n + 1), count - 1):
+        bounds = [0, *cuts, n]
+        tallest = max(ends[b] - ends[a] for a, b in itertools.pairwise(bounds))
+        if tallest < best[0]:
+            best = (tallest, bounds)
+    return [list(range(a, b)) for a, b in itertools.pairwise(best[1]) if b > a]
+
+
 def glossary_html(report: Mapping, extra: str = "") -> Markup:
-    """The glossary and the references as one section (``<details>`` on screen, open in print)."""
+    """The glossary and the references as one section, each cut into three columns
+    (:func:`in_columns`; side by side in print, one after the other on screen)."""
+    entries, works = glossary_entries(report, extra), cited_works(report, extra)
+    entry_columns = in_columns([f"{e['term']}: {e['meaning']}" for e in entries])
+    work_columns = in_columns(works)
     return render_page(
-        "audit_glossary.html.j2", entries=glossary_entries(report, extra), works=cited_works(report, extra)
+        "audit_glossary.html.j2",
+        entry_columns=[[entries[i] for i in column] for column in entry_columns],
+        work_columns=[[works[i] for i in column] for column in work_columns],
     )
