@@ -71,13 +71,15 @@ def test_the_audits_per_variable_figures_are_those_drawn_in_this_process(tmp_pat
 
     adult = load_dataset("adult").head(900)
     spec = AuditSpec.build(
-        train=adult.iloc[:300], synthetic=adult.iloc[300:600], holdout=adult.iloc[600:], seed=7, fidelity_sample=250
+        train=adult.iloc[:300],
+        synthetic=adult.iloc[300:600],
+        holdout=adult.iloc[600:],
+        seed=7,
+        fidelity_sample=250,
     )
     inputs = inputs_of(spec)
     with _variable_figures(spec, inputs, tmp_path) as drawn:
         html = drawn()
-    expected = variable_fidelity_html(
-        adult.iloc[:300], adult.iloc[300:600], max_records=250, random_state=7
-    )
+    expected = variable_fidelity_html(adult.iloc[:300], adult.iloc[300:600], max_records=250, random_state=7)
     assert "<img" in expected
     assert html == expected
