@@ -59,7 +59,7 @@ lint: $(STAMP)
 # quick settings (notebooks/CONVENTIONS.md).
 test: lint
 	PRIVLIB_COURSE_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest privlib tests notebooks --doctest-modules --nbval-lax \
-		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider --durations=30
 
 # Everything but the tests that execute notebooks or a whole audit end to end (marked `notebook`
 # and `slow`; `make test` runs them): a fast loop for contributors.

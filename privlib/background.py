@@ -16,6 +16,7 @@ run's private staging folder): data the kit wrote and reads back.
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import subprocess
 import sys
@@ -51,6 +52,7 @@ def in_background(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,  # library warnings; a failure comes back in the outcome
         start_new_session=True,
+        env=os.environ | {"MPLBACKEND": "agg"},  # it draws into files, never on a screen
     )
 
     def result(timeout: float) -> Any:
