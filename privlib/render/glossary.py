@@ -365,9 +365,7 @@ def in_columns(texts: list[str], count: int = 3) -> list[list[int]]:
     runs cut here are each laid out once, side by side.
     """
     lines = [-(-len(text) // COLUMN_LINE_CHARS) + 1 for text in texts]
-    ends = [0]
-    for line in lines:
-        ends.append(ends[-1] + line)
+    ends = [0, *itertools.accumulate(lines)]
     total, n = ends[-1], len(texts)
     best: tuple[int, list[int]] = (total + 1, [])
     # Every way to cut n texts into count runs: few texts (at most a few dozen), few columns.
