@@ -43,6 +43,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -449,6 +450,14 @@ def _error(message: str) -> None:
 
 
 def _interrupt(signum, frame):
+    # Python ignores an exception raised inside a finalizer (a __del__ the garbage collector runs
+    # between any two instructions): there the signal is sent again, to land where it stops the run.
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            main = threading.main_thread().ident
+            threading.Timer(0.1, signal.pthread_kill, (main, signum)).start()
+            return
+        frame = frame.f_back
     raise KeyboardInterrupt
 
 

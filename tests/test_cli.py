@@ -730,3 +730,24 @@ def test_the_course_refuses_categories_matplotlib_would_typeset(tmp_path, capsys
     from privlib.pipeline import _course_dataset
 
     assert _course_dataset(str(tmp_path / "data.csv"), None, 1)[1] == "data.csv"
+
+
+def test_a_signal_caught_inside_a_finalizer_is_delivered_again():
+    # Python ignores an exception raised in __del__; the command's handler sends the signal again
+    import signal
+    import time
+
+    from privlib.cli import _interrupt
+
+    class Finalized:
+        def __del__(self):
+            _interrupt(signal.SIGINT, sys._getframe())
+
+    previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            finalized = Finalized()
+            del finalized  # the handler runs in its __del__ and returns
+            time.sleep(30)  # the signal sent again stops the wait
+    finally:
+        signal.signal(signal.SIGINT, previous)
