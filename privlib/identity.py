@@ -775,6 +775,7 @@ class MatchRisk(Result):
         n_true = int(round(self.true_match_rate * n))
         if self.tolerance_on:
             scale = "a share of the target's value" if self.relative else "an absolute difference"
+            scale += ", days for a date"
             matching = (
                 f"matching {', '.join(map(str, self.tolerance_on))} within the tolerance "
                 f"{self.numeric_tolerance} ({scale}) and every other variable exactly"

@@ -388,7 +388,10 @@ def test_match_risk_known_keys_exact_synthesized_within_tolerance(known_age):
     # original against itself, same rule: each target matches only itself -> 1 + 1 + 1
     assert result.baseline == pytest.approx(3.0)
     assert result.tolerance_on == ("income",)
-    assert "matching income within the tolerance 0.1 (a share of the target's value)" in result.reading()
+    assert (
+        "matching income within the tolerance 0.1 (a share of the target's value, days for a date)"
+        in result.reading()
+    )
     # with no tolerance, 104 and 95 no longer equal 100 and 340 not 300: nothing matches
     exact = identity.match_risk(
         original=original, synthetic=synthetic, known=["age"], synthesized=["income"], numeric_tolerance=0
