@@ -51,7 +51,6 @@ from privlib.matching import (
 from privlib.records import NEWCOMBE, _newcombe
 from privlib.results import QuerySampled, Result, per_record
 from privlib.schema import (
-    CATEGORICAL,
     NUMERIC,
     TableEncoder,
     check_columns,
@@ -740,9 +739,12 @@ class MatchRisk(Result):
         ``N``, the number of target records.
     known, synthesized : tuple of str
         The variables matched on.
+    tolerance_on : tuple of str
+        The variables matched within ``numeric_tolerance`` (the numeric synthesized ones, and the
+        numeric known ones with ``exact_known=False``); every other variable is matched exactly.
     numeric_tolerance : float or dict
-        The tolerance used for numeric variables; ``relative`` says whether it is a share of the
-        target's value or an absolute difference.
+        The tolerance used for the variables of ``tolerance_on``; ``relative`` says whether it is
+        a share of the target's value or an absolute difference.
     match_counts : numpy.ndarray of int
         ``c_i``: synthetic records matching target i (0 when none match).
     true_match : numpy.ndarray of bool
@@ -762,6 +764,7 @@ class MatchRisk(Result):
     synthesized: tuple
     numeric_tolerance: float | dict
     relative: bool
+    tolerance_on: tuple = ()
     match_counts: np.ndarray = per_record(default=None)
     true_match: np.ndarray = per_record(default=None)
     true_unique: np.ndarray = per_record(default=None)
@@ -770,9 +773,18 @@ class MatchRisk(Result):
     def reading(self) -> str:
         n = self.n_records
         n_true = int(round(self.true_match_rate * n))
+        if self.tolerance_on:
+            scale = "a share of the target's value" if self.relative else "an absolute difference"
+            scale += ", days for a date"
+            matching = (
+                f"matching {', '.join(map(str, self.tolerance_on))} within the tolerance "
+                f"{self.numeric_tolerance} ({scale}) and every other variable exactly"
+            )
+        else:
+            matching = "matching every variable exactly"
         text = (
             f"An intruder who knows {', '.join(map(str, self.known))} and the real "
-            f"{', '.join(map(str, self.synthesized))} of every target would expect to identify "
+            f"{', '.join(map(str, self.synthesized))} of every target, {matching}, would expect to identify "
             f"{self.expected_match_risk:.1f}{self._interval_text()} of {n} records "
             f"({_pct(self.expected_match_risk / n)}; releasing the original file would give "
             f"{self.baseline:.1f}); "
@@ -792,8 +804,9 @@ class MatchRisk(Result):
         return self.with_judgement(text)
 
 
-def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
-    """Validate ``numeric_tolerance`` and return one tolerance per numeric matching column."""
+def _check_tolerance(numeric_tolerance, tolerance_on: list, exact: list) -> dict:
+    """Validate ``numeric_tolerance`` and return one tolerance per variable of ``tolerance_on``
+    (``exact``: the numeric variables matched exactly, named in the message that refuses them)."""
 
     def check_value(value, where):
         # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
@@ -806,43 +819,51 @@ def _check_tolerance(numeric_tolerance, numeric_columns: list) -> dict:
         return float(value)
 
     if isinstance(numeric_tolerance, Mapping):
-        unknown = [c for c in numeric_tolerance if c not in numeric_columns]
+        unknown = [c for c in numeric_tolerance if c not in tolerance_on]
         if unknown:
             raise ParameterError(
-                f"`numeric_tolerance` names {unknown}, which are not numeric matching variables; "
-                f"the numeric ones are {numeric_columns}."
+                f"`numeric_tolerance` names {unknown}, which are not matched within a tolerance; "
+                f"the variables that are: {tolerance_on}"
+                + (
+                    f" (the known numeric variables {exact} are matched exactly; "
+                    "`exact_known=False` matches them within a tolerance too)."
+                    if exact
+                    else "."
+                )
             )
-        missing = [c for c in numeric_columns if c not in numeric_tolerance]
+        missing = [c for c in tolerance_on if c not in numeric_tolerance]
         if missing:
             raise ParameterError(
                 f"`numeric_tolerance` gives no tolerance for the numeric variables {missing}; "
-                "name every numeric matching variable or pass one number for all."
+                "name every variable matched within a tolerance or pass one number for all."
             )
-        return {c: check_value(numeric_tolerance[c], f"[{c!r}]") for c in numeric_columns}
+        return {c: check_value(numeric_tolerance[c], f"[{c!r}]") for c in tolerance_on}
     tolerance = check_value(numeric_tolerance, "")
-    return {c: tolerance for c in numeric_columns}
+    return {c: tolerance for c in tolerance_on}
 
 
-def _match(original, synthetic, categorical, numeric, tolerance, relative):
-    """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``."""
+def _match(original, synthetic, exact, kinds, tolerance, relative):
+    """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``: the
+    variables of ``exact`` (of kinds ``kinds``) must be equal, those of ``tolerance`` within it."""
+    within = list(tolerance)
 
-    # Exact part: the categorical values and, for numeric variables, whether the value is
-    # missing (missing matches missing only).
+    # Exact part: the exact variables' values and, for the variables matched within the
+    # tolerance, whether the value is missing (missing matches missing only).
     def exact_columns(frame):
-        return [comparable_values(frame[c], CATEGORICAL) for c in categorical] + [
-            frame[c].isna().reset_index(drop=True) for c in numeric
+        return [comparable_values(frame[c], kinds[c]) for c in exact] + [
+            frame[c].isna().reset_index(drop=True) for c in within
         ]
 
     target_groups, synthetic_groups = joint_codes([exact_columns(original), exact_columns(synthetic)])
-    if not numeric:
+    if not within:
         per_group = np.bincount(synthetic_groups, minlength=int(target_groups.max()) + 1)
         return per_group[target_groups], target_groups == synthetic_groups
     # A missing numeric value is set to 0; the exact part already pairs missing with missing,
     # and 0 always lies within a target's interval around 0.
-    x = np.column_stack([np.nan_to_num(numeric_values(original[c]), nan=0.0) for c in numeric])
-    y = np.column_stack([np.nan_to_num(numeric_values(synthetic[c]), nan=0.0) for c in numeric])
+    x = np.column_stack([np.nan_to_num(numeric_values(original[c]), nan=0.0) for c in within])
+    y = np.column_stack([np.nan_to_num(numeric_values(synthetic[c]), nan=0.0) for c in within])
     width = np.empty_like(x)
-    for j, column in enumerate(numeric):
+    for j, column in enumerate(within):
         # Dates are matched within a number of days: a share of "days since 1970" means nothing.
         is_date = pd.api.types.is_datetime64_any_dtype(original[column].dtype)
         width[:, j] = tolerance[column] * (np.abs(x[:, j]) if relative and not is_date else 1.0)
@@ -865,6 +886,7 @@ def _match(original, synthetic, categorical, numeric, tolerance, relative):
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
         "numeric_tolerance": [Number(low=0), TOLERANCES],
+        "exact_known": [Boolean()],
     }
 )
 def match_risk(
@@ -875,6 +897,7 @@ def match_risk(
     synthesized,
     numeric_tolerance=0.1,
     relative=True,
+    exact_known=True,
     random_state=None,
     confidence=DEFAULT_CONFIDENCE,
 ) -> MatchRisk:
@@ -884,8 +907,24 @@ def match_risk(
     variables were released as they are and the ``synthesized`` ones were replaced. For each
     target i the intruder knows the ``known`` values and the *original* values of the
     ``synthesized`` variables, and looks for synthetic records that match all of them; every
-    matching record is equally likely to be the target (Reiter & Mitra 2009; Hu's course). With
-    ``c_i`` the number of matching synthetic records (0 when none match), ``T_i = 1`` when
+    matching record is equally likely to be the target (Reiter & Mitra 2009; Hu's course).
+
+    Synthetic record j matches target i when, with x the target's values and y record j's,
+
+    * every categorical variable, and (with ``exact_known=True``) every known variable, is equal:
+      y_v = x_v (a missing value equals a missing value only);
+    * every other numeric variable v (the synthesized ones; with ``exact_known=False`` the known
+      ones too) lies within the tolerance t_v: |y_v - x_v| <= t_v |x_v| (``relative=True``) or
+      |y_v - x_v| <= t_v (``relative=False``); a missing value matches a missing value only.
+
+    A known variable was released unchanged, so the target's own synthetic record holds the
+    intruder's value exactly: a tolerance on it leaves T_i as it is and can only add other
+    people's records (c_i can only grow), so it can only lower the expected match risk, as if the
+    intruder used less than they know. Hornby & Hu's R package applies its radius to known
+    continuous variables as well (its README gives the known Age a radius of 0.1);
+    ``exact_known=False`` matches that way.
+
+    With ``c_i`` the number of matching synthetic records (0 when none match), ``T_i = 1`` when
     synthetic record i is among them, ``K_i = [c_i T_i = 1]``, ``F_i = [c_i (1 - T_i) = 1]`` and
     ``s`` the number of targets with ``c_i = 1``:
 
@@ -905,13 +944,19 @@ def match_risk(
     synthesized : sequence of str
         Variables that were synthesized; the intruder knows their original values.
     numeric_tolerance : float or mapping of str to float, default 0.1
-        How close a numeric value must be to match: one number for every numeric variable, or
-        one per numeric variable. Categorical variables always match exactly.
+        The tolerance t_v of the numeric variables matched within a tolerance (the synthesized
+        ones; see ``exact_known``): one number for all of them, or one per variable, naming each
+        of them and no other. Categorical variables always match exactly.
     relative : bool, default True
         ``True``: a synthetic value y matches the target's value x when
         ``|y - x| <= numeric_tolerance * |x|`` (a percentage radius, as in Hornby & Hu 2021);
         ``False``: when ``|y - x| <= numeric_tolerance``. Date variables are always matched
         within ``numeric_tolerance`` days (so the default 0.1 means the same day).
+    exact_known : bool, default True
+        ``True``: known variables are matched exactly, numeric ones included, and the tolerance
+        applies to the synthesized numeric variables only. ``False``: the known numeric variables
+        are matched within the tolerance too, as Hornby & Hu's R package allows (to reproduce
+        its figures; it can only lower the risk).
     random_state : int, numpy.random.Generator or None
         Seed for the bootstrap of the interval.
     confidence : float, default 0.95
@@ -924,7 +969,8 @@ def match_risk(
         ``expected_match_risk`` (also ``value``, with its interval and a verdict against a
         share of the targets: see :mod:`privlib.thresholds`), ``true_match_rate``, ``false_match_rate``,
         ``unique_matches`` (s), ``baseline`` (the expected match risk of the original file
-        matched against itself), and per target ``match_counts`` (c_i), ``true_match`` (T_i),
+        matched against itself, by the same rule), ``tolerance_on`` (the variables matched within
+        the tolerance), and per target ``match_counts`` (c_i), ``true_match`` (T_i),
         ``true_unique`` (K_i), ``false_unique`` (F_i).
 
     Raises
@@ -932,15 +978,16 @@ def match_risk(
     PrivlibError
         If a table is empty or not a DataFrame, the tables have different numbers of rows, a
         variable is missing from a table or listed as both known and synthesized, a variable is
-        numeric in one table and categorical in the other, or the tolerance is invalid.
+        numeric in one table and categorical in the other, or the tolerance is invalid (a
+        mapping that names a variable matched exactly, or misses one matched within it).
 
     Notes
     -----
     Matching is vectorised: records are grouped on the exact-match variables (one integer code
-    per distinct combination) and, for numeric variables, each target's candidates are found by
-    binary search in the synthetic values sorted within groups: no loop over records, and
-    10,000 records take tens of milliseconds (``benchmarks/identity.py``). Missing values match
-    missing values only.
+    per distinct combination) and, for the variables matched within the tolerance, each
+    target's candidates are found by binary search in the synthetic values sorted within groups:
+    no loop over records, and 10,000 records take tens of milliseconds
+    (``benchmarks/identity.py``).
 
     Examples
     --------
@@ -970,22 +1017,22 @@ def match_risk(
             "risk needs a partially synthetic file in which row i is the synthetic version of "
             "original row i."
         )
-    if not isinstance(relative, (bool, np.bool_)):
-        raise ParameterError(f"`relative` must be True or False, got {relative!r}.")
     check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
     kinds = infer_kinds(original[columns], name="original")
     numeric = [c for c in columns if kinds[c] == NUMERIC]
-    categorical = [c for c in columns if kinds[c] != NUMERIC]
-    tolerance = _check_tolerance(numeric_tolerance, numeric)
+    exact_numeric = [c for c in numeric if exact_known and c in known]
+    tolerance_on = [c for c in numeric if c not in exact_numeric]
+    tolerance = _check_tolerance(numeric_tolerance, tolerance_on, exact_numeric)
+    exact = [c for c in columns if c not in tolerance_on]
 
-    counts, own = _match(original, synthetic, categorical, numeric, tolerance, relative)
+    counts, own = _match(original, synthetic, exact, kinds, tolerance, relative)
     true_match = own  # the own synthetic record matches, so c_i >= 1 whenever T_i = 1
     true_unique = (counts == 1) & true_match
     false_unique = (counts == 1) & ~true_match
     s = int((counts == 1).sum())
     contributions = true_match / np.maximum(counts, 1)
     expected = float(np.sum(contributions))
-    self_counts, _ = _match(original, original, categorical, numeric, tolerance, relative)
+    self_counts, _ = _match(original, original, exact, kinds, tolerance, relative)
     n = len(original)
     resampled = n * resampled_means(contributions, rng=np.random.default_rng(random_state))
     low, high = percentile_interval(resampled, confidence=confidence)
@@ -1008,6 +1055,7 @@ def match_risk(
         if not isinstance(numeric_tolerance, Mapping)
         else dict(tolerance),
         relative=bool(relative),
+        tolerance_on=tuple(tolerance_on),
         match_counts=counts.astype(np.int64),
         true_match=true_match,
         true_unique=true_unique,

@@ -349,8 +349,8 @@ def test_match_risk_several_numeric_variables():
     result = identity.match_risk(
         original=original,
         synthetic=synthetic,
-        known=["g", "x"],
-        synthesized=["y"],
+        known=["g"],
+        synthesized=["x", "y"],
         numeric_tolerance={"x": 0, "y": 1},
         relative=False,
     )
@@ -358,6 +358,87 @@ def test_match_risk_several_numeric_variables():
     assert result.match_counts.tolist() == [1, 2, 0]
     assert result.true_match.tolist() == [True, True, False]
     assert result.expected_match_risk == pytest.approx(1.5)
+    assert result.tolerance_on == ("x", "y")
+
+
+@pytest.fixture
+def known_age():
+    """A known numeric key (age, released unchanged) and a synthesized number (income)."""
+    original = pd.DataFrame({"age": [40, 42, 60], "income": [100.0, 100.0, 300.0]})
+    synthetic = pd.DataFrame({"age": [40, 42, 60], "income": [104.0, 95.0, 340.0]})
+    return original, synthetic
+
+
+def test_match_risk_known_keys_exact_synthesized_within_tolerance(known_age):
+    original, synthetic = known_age
+    result = identity.match_risk(
+        original=original, synthetic=synthetic, known=["age"], synthesized=["income"]
+    )
+    # Match: age equal, income within 10% of the target's. Age 42 lies within 10% of 40 (36 to
+    # 44), but age is known exactly, so it must not match; income 104 and 95 lie within
+    # [90, 110] of 100, so they must.
+    # target 0 (40, 100): row 0 (40, 104)                    c=1, T=1 -> K
+    # target 1 (42, 100): row 1 (42, 95)                     c=1, T=1 -> K
+    # target 2 (60, 300): row 2 (60, 340), 340 > 330         c=0
+    assert result.match_counts.tolist() == [1, 1, 0]
+    assert result.true_match.tolist() == [True, True, False]
+    assert result.expected_match_risk == pytest.approx(1 + 1)
+    assert result.true_match_rate == pytest.approx(2 / 3)
+    assert result.unique_matches == 2 and result.false_match_rate == 0.0
+    # original against itself, same rule: each target matches only itself -> 1 + 1 + 1
+    assert result.baseline == pytest.approx(3.0)
+    assert result.tolerance_on == ("income",)
+    assert (
+        "matching income within the tolerance 0.1 (a share of the target's value, days for a date)"
+        in result.reading()
+    )
+    # with no tolerance, 104 and 95 no longer equal 100 and 340 not 300: nothing matches
+    exact = identity.match_risk(
+        original=original, synthetic=synthetic, known=["age"], synthesized=["income"], numeric_tolerance=0
+    )
+    assert exact.match_counts.tolist() == [0, 0, 0] and exact.expected_match_risk == 0.0
+
+
+def test_match_risk_tolerance_on_known_keys_too(known_age):
+    original, synthetic = known_age
+    result = identity.match_risk(
+        original=original, synthetic=synthetic, known=["age"], synthesized=["income"], exact_known=False
+    )
+    # Age within 10% as well. target 0 (40, 100): ages 36 to 44 -> rows 0, 1; incomes 104, 95
+    # both in [90, 110] -> c=2, T=1 -> 1/2. target 1 (42, 100): ages 37.8 to 46.2 -> rows 0, 1
+    # -> c=2, T=1 -> 1/2. target 2 (60, 300): ages 54 to 66 -> row 2, income 340 > 330 -> c=0.
+    assert result.match_counts.tolist() == [2, 2, 0]
+    assert result.expected_match_risk == pytest.approx(1 / 2 + 1 / 2)
+    assert result.true_match_rate == 0.0 and result.unique_matches == 0
+    assert math.isnan(result.false_match_rate)
+    # original against itself: targets 0 and 1 match rows 0 and 1 (ages 40, 42; incomes 100),
+    # target 2 itself -> 1/2 + 1/2 + 1
+    assert result.baseline == pytest.approx(2.0)
+    assert result.tolerance_on == ("age", "income")
+    # one tolerance per variable: age within 1 year (absolute) keeps 40 and 42 apart
+    per_variable = identity.match_risk(
+        original=original,
+        synthetic=synthetic,
+        known=["age"],
+        synthesized=["income"],
+        numeric_tolerance={"age": 1, "income": 10},
+        relative=False,
+        exact_known=False,
+    )
+    # target 0: ages 39 to 41 -> row 0, |104 - 100| <= 10 -> c=1; target 1: row 1, |95 - 100|
+    # <= 10 -> c=1; target 2: row 2, |340 - 300| > 10 -> c=0
+    assert per_variable.match_counts.tolist() == [1, 1, 0]
+
+
+def test_match_risk_exact_known_without_numeric_keys_changes_nothing(partially_synthetic):
+    original, synthetic = partially_synthetic
+    default = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+    tolerant = identity.match_risk(
+        original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"], exact_known=False
+    )
+    assert default.match_counts.tolist() == tolerant.match_counts.tolist() == [0, 2, 2, 2, 1, 1]
+    assert default.tolerance_on == tolerant.tolerance_on == ()
+    assert "matching every variable exactly" in default.reading()
 
 
 def test_match_risk_missing_and_dates():
@@ -371,7 +452,7 @@ def test_match_risk_missing_and_dates():
     one_day = identity.match_risk(
         original=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1
     )
-    # dates are matched within 1 day even with relative=True; v=5 within 5 +- 5
+    # dates are matched within 1 day even with relative=True; the known v=5 equals 5
     assert one_day.match_counts.tolist() == [0, 2, 1]
 
 
@@ -416,13 +497,25 @@ def test_match_risk_errors(partially_synthetic):
         identity.match_risk(
             original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={}
         )
-    with pytest.raises(PrivlibError, match="names \\['k'\\], which are not numeric"):
+    with pytest.raises(
+        PrivlibError, match="names \\['k'\\], which are not matched within a tolerance; .*\\['v'\\]\\.$"
+    ):
         identity.match_risk(
             original=numbers,
             synthetic=numbers,
             known=["k"],
             synthesized=["v"],
             numeric_tolerance={"k": 1, "v": 1},
+        )
+    with pytest.raises(
+        PrivlibError, match="known numeric variables \\['v'\\] are matched exactly; `exact_known=False`"
+    ):
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["v"], synthesized=["k"], numeric_tolerance={"v": 1}
+        )
+    with pytest.raises(ParameterError, match="`exact_known` must be True or False"):
+        identity.match_risk(
+            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], exact_known=1
         )
     with pytest.raises(PrivlibError, match="`relative` must be True or False"):
         identity.match_risk(
