@@ -317,7 +317,7 @@ def _against_cut(result: Result, low: float, high: float) -> str:
             return "does not reach the cut-off"
         return f"equals {on_cut}" if low == high else f"ends at {on_cut}"
     if safe_end == result.threshold:
-        return f"runs from {on_cut} to beyond it"
+        return f"runs from {on_cut}, to beyond it"
     return "straddles the cut-off"
 
 
