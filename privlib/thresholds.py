@@ -292,7 +292,8 @@ def verdict_sentence(result: Result) -> str:
     if (entry is not None and entry.exact_test) or is_missing(result.ci_low) or is_missing(result.ci_high):
         if result.verdict == INCONCLUSIVE:  # an exact test is inconclusive only through its adjustment
             return f"{opening}; {_alone_not_adjusted(result)} (rule: {result.verdict_rule})."
-        low = high = result.value
+        low: float | None = result.value
+        high: float | None = result.value
         where = f"the value {_number(result.value)}"
     else:
         low, high = result.ci_low, result.ci_high
@@ -303,7 +304,7 @@ def verdict_sentence(result: Result) -> str:
     return sentence
 
 
-def _against_cut(result: Result, low: float, high: float) -> str:
+def _against_cut(result: Result, low: float | None, high: float | None) -> str:
     """Where a judged value or interval lies against the cut-off, in the rule's direction, the
     cut-off itself stated as the safe side it is judged on."""
     side = "above" if result.higher_is_riskier else "below"

@@ -18,7 +18,7 @@ from privlib.audit.report import NOT_ASSESSED
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK
 from privlib.rules import corrected_verdict
 
-M, I = "Membership disclosure", "Identity disclosure"
+MEMBERSHIP, IDENTITY = "Membership disclosure", "Identity disclosure"
 
 
 def _exact(key, verdict, p, value, threshold, title=None, **more):
@@ -35,7 +35,7 @@ def _interval(key, verdict, value, low, high, threshold, title=None, **more):
 CASES = [
     (
         "one measure: a risk read by its interval, no exact test to adjust",
-        M,
+        MEMBERSHIP,
         [_interval("nn_mia_auc", RISK, 0.7, 0.65, 0.75, 0.55, title="Distance AUC")],
         RISK,
         "nn_mia_auc",
@@ -46,7 +46,7 @@ CASES = [
     ),
     (
         "one exact test: Holm leaves a single p-value as it is (0.01 <= 0.05)",
-        M,
+        MEMBERSHIP,
         [_exact("near_copy_test", RISK, 0.01, 0.03, 0.01, title="Near copies")],
         RISK,
         "near_copy_test",
@@ -57,7 +57,7 @@ CASES = [
     ),
     (
         "two exact tests: a risk alone (0.03) not surviving Holm (2 x 0.03 = 0.06): inconclusive",
-        M,
+        MEMBERSHIP,
         [
             _exact("near_copy_test", RISK, 0.03, 0.03, 0.02, title="Near copies"),
             _exact("attack_ensemble", NO_EVIDENCE, 0.4, 0.01, 0.02, title="Ensemble"),
@@ -74,7 +74,7 @@ CASES = [
         # weights: nn_mia's two rates 1/2 each, the near-copy test 1 (total 2); by p/w: 0.008,
         # 0.02, 0.4: 0.004 x 2 / 0.5 = 0.016; 0.02 x 1.5 / 1 = 0.03; 0.2 x 0.5 / 0.5 = 0.2
         "three exact tests, two rates of one attack: both risks survive; the furthest beyond decides",
-        M,
+        MEMBERSHIP,
         [
             _exact("nn_mia_tpr_at_0.1pct", RISK, 0.004, 0.02, 0.005, title="Distance at 0.1%"),
             _exact("nn_mia_tpr_at_1pct", NO_EVIDENCE, 0.2, 0.02, 0.03, title="Distance at 1%"),
@@ -91,7 +91,7 @@ CASES = [
         # the interval-based measure's p-value stays out: Holm over 0.02 and 0.5 gives 0.04 (it
         # would give 3 x 0.02 = 0.06, no risk, were the 0.3 counted)
         "four measures: an interval measure's p-value does not enter Holm",
-        I,
+        IDENTITY,
         [
             _exact("copy_test", RISK, 0.02, 12.0, 8.0, title="Copies"),
             _exact("rare_copy_test", NO_EVIDENCE, 0.5, 1.0, 3.0, title="Rare copies"),
@@ -116,7 +116,7 @@ CASES = [
     ),
     (
         "an interval risk stands beside an exact risk that Holm demotes (0.04 x 2 = 0.08)",
-        I,
+        IDENTITY,
         [
             _exact("copy_test", RISK, 0.04, 40.0, 8.0, title="Copies"),
             _exact("rare_copy_test", NO_EVIDENCE, 0.9, 1.0, 3.0, title="Rare copies"),
@@ -130,7 +130,7 @@ CASES = [
     ),
     (
         "a demoted risk and an interval inconclusive: the one furthest beyond decides (2 > 0.03)",
-        I,
+        IDENTITY,
         [
             _interval("dcr_zero_share", INCONCLUSIVE, 0.05, 0.01, 0.09, 0.02, title="DCR zero"),
             _exact("copy_test", RISK, 0.03, 10.0, 8.0, title="Copies"),
@@ -146,7 +146,7 @@ CASES = [
     ),
     (
         "a demoted risk and an interval inconclusive: here the interval lies further (0.03 > 0.01)",
-        I,
+        IDENTITY,
         [
             _exact("copy_test", RISK, 0.03, 8.01, 8.0, title="Copies"),
             _exact("rare_copy_test", NO_EVIDENCE, 0.2, 1.0, 3.0, title="Rare copies"),
@@ -163,7 +163,7 @@ CASES = [
         # the ensemble significant alone but not after its own adjustment reads inconclusive
         # itself (privlib.thresholds.judge) and enters once, with its own adjusted p: 2 x 0.058
         "the ensemble's own inconclusive enters the family once, with its own adjusted p",
-        M,
+        MEMBERSHIP,
         [
             _exact("attack_ensemble", INCONCLUSIVE, 0.058, 0.03, 0.035, title="Ensemble"),
             _exact("near_copy_test", NO_EVIDENCE, 0.5, 0.0, 0.01, title="Near copies"),
@@ -177,7 +177,7 @@ CASES = [
     ),
     (
         "no evidence of risk: the measure nearest its threshold decides (-0.003 > -0.03)",
-        M,
+        MEMBERSHIP,
         [
             _interval("nn_mia_auc", NO_EVIDENCE, 0.52, 0.5, 0.54, 0.55, title="Distance AUC"),
             _exact("nn_mia_tpr_at_0.1pct", NO_EVIDENCE, 0.6, 0.001, 0.004, title="Distance at 0.1%"),
@@ -192,7 +192,7 @@ CASES = [
     ),
     (
         "lower values are the risk: 0.05 below its cut-off beats 0.02 above another's",
-        M,
+        MEMBERSHIP,
         [
             _interval("nn_mia_auc", RISK, 0.57, 0.56, 0.58, 0.55, title="Distance AUC"),
             _interval(
@@ -215,7 +215,7 @@ CASES = [
     ),
     (
         "an exact test without a p-value keeps its verdict; a measure without threshold ranks last",
-        M,
+        MEMBERSHIP,
         [
             Judged("shadow_model_auc", "Shadow", RISK, value=0.9),
             _exact("near_copy_test", RISK, None, 0.03, 0.01, title="Near copies"),
@@ -228,7 +228,7 @@ CASES = [
     ),
     (
         "a deciding measure without a value or threshold is named as undefined, without them",
-        M,
+        MEMBERSHIP,
         [Judged("discriminator_excess_realness", "Realness", NO_EVIDENCE)],
         NO_EVIDENCE,
         "discriminator_excess_realness",
@@ -238,7 +238,7 @@ CASES = [
     ),
     (
         "only measures not assessable: the family is not assessed",
-        M,
+        MEMBERSHIP,
         [Judged("nn_mia_auc", "Distance AUC", NOT_ASSESSABLE)],
         NOT_ASSESSED,
         None,
@@ -248,7 +248,7 @@ CASES = [
     ),
     (
         "no measure at all: not assessed",
-        I,
+        IDENTITY,
         [],
         NOT_ASSESSED,
         None,
@@ -285,7 +285,7 @@ def test_a_family_never_reads_risk_through_an_exact_test_whose_adjusted_p_exceed
         by_hand = [3 * ordered[0], 2 * ordered[1], ordered[2]]
         by_hand = [max(by_hand[: i + 1]) for i in range(3)]
         tests = [_exact(key, RISK, q, 1.0, 0.0) for key, q in zip(("copy_test", "rare_copy_test", "x"), p)]
-        found = family_verdict(tests, title=I)
+        found = family_verdict(tests, title=IDENTITY)
         assert (found.verdict == RISK) == (min(by_hand) <= 0.05), p
         if found.verdict == RISK:
             assert found.adjusted_p is not None and found.adjusted_p <= 0.05 + 1e-12
