@@ -496,6 +496,12 @@ def attack_ensemble(
     """The five attacks of :data:`ATTACKS`, each read at false-positive rates of 0.1 % and 1 %,
     judged on the strongest reading after Holm's adjustment over the ten.
 
+    Judged (:func:`privlib.thresholds.judge`): risk when the strongest reading's adjusted p-value
+    is at most ``1 - confidence``; inconclusive when it is significant on its own but not after
+    the adjustment (as a family reads such a test: :mod:`privlib.audit.family_rule`); no evidence
+    of risk otherwise. In an audit the ensemble enters its family's adjustment once, as one test
+    with this adjusted p-value (``p_value``), never with its ten readings.
+
     Parameters
     ----------
     train, holdout, synthetic : pandas.DataFrame

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from privlib.results import INCONCLUSIVE, RISK
+
 if TYPE_CHECKING:
     from privlib.results import Result
 
@@ -30,6 +32,7 @@ __all__ = [
     "control_rule",
     "partition_rule",
     "low_fpr_rule",
+    "corrected_verdict",
     "CHANCE_COPIES",
     "CARLINI_HOLM",
 ]
@@ -181,6 +184,28 @@ class Threshold:
         return getattr(result, self.per, None) if self.per is not None else None
 
 
+def corrected_verdict(alone: str, adjusted_p: float | None, *, level: float) -> str:
+    """The verdict of an exact test read among several, once adjusted for the others read with it.
+
+    A test that is a risk on its own (``alone``) stays a risk when its adjusted p-value is at most
+    ``level``, and is ``inconclusive`` otherwise: significant alone, not after correction, is
+    doubt, neither a finding nor a clearance. Any other verdict, and a test without an adjusted
+    p-value, keeps its verdict. The family rule (:mod:`privlib.audit.family_rule`) reads a family's
+    exact tests with it; :func:`privlib.thresholds.judge` the readings of a measure that adjusts
+    its own (the attack ensemble, the near-copy test).
+
+    Examples
+    --------
+    >>> corrected_verdict("risk", 0.03, level=0.05), corrected_verdict("risk", 0.06, level=0.05)
+    ('risk', 'inconclusive')
+    >>> corrected_verdict("no evidence of risk", 0.06, level=0.05)
+    'no evidence of risk'
+    """
+    if alone != RISK or adjusted_p is None or adjusted_p <= level + 1e-12:
+        return alone
+    return INCONCLUSIVE
+
+
 def is_missing(value) -> bool:
     """Whether ``value`` is absent: ``None`` or a float NaN."""
     return value is None or (isinstance(value, float) and math.isnan(value))
@@ -244,13 +269,26 @@ _CARLINI = (
 )
 
 
-def control_rule(attack: str, quantity: str, context: str, *, scope: str) -> Threshold:
+def control_rule(
+    attack: str, quantity: str, context: str, *, scope: str, smaller_is_risk: bool = False
+) -> Threshold:
     """The rule of an attribute measure read against its holdout control: the training records'
-    excess over the holdout records (baseline 0), with a margin of 0.05."""
+    excess over the holdout records (baseline 0), with a margin of 0.05.
+
+    The excess is oriented so that above the cut-off is the risk; ``smaller_is_risk`` says that
+    the ``quantity`` itself is an error, where the training records' lying *below* the holdout
+    records' is the risk, and the source words the comparison that way.
+
+    Examples
+    --------
+    >>> control_rule("k-NN", "mean error", "", scope="", smaller_is_risk=True).source.split(" (")[0]
+    'kit default: the mean error of training records more than 0.05 below that of holdout records the generator never saw'
+    """
     return Threshold(
         0.05,
         from_baseline=True,
-        source=f"kit default: the {quantity} of training records more than 0.05 above that of "
+        source=f"kit default: the {quantity} of training records more than 0.05 "
+        f"{'below' if smaller_is_risk else 'above'} that of "
         "holdout records the generator never saw (an interval resampling both groups); the "
         "holdout's value, what anyone in the population learns, is context ("
         f"{context}; 0.05 is over three standard errors (at most 0.5 sqrt(1/n1 + 1/n2)) once "

@@ -42,7 +42,7 @@ from types import MappingProxyType
 from privlib.audit.measures import MEASURES
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
-from privlib.rules import Threshold, is_missing
+from privlib.rules import Threshold, corrected_verdict, is_missing
 
 __all__ = [
     "Threshold",
@@ -234,6 +234,10 @@ def _verdict_of(result: Result, override: float | None) -> Result:
         verdict = RISK if low > cut else NO_EVIDENCE if high <= cut else INCONCLUSIVE
     else:
         verdict = RISK if high < cut else NO_EVIDENCE if low >= cut else INCONCLUSIVE
+    if entry.exact_test and override is None and verdict == NO_EVIDENCE and _significant_alone(result):
+        # a measure that adjusts its own readings (the attack ensemble, the near-copy test): its
+        # strongest reading significant alone but not after the adjustment is doubt, as in a family
+        verdict = corrected_verdict(RISK, getattr(result, "p_value", None), level=1 - result.confidence)
     assert verdict in VERDICTS
     return dataclasses.replace(
         result,
@@ -242,6 +246,13 @@ def _verdict_of(result: Result, override: float | None) -> Result:
         verdict_rule=rule_text(entry, result.baseline, reference, count),
         higher_is_riskier=entry.higher_is_riskier,
     )
+
+
+def _significant_alone(result: Result) -> bool:
+    """Whether the deciding reading of a measure that adjusts its own readings (``raw_p_value``
+    beside the adjusted ``p_value``) is significant before the adjustment."""
+    raw = getattr(result, "raw_p_value", None)
+    return raw is not None and not is_missing(raw) and raw <= 1 - result.confidence + 1e-12
 
 
 def _number(value) -> str:
@@ -277,21 +288,50 @@ def verdict_sentence(result: Result) -> str:
     }[result.verdict]
     if result.threshold is None:
         return f"{result.verdict.capitalize()}: {words} ({result.verdict_rule})."
+    opening = f"{result.verdict.capitalize()}: {words}"
     if (entry is not None and entry.exact_test) or is_missing(result.ci_low) or is_missing(result.ci_high):
+        if result.verdict == INCONCLUSIVE:  # an exact test is inconclusive only through its adjustment
+            return f"{opening}; {_alone_not_adjusted(result)} (rule: {result.verdict_rule})."
+        low: float | None = result.value
+        high: float | None = result.value
         where = f"the value {_number(result.value)}"
     else:
-        where = f"the {result.confidence:.0%} interval {_number(result.ci_low)} to {_number(result.ci_high)}"
-    side = "above" if result.higher_is_riskier else "below"
-    relation = {RISK: f"lies {side}", NO_EVIDENCE: "does not reach", INCONCLUSIVE: "straddles"}[
-        result.verdict
-    ]
-    sentence = (
-        f"{result.verdict.capitalize()}: {words}; {where} {relation} the cut-off "
-        f"(rule: {result.verdict_rule})."
-    )
+        low, high = result.ci_low, result.ci_high
+        where = f"the {result.confidence:.0%} interval {_number(low)} to {_number(high)}"
+    sentence = f"{opening}; {where} {_against_cut(result, low, high)} (rule: {result.verdict_rule})."
     if result.verdict == INCONCLUSIVE:
         sentence += " " + _what_settles_it(result)
     return sentence
+
+
+def _against_cut(result: Result, low: float | None, high: float | None) -> str:
+    """Where a judged value or interval lies against the cut-off, in the rule's direction, the
+    cut-off itself stated as the safe side it is judged on."""
+    side = "above" if result.higher_is_riskier else "below"
+    # the end of the interval nearest the risk, and the end nearest safety
+    risky_end, safe_end = (high, low) if result.higher_is_riskier else (low, high)
+    on_cut = f"the cut-off, which is judged safe (a risk lies strictly {side} it)"
+    if result.verdict == RISK:
+        return f"lies {side} the cut-off"
+    if result.verdict == NO_EVIDENCE:
+        if risky_end != result.threshold:
+            return "does not reach the cut-off"
+        return f"equals {on_cut}" if low == high else f"ends at {on_cut}"
+    if safe_end == result.threshold:
+        return f"runs from {on_cut}, to beyond it"
+    return "straddles the cut-off"
+
+
+def _alone_not_adjusted(result: Result) -> str:
+    """Why an exact test of a measure that adjusts its own readings is inconclusive."""
+    n_tests = getattr(result, "n_tests", 0)
+    readings = f"its {n_tests} readings" if n_tests else "its readings"
+    return (
+        f"the strongest reading, {_number(result.value)}, is significant on its own (p = "
+        f"{getattr(result, 'raw_p_value', math.nan):.2g}) but not after Holm's adjustment over "
+        f"{readings} (adjusted p = {getattr(result, 'p_value', math.nan):.2g} against "
+        f"{1 - result.confidence:.2g})"
+    )
 
 
 def _what_settles_it(result: Result) -> str:

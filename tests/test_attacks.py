@@ -12,6 +12,8 @@ import pytest
 
 from privlib import attacks
 from privlib.errors import PrivlibError
+from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK
+from privlib.thresholds import judge
 
 
 def _tables(seed: int, sizes=(30, 25, 20)):
@@ -166,6 +168,44 @@ def test_the_ensemble_is_judged_on_the_strongest_reading_after_holm():
     assert result.found and result.found[0].startswith("strong at 0.1%")
     table = result.per_attack()
     assert table["members called at 0.1%"].tolist() == [20, 2]
+
+
+def _ensemble_of(planted: int, m: int = 2000):
+    """The ensemble over a "strong" attack that scores ``planted`` members above every non-member
+    and a "weak" one blind to membership, judged by the registry."""
+    others = np.arange(m) / m
+    strong = np.r_[np.full(planted, 5.0), np.arange(m - planted) / m]
+    scores = {"strong": (strong, others), "weak": (others.copy(), others)}
+    return judge(attacks._max_over_tests(scores, (0.001, 0.01), 0.95, measure="attack_ensemble"))
+
+
+def test_a_strongest_reading_significant_alone_but_not_after_holm_is_inconclusive():
+    """Issue 42: one reading of "significant alone, not after correction", inconclusive, in the
+    ensemble as in a family (it read "no evidence of risk")."""
+    m = n = 2000
+    # every tail at once, from the same formula as _tail: P(X >= x) summed down from x = m
+    total = math.comb(m + n, n)
+    pmf = [math.comb(j + 2, 2) * math.comb(m - j + n - 3, n - 3) / total for j in range(m + 1)]
+    tails = np.cumsum(pmf[::-1])[::-1]
+    assert tails[9] == pytest.approx(_tail(9, m, n, 2), rel=1e-9)
+    # the fewest members above every non-member whose own p at 0.1% (two holdout records called)
+    # is at most 0.05; by hand it stays above 0.05 / 4, so Holm over the four readings keeps it out
+    planted = int(np.argmax(tails <= 0.05))
+    own = float(tails[planted])
+    assert 0.05 / 4 < own <= 0.05
+    result = _ensemble_of(planted)
+    assert (result.deciding_attack, result.deciding_fpr) == ("strong", 0.001)
+    assert result.raw_p_value == pytest.approx(own, rel=1e-6)
+    assert result.p_value == pytest.approx(4 * own, rel=1e-6)  # Holm's first step: 4 x the smallest
+    assert result.verdict == INCONCLUSIVE
+    assert (
+        f"is significant on its own (p = {own:.2g}) but not after Holm's adjustment over its 4 "
+        f"readings (adjusted p = {4 * own:.2g} against 0.05)"
+    ) in result.judgement
+    # enough members above every non-member that the own p is at most 0.05 / 4: a risk
+    assert _ensemble_of(int(np.argmax(tails <= 0.05 / 4))).verdict == RISK
+    # none planted: no reading significant even alone
+    assert _ensemble_of(0).verdict == NO_EVIDENCE
 
 
 def test_too_few_holdout_records_make_the_ensemble_not_assessable():

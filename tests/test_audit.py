@@ -490,3 +490,43 @@ def test_a_family_decided_by_an_exact_test_names_its_adjusted_p_value(files):
         families["membership"].headline
     )
     assert families["identity"].verdict == RISK and "exact test" not in families["identity"].headline
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Tested(Result):
+    """A result with an exact test's p-value, as the copy and attack tests give."""
+
+    p_value: float = float("nan")
+
+
+def _tested(key: str, value: float, p_value: float) -> MeasureSpec:
+    """An exact test of the membership family above (``value`` 0.03) or below (0.01) its
+    baseline 0.02, with its p-value and 5 records at risk."""
+    result = _Tested(measure=key, value=value, baseline=0.02, p_value=p_value)
+    return MeasureSpec(
+        key, key, "membership", REGISTRY[key], lambda: result, at_risk=lambda r: (5, "records")
+    )
+
+
+@pytest.mark.parametrize(
+    ("near_p", "verdict", "decision", "listed"),
+    # Holm over two exact tests, each attack an equal share: the near-copy test's 2 x p
+    [
+        (0.03, "inconclusive", "release only with the listed caveats", {}),
+        (0.02, RISK, "do not release", {"near_copy_test": 5}),
+    ],
+)
+def test_the_runner_reads_a_family_by_the_family_rule(files, near_p, verdict, decision, listed):
+    """Issue 42: a risk alone that Holm's adjustment demotes reads inconclusive (the runner read it
+    as a risk), and --json lists records at risk only for a measure that stands as a risk."""
+    inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
+    report = _audit(inputs, [_tested("near_copy_test", 0.03, near_p), _tested("attack_ensemble", 0.01, 0.4)])
+    membership = next(f for f in report.families if f.family == "membership")
+    assert (membership.verdict, membership.deciding, report.decision) == (verdict, "near_copy_test", decision)
+    assert membership.adjusted_p_values == pytest.approx(
+        {"near_copy_test": 2 * near_p, "attack_ensemble": 0.4}
+    )
+    assert ("not after Holm's adjustment across the 2 exact tests" in membership.headline) == (
+        verdict != RISK
+    )
+    assert report.summary()["families"]["membership"]["records_at_risk"] == listed

@@ -426,3 +426,110 @@ def test_the_import_probe_sees_a_measure_module_and_its_libraries():
     # the check above can fail: computing a measure loads its module and its libraries
     loaded = _modules_loaded_by("import privlib.membership, privlib.plots")
     assert {"privlib.membership", "sklearn", "privlib.plots", "matplotlib"} <= loaded
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 42: the words of a rule follow its direction, and state the cut-off itself
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "measure, value, low, high, baseline, words",
+    [
+        # higher is the risk (cut-off 0.5 + 0.05 = 0.55)
+        ("nn_mia_auc", 0.6, 0.58, 0.62, 0.5, "the 95% interval 0.58 to 0.62 lies above the cut-off"),
+        ("nn_mia_auc", 0.5, 0.45, 0.53, 0.5, "the 95% interval 0.45 to 0.53 does not reach the cut-off"),
+        (
+            "nn_mia_auc",
+            0.5,
+            0.45,
+            0.55,
+            0.5,
+            "the 95% interval 0.45 to 0.55 ends at the cut-off, which is judged safe (a risk lies "
+            "strictly above it)",
+        ),
+        (
+            "nn_mia_auc",
+            0.6,
+            0.55,
+            0.65,
+            0.5,
+            "the 95% interval 0.55 to 0.65 runs from the cut-off, which is judged safe (a risk lies "
+            "strictly above it), to beyond it",
+        ),
+        ("nn_mia_auc", 0.56, 0.53, 0.59, 0.5, "the 95% interval 0.53 to 0.59 straddles the cut-off"),
+        # lower is the risk (adversarial accuracy: cut-off 0.5 - 0.05 = 0.45)
+        (
+            "adversarial_accuracy",
+            0.4,
+            0.38,
+            0.42,
+            0.5,
+            "the 95% interval 0.38 to 0.42 lies below the cut-off",
+        ),
+        (
+            "adversarial_accuracy",
+            0.5,
+            0.45,
+            0.55,
+            0.5,
+            "the 95% interval 0.45 to 0.55 ends at the cut-off, which is judged safe (a risk lies "
+            "strictly below it)",
+        ),
+        (
+            "adversarial_accuracy",
+            0.4,
+            0.35,
+            0.45,
+            0.5,
+            "the 95% interval 0.35 to 0.45 runs from the cut-off, which is judged safe (a risk lies "
+            "strictly below it), to beyond it",
+        ),
+        # an exact test read on its value: at equality the value is judged safe
+        (
+            "copy_test",
+            10.0,
+            2.0,
+            18.0,
+            10.0,
+            "the value 10 equals the cut-off, which is judged safe (a risk lies strictly above it)",
+        ),
+        ("copy_test", 9.0, 2.0, 18.0, 10.0, "the value 9 does not reach the cut-off"),
+    ],
+)
+def test_a_reading_words_where_it_lies_in_its_rule_s_direction_and_at_equality(
+    measure, value, low, high, baseline, words
+):
+    judged = judge(Result(measure=measure, value=value, ci_low=low, ci_high=high, baseline=baseline))
+    side = "above" if REGISTRY[measure].higher_is_riskier else "below"
+    assert f"{words} (rule: risk when" in judged.judgement
+    what = "the value" if REGISTRY[measure].exact_test else "the interval"
+    assert f"(rule: risk when {what} lies {side} " in judged.judgement
+
+
+def test_an_error_measure_s_control_rule_says_the_training_error_lies_below_the_holdout_s():
+    """The k-NN error's excess is the holdout's error minus the training records' (above the
+    cut-off is the risk), so the rule's source words the errors the other way round."""
+    error, accuracy = REGISTRY["knn_risk_relative_error"], REGISTRY["knn_risk_accuracy"]
+    assert error.higher_is_riskier and accuracy.higher_is_riskier
+    assert "of training records more than 0.05 below that of holdout records" in error.source
+    assert "more than 0.05 above" not in error.source
+    assert "of training records more than 0.05 above that of holdout records" in accuracy.source
+
+
+def test_a_custodian_s_cut_off_decides_an_own_adjusted_test_alone():
+    """With an override the custodian's cut-off decides; without, the strongest reading significant
+    alone but not after the ensemble's own adjustment is inconclusive."""
+    from privlib.attacks import MaxOverTests
+
+    reading = MaxOverTests(
+        measure="attack_ensemble",
+        value=0.01,
+        baseline=0.02,
+        p_value=0.058,
+        raw_p_value=0.0058,
+        n_tests=10,
+        attacks=("a",),
+        fprs=(0.001,),
+    )
+    assert judge(reading).verdict == INCONCLUSIVE
+    assert judge(reading, override=0.02).verdict == NO_EVIDENCE
+    assert judge(dataclasses.replace(reading, raw_p_value=0.09, p_value=0.9)).verdict == NO_EVIDENCE

@@ -420,6 +420,7 @@ _DECLARED = (
             scope="fits a model on the synthetic data and measures how much smaller its error is on "
             "the training records' target than on the holdout records', in interquartile ranges of "
             "the target, each record's error capped at one, so that no outlier can be read back",
+            smaller_is_risk=True,
         ),
         Reference("privlib.attribute:knn_risk"),
         _knn_arguments,

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 from privlib.errors import PrivlibError
 from privlib.publish import checked_out, publish, staging
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
+from privlib.rules import corrected_verdict
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -252,7 +253,19 @@ class AuditReport(_Frozen):
         return out
 
     def summary(self) -> dict[str, Any]:
-        """The decision, each family's verdict and records at risk: what ``--json`` prints."""
+        """The decision, each family's verdict and records at risk: what ``--json`` prints.
+
+        A measure's records at risk are listed only when it stands as a risk in its family: judged
+        ``risk``, and, for an exact test, still so after the family's adjustment
+        (:func:`privlib.rules.corrected_verdict`)."""
+        measures = {m.key: m for m in self.measures}
+
+        def stands(family: FamilyFinding, key: str) -> bool:
+            measure = measures.get(key)
+            return measure is not None and RISK == corrected_verdict(
+                measure.verdict, family.adjusted_p_values.get(key), level=1 - measure.confidence
+            )
+
         return {
             "schema_version": self.schema_version,
             "decision": self.decision,
@@ -260,7 +273,7 @@ class AuditReport(_Frozen):
                 f.family: {
                     "verdict": f.verdict,
                     "deciding": f.deciding,
-                    "records_at_risk": {a.key: a.count for a in f.at_risk},
+                    "records_at_risk": {a.key: a.count for a in f.at_risk if stands(f, a.key)},
                 }
                 for f in self.families
             },

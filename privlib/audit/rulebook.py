@@ -1,6 +1,7 @@
 """The rules beside the measures they judge: a table of every rule for a report's "How to read"
 section, the sentences that explain two verdicts of one family that differ, and the adjustment
-that decides a family from its exact tests (:func:`family_decision`).
+of a family's exact tests (:func:`family_decision`), which the family rule
+(:mod:`privlib.audit.family_rule`) reads.
 
 These need each measure's title and family (:mod:`privlib.audit.measures`), so they live here
 rather than in :mod:`privlib.thresholds`, which judges a result without importing any measure.

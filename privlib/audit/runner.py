@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import logging
-import math
 import platform
 import re
 import time
@@ -29,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from privlib.audit.catalogue import FAMILIES, NEEDS, Context, FamilyKey, MeasureSpec, Need
+from privlib.audit.family_rule import SEVERITY, Judged, family_verdict
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
 from privlib.audit.measures import CATALOGUE
 from privlib.audit.report import (
@@ -46,14 +46,13 @@ from privlib.audit.report import (
     Skipped,
     plain_number,
 )
-from privlib.audit.rulebook import family_decision
 from privlib.audit.spec import AuditSpec
 from privlib.errors import ParameterError, PrivlibError
-from privlib.records import FamilyTests
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
 from privlib.thresholds import judge
+from privlib.uncertainty import DEFAULT_CONFIDENCE
 
 __all__ = ["run", "run_on_inputs", "inputs_of", "Audit", "AuditError", "Redactor"]
 
@@ -61,9 +60,6 @@ logger = logging.getLogger(__name__)
 
 #: ``progress(done, total, key)``: called after each measure.
 Progress = Callable[[int, int, str], None]
-
-#: Verdicts in order of severity (not assessable shows nothing about the data).
-_SEVERITY = {NO_EVIDENCE: 0, INCONCLUSIVE: 1, RISK: 2}
 
 #: What to give so that a family can be assessed, when none of its measures ran.
 _HOW_TO_ASSESS = {
@@ -422,58 +418,61 @@ class Audit:
         return fidelity
 
     def _finding(self, family: FamilyKey) -> FamilyFinding:
-        """The family's verdict: the most severe of its measures', decided by the measure furthest
-        beyond its threshold; "not assessed" when none of its measures could be judged."""
+        """The family's verdict, by the family rule (:func:`~privlib.audit.family_rule.family_verdict`)
+        over its judged measures; "not assessed" when none of them could be judged."""
         about = FAMILIES[family]
-        judged = [m for m in self._records if m.family == family and m.verdict in _SEVERITY]
+        members = [m for m in self._records if m.family == family]
         counts = {
-            v: sum(m.verdict == v for m in self._records if m.family == family)
-            for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)
+            v: sum(m.verdict == v for m in members) for v in (RISK, INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE)
         }
-        if not judged:
-            reasons = sorted({s.reason for s in self._skipped if s.family == family})
-            reason = (
-                "no measure of this kind could be read on these data"
-                if not reasons
-                else "; ".join(reasons[:2])
-            )
+        reasons = sorted({s.reason for s in self._skipped if s.family == family})
+        reason = "; ".join(reasons[:2]) if reasons else "no measure of this kind could be read on these data"
+        judged = [m for m in members if m.verdict in SEVERITY]
+        found = family_verdict(
+            [self._judged(m) for m in judged],
+            title=about.title,
+            confidence=judged[0].confidence if judged else DEFAULT_CONFIDENCE,
+            unassessed_reason=reason,
+        )
+        if found.verdict == NOT_ASSESSED:
             return FamilyFinding(
                 family=family,
                 title=about.title,
                 question=about.question,
                 verdict=NOT_ASSESSED,
-                headline=f"{about.title}: not assessed, because {reason}.",
+                headline=found.headline,
                 reason=reason,
                 how_to_assess=_HOW_TO_ASSESS[family],
                 counts=counts,
-            )
-        holm = family_decision(
-            {m.key: m.details["p_value"] for m in judged if m.details.get("p_value") is not None},
-            confidence=judged[0].confidence,
-        )
-        weight = {m.key: _family_weight(m, holm) for m in judged}
-        worst = max(judged, key=lambda m: (weight[m.key], _excess(m)))
-        verdict = RISK if weight[worst.key] == _SEVERITY[RISK] else worst.verdict
-        if verdict == RISK or worst.verdict != RISK:
-            headline = _headline(about.title, worst, holm.adjusted.get(worst.key))
-        else:  # a test that is a risk on its own, but not once the family's tests are adjusted
-            verdict = INCONCLUSIVE
-            headline = (
-                f"{about.title}: inconclusive: {worst.title} = {_number(worst.value)} is a risk "
-                f"on its own, but not after Holm's adjustment across the {len(holm.p_values)} "
-                f"exact tests of this kind, each attack an equal share (adjusted p = "
-                f"{holm.adjusted[worst.key]:.3g})."
             )
         return FamilyFinding(
             family=family,
             title=about.title,
             question=about.question,
-            verdict=verdict,
-            deciding=worst.key,
-            headline=headline,
+            verdict=found.verdict,
+            deciding=found.deciding,
+            headline=found.headline,
             counts=counts,
             at_risk=self._at_risk(family),
-            adjusted_p_values=holm.adjusted,
+            adjusted_p_values=found.adjusted,
+        )
+
+    def _judged(self, record: MeasureRecord) -> Judged:
+        """A judged measure as the family rule reads it: whether its verdict is an exact test
+        (its rule's), and that test's p-value."""
+        rule = next(spec.rule for spec in self.catalogue if spec.key == record.measure)
+        return Judged(
+            key=record.key,
+            title=record.title,
+            verdict=record.verdict,
+            exact=rule is not None and rule.exact_test,
+            p_value=record.details.get("p_value"),
+            value=record.value,
+            threshold=record.threshold,
+            ci_low=record.ci_low,
+            ci_high=record.ci_high,
+            higher_is_riskier=record.higher_is_riskier,
+            confidence=record.confidence,
         )
 
     def _at_risk(self, family: str) -> list[AtRisk]:
@@ -530,48 +529,6 @@ def _parameters(function: Callable[..., Any]) -> set[str]:
     import inspect
 
     return set(inspect.signature(function).parameters)
-
-
-def _family_weight(record: MeasureRecord, holm: FamilyTests) -> int:
-    """How severe a measure counts for its family: its verdict's severity, except that an exact
-    test whose risk does not survive Holm's adjustment counts as inconclusive."""
-    if record.verdict == RISK and record.key in holm.significant and not holm.significant[record.key]:
-        return _SEVERITY[INCONCLUSIVE]
-    return _SEVERITY[record.verdict]
-
-
-def _excess(record: MeasureRecord) -> float:
-    """How far a result lies beyond its threshold, in its own units (ranks a family's findings of
-    equal severity)."""
-    if record.threshold is None or record.value is None:
-        return -math.inf
-    beyond = record.value - record.threshold
-    return beyond if record.higher_is_riskier else -beyond
-
-
-def _number(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.3g}"
-
-
-def _headline(family: str, record: MeasureRecord, adjusted_p: float | None = None) -> str:
-    """One line: the family's verdict and the measure that decides it. An exact test is decided by
-    its p-value, not by where its interval lies, so its Holm-adjusted p is named as the reason."""
-    interval = (
-        ""
-        if record.ci_low is None or record.ci_high is None
-        else f" ({record.confidence:.0%} interval {_number(record.ci_low)} to {_number(record.ci_high)})"
-    )
-    threshold = "" if record.threshold is None else f", threshold {_number(record.threshold)}"
-    test = (
-        ""
-        if adjusted_p is None
-        else f"; read by its exact test: Holm-adjusted p = {adjusted_p:.2g} against "
-        f"{1 - record.confidence:.2g}"
-    )
-    return (
-        f"{family}: {record.verdict}, decided by {record.title} = {_number(record.value)}"
-        f"{interval}{threshold}{test}."
-    )
 
 
 def _decision(assessable: bool, families: list[FamilyFinding]) -> Decision:
