@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from privlib.errors import PrivlibError
+from privlib.publish import publications
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -184,6 +185,13 @@ def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(*flags, dest=name, **_spec_argument(name, properties[name]))
 
 
+#: A params file names files only inside its own folder, or inside the one this flag gives.
+_DATA_ROOT_HELP = (
+    "folder the params file's tables and schema file lie in (default: the params file's own "
+    "folder); a params file naming a file outside it is refused"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
@@ -211,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
+    audit.add_argument("--data-root", help=_DATA_ROOT_HELP)
     audit.add_argument(
         "--fail-on",
         choices=sorted(FAIL_ON),
@@ -236,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     which = course.add_mutually_exclusive_group(required=True)
     which.add_argument("--dataset", help="a bundled dataset name or a path to a CSV file")
     which.add_argument("--params", help="YAML params file: its dataset and seed are used")
+    course.add_argument("--data-root", help=_DATA_ROOT_HELP)
     course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
     course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
@@ -293,15 +303,15 @@ def _audit(args) -> int:
         raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
     from privlib.audit.spec import user_settings
 
-    pipeline.run_audit(
+    report: AuditReport = pipeline.audit_and_publish(
         out=args.out,
         params=args.params,
+        data_root=args.data_root,
         progress=not _quiet(args),
         **{name: getattr(args, name) for name in user_settings()},
     )
     out = Path(args.out)
     logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)
-    report = AuditReport.model_validate_json((out / "metrics.json").read_text(encoding="utf-8"))
     summary = report.summary()
     if args.json:
         summary["report"] = str(out / "report.html")
@@ -326,6 +336,7 @@ def _course(args) -> int:
         out=args.out,
         dataset=args.dataset,
         params=args.params,
+        data_root=args.data_root,
         seed=args.seed,
         quick=not args.full,
         lessons=args.lessons,
@@ -393,6 +404,7 @@ def main(argv=None) -> int:
         signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     }
     command = None
+    published = len(publications())
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -418,7 +430,7 @@ def main(argv=None) -> int:
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"privlib: interrupted; {_left(command)}", file=sys.stderr)
+        print(f"privlib: interrupted; {_left(command, publications()[published:])}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         for signum, handler in previous.items():
@@ -440,7 +452,15 @@ def command() -> NoReturn:
     sys.exit(status)
 
 
-def _left(command: str | None) -> str:
+def _left(command: str | None, published: list | None = None) -> str:
+    """What the command leaves in its output folder; ``published``: the publications it completed
+    (:func:`privlib.publish.publications`; one interrupted midway is completed first)."""
+    if published:
+        places = ", ".join(repr(str(out)) for out, _ in published)
+        return (
+            f"the new report was published whole in {places} (every one of its files is new); "
+            "every other file is as it was"
+        )
     return _LEFT.get(command or "", _LEFT_REPORT)
 
 

@@ -109,6 +109,12 @@ _ENTRY_POINT = re.compile(
 )
 
 
+#: What a title may not hold: control characters (NUL and line breaks among them) and the Unicode
+#: controls that reorder text (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069), with which a
+#: title could show a reader other words than it holds, and the Unicode line breaks U+2028/9.
+_HIDDEN_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
 class AuditSpec(BaseModel):
     """Everything an audit needs: its tables, variables and settings.
 
@@ -229,6 +235,16 @@ class AuditSpec(BaseModel):
             "point module:Class of Python names (such as mypackage.models:MyGenerator), got "
             f"{len(value)} character(s) that are neither"
         )
+
+    @field_validator("title")
+    @classmethod
+    def _plain_title(cls, value: str) -> str:
+        if _HIDDEN_CHARACTERS.search(value):
+            raise ValueError(
+                "`title` holds a control character (a NUL, a line break, or a bidirectional "
+                "control such as U+202E, which reorders the text a reader sees); give plain text"
+            )
+        return value
 
     @field_validator("synthetic", mode="before")
     @classmethod
