@@ -475,7 +475,9 @@ def run_audit(*, out, params=None, data_root=None, progress: bool = True, schema
         For bad input, before anything runs and before ``out`` is touched; or when the notebook
         fails (``out`` is then left as it was).
     """
-    audit_and_publish(out=out, params=params, data_root=data_root, progress=progress, schema=schema, **settings)
+    audit_and_publish(
+        out=out, params=params, data_root=data_root, progress=progress, schema=schema, **settings
+    )
     return _checked_out(out)
 
 

@@ -169,7 +169,7 @@ def _wait_for_lock(fd: int, path: Path) -> None:
             if left <= 0:
                 raise PrivlibError(
                     f"another run has held the lock file {_shown(path)} for over "
-                    f"{LOCK_WAIT_SECONDS / 60:.0f} minutes (it is still writing, stopped, or "
+                    f"{LOCK_WAIT_SECONDS / 60:g} minutes (it is still writing, stopped, or "
                     "another user's); let it finish, remove the lock file if no run writes into "
                     "that folder, or choose another --out."
                 ) from None

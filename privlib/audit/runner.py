@@ -79,7 +79,14 @@ class AuditError(RuntimeError):
     """A bug in the audit's catalogue or in a measure, not a property of the data."""
 
 
-@validate_params({"progress": [HasMethods("__call__", description="a function progress(done, total, key), or None for none"), None]})
+@validate_params(
+    {
+        "progress": [
+            HasMethods("__call__", description="a function progress(done, total, key), or None for none"),
+            None,
+        ]
+    }
+)
 def run(
     spec: AuditSpec | None = None, *, client: Any = None, progress: Progress | None = None, **settings: Any
 ) -> AuditReport:
