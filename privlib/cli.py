@@ -20,6 +20,10 @@ Every setting of :class:`privlib.audit.AuditSpec` has a flag of its name (``cap_
 ``--cap-bins``) and a params-file field of the same name; ``privlib audit --help`` shows their
 descriptions and bounds come from the spec.
 
+A params file is data: the files it names lie inside its folder or the one ``--data-root`` gives,
+and it names only the kit's synthesizers (``--targeted-attack module:Class`` is the command
+line's alone).
+
 Input limits: a table file's size once decompressed (``--max-input-mb``) and a compressed
 file's expansion (``--max-expansion``) are bounded, so that a decompression bomb is refused after
 reading a little of it (:func:`privlib.audit.checks.check_input_size`); raise either flag for a
@@ -30,7 +34,8 @@ Exit status: 0 when the report was written; 1 when a notebook failed while it ra
 input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
-was. With ``course --keep-going`` (the behaviour of ``reports``) the lessons that finished are
+was, but for an interrupt while the report's files move in: the move then finishes first, and the
+last line says the new report was published. With ``course --keep-going`` (the behaviour of ``reports``) the lessons that finished are
 published, each failed one is named in one line, and the status is 1.
 """
 
