@@ -31,6 +31,12 @@ def _tables(folder: Path) -> None:
         rows.to_csv(folder / f"{name}.csv", index=False)
 
 
+def _files_audit(folder: Path, *more) -> list[str]:
+    """``privlib audit`` on the tables of :func:`_tables` in ``folder``, with ``more`` flags."""
+    tables = ["--train", folder / "train.csv", "--synthetic", folder / "synthetic.csv"]
+    return ["audit", *map(str, tables + list(more)), "--out", str(folder / "out")]
+
+
 def _one_line_refusal(capsys, arguments: list) -> str:
     """Run the command; assert exit 2 with one error line and an empty stdout; return the line."""
     code = main(["--quiet", *map(str, arguments)])
@@ -150,20 +156,7 @@ def test_data_root_admits_the_folder_it_names(outside):
 
 def test_data_root_only_with_a_params_file(tmp_path, capsys):
     _tables(tmp_path)
-    line = _one_line_refusal(
-        capsys,
-        [
-            "audit",
-            "--train",
-            tmp_path / "train.csv",
-            "--synthetic",
-            tmp_path / "synthetic.csv",
-            "--data-root",
-            tmp_path,
-            "--out",
-            tmp_path / "out",
-        ],
-    )
+    line = _one_line_refusal(capsys, _files_audit(tmp_path, "--data-root", tmp_path))
     assert "--data-root" in line
 
 
@@ -229,3 +222,15 @@ def test_progress_that_is_not_a_function_is_refused_before_any_work(monkeypatch)
     for value in (False, True, "yes", 1):
         with pytest.raises(ParameterError, match="`progress` must be a function progress"):
             pl.audit.run(train=frame, synthetic=frame, progress=value)
+
+
+def test_a_module_named_on_the_command_line_prints_nothing_on_stdout(tmp_path, capsys, monkeypatch):
+    # the user's own module may print as it loads: --json's stdout stays the summary's alone
+    _tables(tmp_path)
+    (tmp_path / "chatty_gen.py").write_text("print('hello from chatty_gen')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["--quiet", *_files_audit(tmp_path, "--targeted-attack", "chatty_gen:Missing", "--json")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "hello from chatty_gen" in captured.err and "chatty_gen:Missing cannot be imported" in captured.err
+    sys.modules.pop("chatty_gen", None)
