@@ -35,8 +35,9 @@ input (one line on stderr says what and how to fix it, before any work); 3 when 
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
 was, but for an interrupt while the report's files move in: the move then finishes first, and the
-last line says the new report was published. With ``course --keep-going`` (the behaviour of ``reports``) the lessons that finished are
-published, each failed one is named in one line, and the status is 1.
+last line says the new report was published. With ``course --keep-going`` (the behaviour of
+``reports``) the lessons that finished are published, each failed one is named in one line, and
+the status is 1.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from privlib.errors import PrivlibError
-from privlib.publish import publications
+from privlib.publish import publication_count, publications
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -409,7 +410,7 @@ def main(argv=None) -> int:
         signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     }
     command = None
-    published = len(publications())
+    published = publication_count()
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -435,7 +436,7 @@ def main(argv=None) -> int:
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"privlib: interrupted; {_left(command, publications()[published:])}", file=sys.stderr)
+        print(f"privlib: interrupted; {_left(command, publications(after=published))}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         for signum, handler in previous.items():
@@ -461,7 +462,7 @@ def _left(command: str | None, published: list | None = None) -> str:
     """What the command leaves in its output folder; ``published``: the publications it completed
     (:func:`privlib.publish.publications`; one interrupted midway is completed first)."""
     if published:
-        places = ", ".join(repr(str(out)) for out, _ in published)
+        places = ", ".join(repr(str(out)) for _, out, _ in published)
         return (
             f"the new report was published whole in {places} (every one of its files is new); "
             "every other file is as it was"

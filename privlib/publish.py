@@ -26,6 +26,7 @@ three steps, each with one promise:
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
@@ -43,7 +44,15 @@ from pathlib import Path
 
 from privlib.errors import PrivlibError
 
-__all__ = ["LOCK_WAIT_SECONDS", "STAGING_MARK", "checked_out", "publications", "publish", "staging"]
+__all__ = [
+    "LOCK_WAIT_SECONDS",
+    "STAGING_MARK",
+    "checked_out",
+    "publication_count",
+    "publications",
+    "publish",
+    "staging",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -255,13 +264,20 @@ def staging(out: Path, prefix: str):
 #: The signals that end a run (:mod:`privlib.cli` turns each into a KeyboardInterrupt).
 _ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-#: Each publication this process completed, in order: the output folder and the files moved in.
-_PUBLISHED: list[tuple[Path, tuple[str, ...]]] = []
+#: The latest publications this process completed, in order: ``(number, output folder, files
+#: moved in)``, numbered from 1; the oldest are let go (a command makes a dozen at most).
+_PUBLISHED: collections.deque[tuple[int, Path, tuple[str, ...]]] = collections.deque(maxlen=100)
 
 
-def publications() -> list[tuple[Path, tuple[str, ...]]]:
-    """The publications this process completed, oldest first: ``(output folder, files)``."""
-    return list(_PUBLISHED)
+def publications(after: int = 0) -> list[tuple[int, Path, tuple[str, ...]]]:
+    """The publications this process completed after the one numbered ``after`` (see
+    :func:`publication_count`), oldest first: ``(number, output folder, files)``."""
+    return [entry for entry in _PUBLISHED if entry[0] > after]
+
+
+def publication_count() -> int:
+    """How many publications this process has completed."""
+    return _PUBLISHED[-1][0] if _PUBLISHED else 0
 
 
 @contextlib.contextmanager
@@ -366,7 +382,7 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
         published: list[str] = []
         with _signals_deferred():
             _move_in(finished, out_fd, files, out, file_mode, published)
-            _PUBLISHED.append((out, tuple(published)))
+            _PUBLISHED.append((publication_count() + 1, out, tuple(published)))
     finally:
         os.close(out_fd)
 
