@@ -234,3 +234,15 @@ def test_a_module_named_on_the_command_line_prints_nothing_on_stdout(tmp_path, c
     assert code == 2 and captured.out == ""
     assert "hello from chatty_gen" in captured.err and "chatty_gen:Missing cannot be imported" in captured.err
     sys.modules.pop("chatty_gen", None)
+
+
+def test_the_command_line_and_the_api_cap_the_synthetic_tables_too(tmp_path, capsys):
+    frame = pd.DataFrame({"a": range(30)})
+    assert len(AuditSpec.build(train=frame, synthetic=[frame] * 10).synthetic) == 10
+    for many in ([frame] * 11, {f"g{i}": frame for i in range(11)}):
+        with pytest.raises(PrivlibError, match="`synthetic` names 11 tables, more than the 10"):
+            AuditSpec.build(train=frame, synthetic=many)
+    _tables(tmp_path)
+    more = [tmp_path / "synthetic.csv"] * 10  # 11 in all
+    line = _one_line_refusal(capsys, _files_audit(tmp_path, *more))
+    assert "`synthetic` names 11 tables" in line

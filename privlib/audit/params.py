@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from privlib.audit.inputs import file_labels
-from privlib.audit.spec import TABLE_FIELDS, AuditSpec, user_settings
+from privlib.audit.spec import MAX_SYNTHETIC, TABLE_FIELDS, AuditSpec, user_settings
 from privlib.audit.yamlfile import read_yaml
 from privlib.datasets import DATASETS, load_dataset, sample_split
 from privlib.errors import PrivlibError
@@ -35,11 +35,10 @@ MAX_SYNTHETIC_ROWS = 10_000_000
 
 #: Most synthesizer entries in a params file: each adds a synthetic table to every comparison of
 #: the report, and a few dozen bytes of entries would otherwise make a report of hundreds of pages.
-MAX_SYNTHESIZERS = 10
+MAX_SYNTHESIZERS = MAX_SYNTHETIC
 
-#: Most synthetic files a params file may list: the bound of :data:`MAX_SYNTHESIZERS`, for the
-#: same reason.
-MAX_SYNTHETIC_FILES = MAX_SYNTHESIZERS
+#: Most synthetic files a params file may list, for the same reason.
+MAX_SYNTHETIC_FILES = MAX_SYNTHETIC
 
 #: The fields of a ``synthesizers`` entry.
 _ENTRY_FIELDS = ("method", "params", "n")

@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_TITLE",
     "KIT_FIELDS",
     "MAX_SEED",
+    "MAX_SYNTHETIC",
     "TABLE_FIELDS",
     "user_settings",
     "wanted",
@@ -52,6 +53,10 @@ MAX_POPULATION = 10**10
 
 #: Most records a table of an audit is expected to hold; settings counting records stop here.
 MAX_RECORDS = 10**9
+
+#: Most synthetic tables an audit compares: each adds its own audit and a column to every
+#: comparison of the report, which stops being readable well before this.
+MAX_SYNTHETIC = 10
 
 #: The settings that name the tables (paths, or DataFrames from Python).
 TABLE_FIELDS = ("train", "synthetic", "holdout")
@@ -253,6 +258,11 @@ class AuditSpec(BaseModel):
             return [value]
         if not value:
             raise ValueError("give at least one synthetic table")
+        if isinstance(value, (list, tuple, dict)) and len(value) > MAX_SYNTHETIC:
+            raise ValueError(
+                f"`synthetic` names {len(value):,} tables, more than the {MAX_SYNTHETIC} a report "
+                "compares; audit them in several runs"
+            )
         if isinstance(value, dict) and not all(isinstance(name, str) for name in value):
             odd = [name for name in value if not isinstance(name, str)]
             kinds = sorted({type(name).__name__ for name in odd})
