@@ -8,7 +8,9 @@ The process is a fresh interpreter (``python -m privlib.background``), not a ``m
 child: a spawned child would import the caller's script again, which runs a whole audit in a
 script without a ``__main__`` guard, and a forked one would copy this process's threads and locks
 mid-use. It runs in a session of its own, so a terminal's Ctrl-C reaches only this process, which
-stops it; it is stopped on every exit of :func:`in_background`'s block. The function and its
+stops it; it is stopped on every exit of :func:`in_background`'s block. Like every interpreter the
+kit starts (:func:`isolated_python`), it never imports from the folder the user stands in: a
+``pandas.py`` there (a vendor's release folder, say) must not run. The function and its
 arguments go to it, and its value comes back, as pickle files in a folder of the caller's (the
 run's private staging folder): data the kit wrote and reads back.
 """
@@ -26,10 +28,23 @@ from typing import Any
 
 from privlib.errors import ReportError, blanked
 
-__all__ = ["in_background"]
+__all__ = ["in_background", "isolated_python"]
 
 #: How long a stopped process may take to end before it is killed.
 _STOP_SECONDS = 5.0
+
+
+def isolated_python() -> list[str]:
+    """The command that starts a Python interpreter of the kit: this one's executable, which
+    puts no folder of its own choosing first on its import path.
+
+    ``-P`` (Python 3.11 and later) leaves out the folder a ``-m`` module or ``-c`` command is
+    run from, which Python otherwise puts first; ``-I`` would too, but would also drop
+    ``PYTHONPATH``, which a checkout that is not installed needs. Python 3.10 has no ``-P``:
+    there the first entry is the working folder, and every caller starts the process in a
+    private folder of the run (``cwd=``), which holds only files the kit wrote.
+    """
+    return [sys.executable, "-P"] if sys.version_info >= (3, 11) else [sys.executable]
 
 
 @contextlib.contextmanager
@@ -47,7 +62,8 @@ def in_background(
     given, outcome = folder / "background-call.pickle", folder / "background-outcome.pickle"
     given.write_bytes(pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL))
     process = subprocess.Popen(
-        [sys.executable, "-m", "privlib.background", str(given), str(outcome)],
+        [*isolated_python(), "-m", "privlib.background", str(given), str(outcome)],
+        cwd=folder,  # the run's private folder, not the user's
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,  # library warnings; a failure comes back in the outcome

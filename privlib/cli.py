@@ -20,6 +20,10 @@ Every setting of :class:`privlib.audit.AuditSpec` has a flag of its name (``cap_
 ``--cap-bins``) and a params-file field of the same name; ``privlib audit --help`` shows their
 descriptions and bounds come from the spec.
 
+A params file is data: the files it names lie inside its folder or the one ``--data-root`` gives,
+and it names only the kit's synthesizers (``--targeted-attack module:Class`` is the command
+line's alone).
+
 Input limits: a table file's size once decompressed (``--max-input-mb``) and a compressed
 file's expansion (``--max-expansion``) are bounded, so that a decompression bomb is refused after
 reading a little of it (:func:`privlib.audit.checks.check_input_size`); raise either flag for a
@@ -30,8 +34,10 @@ Exit status: 0 when the report was written; 1 when a notebook failed while it ra
 input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
-was. With ``course --keep-going`` (the behaviour of ``reports``) the lessons that finished are
-published, each failed one is named in one line, and the status is 1.
+was, but for an interrupt while the report's files move in: the move then finishes first, and the
+last line says the new report was published. With ``course --keep-going`` (the behaviour of
+``reports``) the lessons that finished are published, each failed one is named in one line, and
+the status is 1.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from privlib.errors import PrivlibError
+from privlib.publish import publication_count, publications
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -184,6 +191,13 @@ def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(*flags, dest=name, **_spec_argument(name, properties[name]))
 
 
+#: A params file names files only inside its own folder, or inside the one this flag gives.
+_DATA_ROOT_HELP = (
+    "folder the params file's tables and schema file lie in (default: the params file's own "
+    "folder); a params file naming a file outside it is refused"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
     # --quiet and --verbose are accepted before and after the subcommand.
@@ -211,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
+    audit.add_argument("--data-root", help=_DATA_ROOT_HELP)
     audit.add_argument(
         "--fail-on",
         choices=sorted(FAIL_ON),
@@ -236,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     which = course.add_mutually_exclusive_group(required=True)
     which.add_argument("--dataset", help="a bundled dataset name or a path to a CSV file")
     which.add_argument("--params", help="YAML params file: its dataset and seed are used")
+    course.add_argument("--data-root", help=_DATA_ROOT_HELP)
     course.add_argument("--seed", type=int, default=2026, help="seed (default 2026)")
     course.add_argument("--full", action="store_true", help="full settings instead of quick ones")
     course.add_argument("--lessons", nargs="+", help="only these lessons, by number (e.g. 00 04)")
@@ -293,15 +309,15 @@ def _audit(args) -> int:
         raise PrivlibError("give either --params or the files (--train, --synthetic, --holdout), not both.")
     from privlib.audit.spec import user_settings
 
-    pipeline.run_audit(
+    report: AuditReport = pipeline.audit_and_publish(
         out=args.out,
         params=args.params,
+        data_root=args.data_root,
         progress=not _quiet(args),
         **{name: getattr(args, name) for name in user_settings()},
     )
     out = Path(args.out)
     logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)
-    report = AuditReport.model_validate_json((out / "metrics.json").read_text(encoding="utf-8"))
     summary = report.summary()
     if args.json:
         summary["report"] = str(out / "report.html")
@@ -326,6 +342,7 @@ def _course(args) -> int:
         out=args.out,
         dataset=args.dataset,
         params=args.params,
+        data_root=args.data_root,
         seed=args.seed,
         quick=not args.full,
         lessons=args.lessons,
@@ -393,6 +410,7 @@ def main(argv=None) -> int:
         signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     }
     command = None
+    published = publication_count()
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -418,7 +436,7 @@ def main(argv=None) -> int:
         )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"privlib: interrupted; {_left(command)}", file=sys.stderr)
+        print(f"privlib: interrupted; {_left(command, publications(after=published))}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         for signum, handler in previous.items():
@@ -440,7 +458,15 @@ def command() -> NoReturn:
     sys.exit(status)
 
 
-def _left(command: str | None) -> str:
+def _left(command: str | None, published: list | None = None) -> str:
+    """What the command leaves in its output folder; ``published``: the publications it completed
+    (:func:`privlib.publish.publications`; one interrupted midway is completed first)."""
+    if published:
+        places = ", ".join(repr(str(out)) for _, out, _ in published)
+        return (
+            f"the new report was published whole in {places} (every one of its files is new); "
+            "every other file is as it was"
+        )
     return _LEFT.get(command or "", _LEFT_REPORT)
 
 

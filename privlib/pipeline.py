@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -46,7 +47,7 @@ from privlib.audit.spec import (
     TABLE_FIELDS,
     user_settings,
 )
-from privlib.background import in_background
+from privlib.background import in_background, isolated_python
 from privlib.datasets import DATASETS, dataset_info, read_table
 from privlib.errors import PrivlibError, ReportError, blanked
 from privlib.publish import checked_out as _checked_out
@@ -60,6 +61,7 @@ __all__ = [
     "AUDIT_FILES",
     "ReportError",
     "audit_notebook",
+    "audit_and_publish",
     "audit_spec",
     "copy_notebooks",
     "course_notebooks",
@@ -112,6 +114,21 @@ def _ipc_kernel_manager():
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            """This interpreter's ipykernel, whatever kernelspec named ``python3`` the machine
+            holds, and isolated from the folder it starts in (:func:`isolated_python`):
+            ipykernel otherwise puts its working folder on the import path, before the
+            installed packages; ``ignore_cwd`` stops that where ``-P`` is not there."""
+            return [
+                *isolated_python(),
+                "-m",
+                "ipykernel_launcher",
+                "-f",
+                os.path.realpath(self.connection_file),
+                "--IPKernelApp.ignore_cwd=True",
+                *(extra_arguments or []),
+            ]
 
         async def _async_pre_start_kernel(self, **kw):
             kw.setdefault("stdout", subprocess.DEVNULL)
@@ -387,15 +404,18 @@ def params_file(dataset: str) -> Path:
 _RECIPE_FIELDS = ("dataset", "n_train", "n_holdout", "synthesizers")
 
 
-def audit_spec(*, params=None, **given) -> tuple[AuditSpec, dict | None]:
+def audit_spec(*, params=None, data_root=None, **given) -> tuple[AuditSpec, dict | None]:
     """The spec of an audit from a params file and the arguments ``given`` (those not ``None``
     win over the file's), checked before any work; with it, the recipe of a bundled-dataset
     params file whose tables :func:`privlib.audit.materialise` still has to make (else ``None``).
+    The params file's tables lie inside ``data_root`` (default: its own folder).
     """
     values = {name: value for name, value in given.items() if value is not None}
     recipe = None
+    if data_root is not None and params is None:
+        raise PrivlibError("`--data-root` is where a params file's tables lie: give it with --params.")
     if params is not None:
-        found = read_params(params)
+        found = read_params(params, root=data_root)
         settings = set(user_settings()) - set(TABLE_FIELDS)
         values = {name: found[name] for name in settings if found.get(name) is not None} | values
         if "dataset" in found:
@@ -434,14 +454,15 @@ def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
     )
 
 
-def run_audit(*, out, params=None, progress: bool = True, schema=None, **settings) -> Path:
+def run_audit(*, out, params=None, data_root=None, progress: bool = True, schema=None, **settings) -> Path:
     """Run the privacy audit and write its report into ``out``.
 
     Give either the tables (``train``, ``synthetic``, ``holdout``) or ``params``, a YAML file
     (see :func:`privlib.audit.read_params`); ``settings`` are those of
     :class:`privlib.audit.AuditSpec`, under the same names (the command line's flags), and win
     over the file's; those left at ``None`` take the file's value or the spec's default.
-    ``schema`` is the earlier name of ``schema_file``.
+    ``schema`` is the earlier name of ``schema_file``. The files a params file names must lie
+    inside ``data_root`` (default: the params file's own folder).
 
     Returns
     -------
@@ -454,18 +475,31 @@ def run_audit(*, out, params=None, progress: bool = True, schema=None, **setting
         For bad input, before anything runs and before ``out`` is touched; or when the notebook
         fails (``out`` is then left as it was).
     """
+    audit_and_publish(
+        out=out, params=params, data_root=data_root, progress=progress, schema=schema, **settings
+    )
+    return _checked_out(out)
+
+
+def audit_and_publish(*, out, params=None, data_root=None, progress: bool = True, schema=None, **settings):
+    """:func:`run_audit`, returning the report it published (an
+    :class:`~privlib.audit.AuditReport`): the one its files in ``out`` hold, whatever another run
+    into ``out`` publishes after it (the command line's ``--json`` and ``--fail-on`` read it)."""
     out = _checked_out(out)
     _check_report_names(out, AUDIT_FILES)
     _require_report_extra()
     if schema is not None:
         settings.setdefault("schema_file", schema)
-    spec, recipe = audit_spec(params=params, **settings)
+    spec, recipe = audit_spec(params=params, data_root=data_root, **settings)
     if spec.dask_scheduler is not None:
         _require_dask(spec.dask_scheduler)
     if spec.targeted_attack is not None:
         from privlib.targeted import resolve_synthesizer
 
-        resolve_synthesizer(spec.targeted_attack)  # a bad name or entry point fails before any work
+        # a bad name or entry point fails before any work; what a module the user named prints
+        # on import stays off stdout, which --json gives to the caller
+        with contextlib.redirect_stdout(sys.stderr):
+            resolve_synthesizer(spec.targeted_attack)
     with _staging(out, "audit") as stage:
         work, report = stage / "work", stage / "report"
         work.mkdir()
@@ -508,7 +542,7 @@ def run_audit(*, out, params=None, progress: bool = True, schema=None, **setting
         render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
         render_pdf(report / "report.html", report / "report.pdf")
         _publish(report, out, set(AUDIT_FILES))
-    return out
+    return reports[0]
 
 
 def _preload(*modules: str) -> None:
@@ -620,9 +654,11 @@ def _report_sections(reports: list, variables: str) -> dict:
 # --------------------------------------------------------------------------------------------
 # The course
 # --------------------------------------------------------------------------------------------
-def _course_dataset(dataset, params, seed):
+def _course_dataset(dataset, params, seed, data_root=None):
+    if data_root is not None and params is None:
+        raise PrivlibError("`--data-root` is where a params file's tables lie: give it with --params.")
     if params is not None:
-        spec = read_params(params)
+        spec = read_params(params, root=data_root)
         dataset = spec.get("dataset") or spec["train"]
         seed = spec.get("seed", seed)
     if dataset is None:
@@ -689,6 +725,7 @@ def run_course(
     keep_going: bool = False,
     show_records: bool = False,
     progress: bool = True,
+    data_root=None,
 ) -> Path:
     """Run the teaching notebooks on one dataset and render each to HTML and PDF with an index.
 
@@ -721,6 +758,8 @@ def run_course(
         The lessons' ``show_records`` parameter (given to each lesson that declares it): whether
         a lesson may display rows of the data. Off by default, since ``dataset`` may be a
         user's confidential file.
+    data_root : str or path, optional
+        The folder the params file's ``train`` file lies in (default: the params file's own).
 
     Raises
     ------
@@ -732,7 +771,7 @@ def run_course(
 
     out = _checked_out(out)
     _require_report_extra()
-    dataset, dataset_title, seed = _course_dataset(dataset, params, seed)
+    dataset, dataset_title, seed = _course_dataset(dataset, params, seed, data_root)
     _check_seed(seed)
     capstone = _capstone(notebooks) if lessons is None else None
     lessons = course_notebooks(notebooks, lessons)

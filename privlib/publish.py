@@ -18,11 +18,15 @@ three steps, each with one promise:
   symbolic link is followed: a link at one of the report's names is replaced itself (a rename
   acts on the name), and ``--out`` is opened with ``O_NOFOLLOW``. Every published file gets the
   mode the user's umask gives a new file (``0o644`` under the usual ``022``), whichever library
-  wrote it in the staging folder, as for any tool.
+  wrote it in the staging folder, as for any tool. A signal that ends the run (Ctrl-C, SIGTERM,
+  SIGHUP) while the files move in is acted on once the last one has moved: a reader and a
+  ``--fail-on`` gate see either the earlier report or the new one, never files of two runs, and
+  :func:`publications` tells the command which (so that its last line says so truly).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
@@ -30,18 +34,34 @@ import logging
 import os
 import re
 import shutil
+import signal
 import stat
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from privlib.errors import PrivlibError
 
-__all__ = ["STAGING_MARK", "checked_out", "publish", "staging"]
+__all__ = [
+    "LOCK_WAIT_SECONDS",
+    "STAGING_MARK",
+    "checked_out",
+    "publication_count",
+    "publications",
+    "publish",
+    "staging",
+]
 
 logger = logging.getLogger(__name__)
 
 #: The file inside each staging folder that marks it as the kit's and is locked while its run lives.
 STAGING_MARK = ".privlib-staging"
+
+#: The longest wait for another run into the same output folder to finish (its lock file): runs
+#: into one folder queue, but a stopped run must not hold the next one forever.
+LOCK_WAIT_SECONDS = 4 * 3600.0
 
 #: The kinds of staging folder: one per command, and ``report`` for :meth:`AuditReport.save`.
 _STAGING_KINDS = ("audit", "course", "reports", "report")
@@ -114,7 +134,8 @@ def checked_out(out, *, name: str = "--out") -> Path:
 # --------------------------------------------------------------------------------------------
 def _lock(path: Path, *, wait: bool):
     """An open file descriptor holding an exclusive lock on ``path``, or None (``wait=False``)
-    when another process holds it.
+    when another process holds it; with ``wait``, a :class:`PrivlibError` naming ``path`` when
+    the lock is still held after :data:`LOCK_WAIT_SECONDS`.
 
     The lock file is removed by :func:`_unlock`; a run that opened it just before would then hold
     a lock on a removed file, so the lock is taken again until the file locked is the one at
@@ -130,7 +151,7 @@ def _lock(path: Path, *, wait: bool):
                 return None
             logger.info("another run is writing into the same folder; waiting for it to finish")
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                _wait_for_lock(fd, path)
             except BaseException:
                 os.close(fd)
                 raise
@@ -141,6 +162,28 @@ def _lock(path: Path, *, wait: bool):
             if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
                 return fd
         os.close(fd)  # the file was removed (and maybe made anew) while we waited: lock that one
+
+
+def _wait_for_lock(fd: int, path: Path) -> None:
+    """Take the lock on ``fd`` once its holder lets go, polling (``flock`` itself has no
+    deadline), at most :data:`LOCK_WAIT_SECONDS`."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PrivlibError(
+                    f"another run has held the lock file {_shown(path)} for over "
+                    f"{LOCK_WAIT_SECONDS / 60:g} minutes (it is still writing, stopped, or "
+                    "another user's); let it finish, remove the lock file if no run writes into "
+                    "that folder, or choose another --out."
+                ) from None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 2.0)
 
 
 def _unlock(fd: int, path: Path) -> None:
@@ -218,6 +261,52 @@ def staging(out: Path, prefix: str):
 # --------------------------------------------------------------------------------------------
 # Publishing
 # --------------------------------------------------------------------------------------------
+#: The signals that end a run (:mod:`privlib.cli` turns each into a KeyboardInterrupt).
+_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+#: The latest publications this process completed, in order: ``(number, output folder, files
+#: moved in)``, numbered from 1; the oldest are let go (a command makes a dozen at most).
+_PUBLISHED: collections.deque[tuple[int, Path, tuple[str, ...]]] = collections.deque(maxlen=100)
+
+
+def publications(after: int = 0) -> list[tuple[int, Path, tuple[str, ...]]]:
+    """The publications this process completed after the one numbered ``after`` (see
+    :func:`publication_count`), oldest first: ``(number, output folder, files)``."""
+    return [entry for entry in _PUBLISHED if entry[0] > after]
+
+
+def publication_count() -> int:
+    """How many publications this process has completed."""
+    return _PUBLISHED[-1][0] if _PUBLISHED else 0
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Run the block whole: a signal of :data:`_ENDING_SIGNALS` that arrives in it is noted, and
+    raised again under its earlier handler once the block is done.
+
+    A handler that only notes the signal, not a blocked signal mask: the mask holds for one
+    thread, and the kernel hands a process-wide signal to any thread that does not block it
+    (Python then runs the handler in the main thread all the same). Only the main thread can
+    set handlers, and only it receives Python's KeyboardInterrupt: elsewhere nothing is needed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    earlier = {
+        signum: signal.signal(signum, lambda signum, _: noted.append(signum)) for signum in _ENDING_SIGNALS
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in earlier.items():
+            signal.signal(signum, handler)
+    # after a failure in the block, its error ends the run and says what it left
+    if noted:
+        signal.raise_signal(noted[0])
+
+
 def _staged_files(finished: Path, own: set[str]) -> list[Path]:
     """The files under ``finished`` to publish (relative paths), folders before their files."""
     found = []
@@ -290,26 +379,37 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
     try:
         files = _staged_files(finished, own)
         _check_targets(finished, out_fd, files, out)
-        published = []
-        for relative in files:
-            source = finished / relative
-            try:
-                if source.is_dir():
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(str(relative), dir_fd=out_fd)
-                else:
-                    os.chmod(source, file_mode)
-                    os.replace(source, str(relative), dst_dir_fd=out_fd)
-                    published.append(str(relative))
-            except OSError as exc:
-                done = (
-                    f"{len(published)} of its files were replaced, the rest are the earlier ones"
-                    if published
-                    else "the earlier output is intact"
-                )
-                raise PrivlibError(
-                    f"could not publish {_shown(relative)} into `--out` {_shown(out)} "
-                    f"({exc.strerror or exc}); {done}."
-                ) from None
+        published: list[str] = []
+        with _signals_deferred():
+            _move_in(finished, out_fd, files, out, file_mode, published)
+            _PUBLISHED.append((publication_count() + 1, out, tuple(published)))
     finally:
         os.close(out_fd)
+
+
+def _move_in(
+    finished: Path, out_fd: int, files: list[Path], out: Path, file_mode: int, published: list[str]
+) -> None:
+    """Move ``files`` from ``finished`` into the folder ``out_fd`` (``out``), noting each file
+    moved in ``published``."""
+    for relative in files:
+        source = finished / relative
+        try:
+            if source.is_dir():
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(str(relative), dir_fd=out_fd)
+            else:
+                os.chmod(source, file_mode)
+                os.replace(source, str(relative), dst_dir_fd=out_fd)
+                published.append(str(relative))
+        except OSError as exc:
+            done = (
+                f"{len(published)} of its files were replaced ({', '.join(published[:5])}"
+                f"{', ...' if len(published) > 5 else ''}), the rest are the earlier ones"
+                if published
+                else "the earlier output is intact"
+            )
+            raise PrivlibError(
+                f"could not publish {_shown(relative)} into `--out` {_shown(out)} "
+                f"({exc.strerror or exc}); {done}."
+            ) from None

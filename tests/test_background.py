@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
+import sys
 import time
 
 import psutil
 import pytest
 
-from privlib.background import in_background
+from privlib.background import in_background, isolated_python
 from privlib.errors import ReportError
 
 
@@ -83,3 +85,15 @@ def test_the_audits_per_variable_figures_are_those_drawn_in_this_process(tmp_pat
     expected = variable_fidelity_html(adult.iloc[:300], adult.iloc[300:600], max_records=250, random_state=7)
     assert "<img" in expected
     assert html == expected
+
+
+def test_the_process_imports_nothing_from_the_folder_it_starts_in(tmp_path):
+    # a module named after a dependency, where the process starts: never imported
+    marker = tmp_path / "imported.txt"
+    (tmp_path / "json.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    started = subprocess.run([*isolated_python(), "-c", "import json"], cwd=tmp_path, capture_output=True)
+    assert started.returncode == 0, started.stderr
+    assert not marker.exists()
+    # the check can fail: the same command without isolation imports it
+    subprocess.run([sys.executable, "-c", "import json"], cwd=tmp_path, check=True)
+    assert marker.read_text() == "ran"

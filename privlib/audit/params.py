@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from privlib.audit.inputs import file_labels
-from privlib.audit.spec import TABLE_FIELDS, AuditSpec, user_settings
+from privlib.audit.spec import MAX_SYNTHETIC, TABLE_FIELDS, AuditSpec, user_settings
 from privlib.audit.yamlfile import read_yaml
 from privlib.datasets import DATASETS, load_dataset, sample_split
 from privlib.errors import PrivlibError
@@ -24,7 +25,9 @@ def _count(v):
 
 
 def _names(v):
-    return _text(v) or (isinstance(v, list) and bool(v) and all(_text(x) for x in v))
+    return _text(v) or (
+        isinstance(v, list) and 0 < len(v) <= MAX_SYNTHETIC_FILES and all(_text(x) for x in v)
+    )
 
 
 #: Most rows a synthesizer entry may ask for (``n``): more would exhaust memory, not inform.
@@ -32,7 +35,10 @@ MAX_SYNTHETIC_ROWS = 10_000_000
 
 #: Most synthesizer entries in a params file: each adds a synthetic table to every comparison of
 #: the report, and a few dozen bytes of entries would otherwise make a report of hundreds of pages.
-MAX_SYNTHESIZERS = 10
+MAX_SYNTHESIZERS = MAX_SYNTHETIC
+
+#: Most synthetic files a params file may list, for the same reason.
+MAX_SYNTHETIC_FILES = MAX_SYNTHETIC
 
 #: The fields of a ``synthesizers`` entry.
 _ENTRY_FIELDS = ("method", "params", "n")
@@ -111,9 +117,56 @@ _FIELDS = {
     "n_holdout": (_rows(0), f"a whole number from 0 to {MAX_SPLIT_ROWS:,}"),
     "synthesizers": (_synthesizers, "a list of entries, each with a `method` and optional `params` and `n`"),
     "train": (_text, "the path of a CSV file"),
-    "synthetic": (_names, "the path of a CSV file or a list of them"),
+    "synthetic": (_names, f"the path of a CSV file or a list of at most {MAX_SYNTHETIC_FILES} of them"),
     "holdout": (_text, "the path of a CSV file"),
 }
+
+
+def _check_synthesizer_name(params: dict, source: str) -> None:
+    """Refuse a ``targeted_attack`` that is not a synthesizer of :mod:`privlib.synth`, by its
+    text alone: a params file is data, and a ``module:Class`` there would have Python import
+    (run) a module the file names. A generator of one's own is named on the command line
+    (``--targeted-attack``) or in the Python API."""
+    from privlib import synth
+
+    name = params.get("targeted_attack")
+    known = [*synth.SYNTHESIZERS, *synth._LAZY]
+    if name is None or name in known:
+        return
+    what = "names a module" if isinstance(name, str) and ":" in name else "is not a synthesizer of the kit"
+    raise PrivlibError(
+        f"{source}: `targeted_attack` {what}; a params file may name only one of {known}. Give "
+        "a generator of your own (module:Class) with --targeted-attack on the command line."
+    )
+
+
+def _under_root(params: dict, path: Path, root: Path | None) -> None:
+    """Refuse a file a params file names (a table, the schema file) that lies outside ``root``
+    (default: the params file's own folder), by an absolute path, by ``..`` or through a
+    symbolic link: a params file may come from someone else, and the files it names are read and
+    their values reported. The message names the field, never a line of the file."""
+    if root is not None and not os.path.isdir(root):
+        raise PrivlibError(
+            f"`--data-root` {str(root)!r} is not a folder; give the folder that holds the tables."
+        )
+    allowed = os.path.realpath(path.parent if root is None else root)
+    where = "the folder given with --data-root" if root is not None else "the params file's folder"
+    for name in (*TABLE_FIELDS, "schema_file"):
+        value = params.get(name)
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str):
+                continue
+            try:
+                real = os.path.realpath(path.parent / item)
+            except (OSError, ValueError):  # a NUL in the text, a loop of links
+                real = ""
+            if not real or os.path.commonpath([real, allowed]) != allowed:
+                raise PrivlibError(
+                    f"params file {str(path)!r}: `{name}` names a file outside {where} "
+                    f"{allowed!r} (by an absolute path, `..` or a symbolic link); a params file "
+                    "names only files inside it. Move the file there, or give the folder that "
+                    "holds it with --data-root."
+                )
 
 
 def _settings() -> list[str]:
@@ -121,7 +174,7 @@ def _settings() -> list[str]:
     return [name for name in user_settings() if name not in TABLE_FIELDS]
 
 
-def read_params(path) -> dict:
+def read_params(path, *, root=None) -> dict:
     """Read an audit parameters file (YAML) and check its fields.
 
     The file either names a bundled ``dataset`` with ``n_train``, ``n_holdout`` and a list of
@@ -130,6 +183,10 @@ def read_params(path) -> dict:
     file's folder). Any setting of :class:`~privlib.audit.spec.AuditSpec` may be given too, under
     its own name (``seed``, ``repeats``, ``cap_bins``, ``schema_file``, ...), and is checked as the
     spec checks it. See ``reports/params/*.yaml``.
+
+    The file is data: the files it names must lie inside ``root`` (default: the file's own
+    folder; the command line's ``--data-root``), and its ``targeted_attack`` must be a
+    synthesizer of :mod:`privlib.synth` (nothing is imported for it).
     """
     path = Path(path)
     params = read_yaml(path, "params file", "--params")
@@ -165,6 +222,8 @@ def read_params(path) -> dict:
             raise PrivlibError(
                 f"params file {str(path)!r} needs either `dataset` or both `train` and `synthetic`."
             )
+    _check_synthesizer_name(params, f"params file {str(path)!r}")
+    _under_root(params, path, None if root is None else Path(root))
     for name in (*TABLE_FIELDS, "schema_file"):  # files named relative to the params file
         value = params.get(name)
         if isinstance(value, list):

@@ -53,6 +53,7 @@ from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
 from privlib.thresholds import judge
 from privlib.uncertainty import DEFAULT_CONFIDENCE
+from privlib.validation import HasMethods, validate_params
 
 __all__ = ["run", "run_on_inputs", "inputs_of", "Audit", "AuditError", "Redactor"]
 
@@ -74,6 +75,14 @@ class AuditError(RuntimeError):
     """A bug in the audit's catalogue or in a measure, not a property of the data."""
 
 
+@validate_params(
+    {
+        "progress": [
+            HasMethods("__call__", description="a function progress(done, total, key), or None for none"),
+            None,
+        ]
+    }
+)
 def run(
     spec: AuditSpec | None = None, *, client: Any = None, progress: Progress | None = None, **settings: Any
 ) -> AuditReport:

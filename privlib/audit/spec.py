@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_TITLE",
     "KIT_FIELDS",
     "MAX_SEED",
+    "MAX_SYNTHETIC",
     "TABLE_FIELDS",
     "user_settings",
     "wanted",
@@ -52,6 +53,10 @@ MAX_POPULATION = 10**10
 
 #: Most records a table of an audit is expected to hold; settings counting records stop here.
 MAX_RECORDS = 10**9
+
+#: Most synthetic tables an audit compares: each adds its own audit and a column to every
+#: comparison of the report, which stops being readable well before this.
+MAX_SYNTHETIC = 10
 
 #: The settings that name the tables (paths, or DataFrames from Python).
 TABLE_FIELDS = ("train", "synthetic", "holdout")
@@ -107,6 +112,12 @@ Names = Annotated[Any, AfterValidator(_names), WithJsonSchema({"type": "array", 
 _ENTRY_POINT = re.compile(
     r"[A-Za-z_]\w*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII
 )
+
+
+#: What a title may not hold: control characters (NUL and line breaks among them) and the Unicode
+#: controls that reorder text (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069), with which a
+#: title could show a reader other words than it holds, and the Unicode line breaks U+2028/9.
+_HIDDEN_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 class AuditSpec(BaseModel):
@@ -230,6 +241,16 @@ class AuditSpec(BaseModel):
             f"{len(value)} character(s) that are neither"
         )
 
+    @field_validator("title")
+    @classmethod
+    def _plain_title(cls, value: str) -> str:
+        if _HIDDEN_CHARACTERS.search(value):
+            raise ValueError(
+                "`title` holds a control character (a NUL, a line break, or a bidirectional "
+                "control such as U+202E, which reorders the text a reader sees); give plain text"
+            )
+        return value
+
     @field_validator("synthetic", mode="before")
     @classmethod
     def _some_synthetic(cls, value: Any) -> Any:
@@ -237,6 +258,11 @@ class AuditSpec(BaseModel):
             return [value]
         if not value:
             raise ValueError("give at least one synthetic table")
+        if isinstance(value, (list, tuple, dict)) and len(value) > MAX_SYNTHETIC:
+            raise ValueError(
+                f"`synthetic` names {len(value):,} tables, more than the {MAX_SYNTHETIC} a report "
+                "compares; audit them in several runs"
+            )
         if isinstance(value, dict) and not all(isinstance(name, str) for name in value):
             odd = [name for name in value if not isinstance(name, str)]
             kinds = sorted({type(name).__name__ for name in odd})
