@@ -219,9 +219,25 @@ def test_progress_that_is_not_a_function_is_refused_before_any_work(monkeypatch)
 
     monkeypatch.setattr(runner, "inputs_of", no_work)
     frame = pd.DataFrame({"a": range(10)})
-    for value in (False, True, "yes", 1):
+    for value in (True, "yes", 1, 0):
         with pytest.raises(ParameterError, match="`progress` must be a function progress"):
             pl.audit.run(train=frame, synthetic=frame, progress=value)
+
+
+@pytest.mark.slow
+def test_progress_false_runs_without_progress_calls():
+    # False, like None, asks for no progress calls: the audit runs to its report
+    adult = pl.load_dataset("adult").head(400)
+    train, holdout = adult.iloc[:200], adult.iloc[200:]
+    report = pl.audit.run(
+        train=train,
+        synthetic=train,
+        holdout=holdout,
+        keys=["age", "sex"],
+        sensitive=["income"],
+        progress=False,
+    )
+    assert report.decision == "do not release"
 
 
 def test_a_module_named_on_the_command_line_prints_nothing_on_stdout(tmp_path, capsys, monkeypatch):

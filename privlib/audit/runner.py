@@ -53,7 +53,7 @@ from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
 from privlib.thresholds import judge
 from privlib.uncertainty import DEFAULT_CONFIDENCE
-from privlib.validation import HasMethods, validate_params
+from privlib.validation import HasMethods, Options, validate_params
 
 __all__ = ["run", "run_on_inputs", "inputs_of", "Audit", "AuditError", "Redactor"]
 
@@ -78,7 +78,8 @@ class AuditError(RuntimeError):
 @validate_params(
     {
         "progress": [
-            HasMethods("__call__", description="a function progress(done, total, key), or None for none"),
+            HasMethods("__call__", description="a function progress(done, total, key)"),
+            Options(False),
             None,
         ]
     }
@@ -106,7 +107,8 @@ def run(
         spec = AuditSpec.build(**settings)
     elif settings:
         raise PrivlibError(f"give either a spec or settings, not both (got {sorted(settings)}).")
-    return run_on_inputs(inputs_of(spec), spec, client=client, progress=progress)
+    # False and None both mean no progress calls
+    return run_on_inputs(inputs_of(spec), spec, client=client, progress=progress or None)
 
 
 def run_on_inputs(
