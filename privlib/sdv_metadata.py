@@ -87,7 +87,7 @@ def check_sdtype(sdtype: str, where: str) -> None:
         return
     written = sdtype.strip().lower()
     close = difflib.get_close_matches(written, BASIC_SDTYPES, n=2, cutoff=0.8)
-    if not close and _PII_SDTYPE.fullmatch(written):
+    if not close and written != sdtype and _PII_SDTYPE.fullmatch(written):
         close = [written]  # "Email": a personal-information sdtype, written in lowercase
     if close or not _PII_SDTYPE.fullmatch(sdtype):
         suggestion = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
@@ -126,14 +126,15 @@ def schema_from_sdv(document, path) -> dict:
     columns = table.get("columns") if isinstance(table, Mapping) else None
     if not isinstance(columns, Mapping) or not columns:
         raise PrivlibError(f'{where} has no `columns`; map each column to {{"sdtype": ...}}.')
-    keys = _keys(table, columns, where)
-    out = {}
     for column, entry in columns.items():
         if not isinstance(entry, Mapping) or not isinstance(entry.get("sdtype"), str):
             raise PrivlibError(
                 f"{where}, column {column!r}: give its `sdtype` (numerical, categorical, ...)."
             )
         check_sdtype(entry["sdtype"], f"{where}, column {column!r}")
+    keys = _keys(table, columns, where)
+    out = {}
+    for column, entry in columns.items():
         left_out = _why_left_out(str(column), entry, keys)
         out[str(column)] = {
             "kind": None if left_out else SDTYPE_KINDS[entry["sdtype"]],
