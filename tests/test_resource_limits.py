@@ -195,9 +195,17 @@ def test_a_signal_while_waiting_for_the_scheduler_ends_the_run(signum, silent_se
 @pytest.mark.parametrize(
     "entry, words",
     [
-        ("{method: MST, params: {n_bins: 300000000}}", "`n_bins` must be a whole number from 2 to 1000"),
-        ("{method: MST, params: {n_bins: 1e27}}", "`n_bins` must be a whole number from 2 to 1000"),
-        ("{method: SequentialTrees, params: {min_samples_leaf: 0}}", "`min_samples_leaf` must be a positive"),
+        ("{method: MST, params: {n_bins: 300000000}}", "`n_bins` must be a whole number >= 2 and <= 1000"),
+        ("{method: MST, params: {n_bins: 1e27}}", "`n_bins` must be a whole number >= 2 and <= 1000"),
+        ("{method: SequentialTrees, params: {min_samples_leaf: 0}}", "`min_samples_leaf` must be a whole number"),
+        (
+            "{method: SequentialTrees, params: {min_samples_leaf: 100000000000000000000000000000}}",
+            "`min_samples_leaf` must be a whole number >= 1 and <= 1000000000",
+        ),
+        ("{method: MST, params: {epsilon: 1.0e-300}}", "`epsilon` must be a number >= 0.0001"),
+        ("{method: MST, params: {epsilon: 1.0e+300}}", "`epsilon` must be a number >= 0.0001"),
+        ("{method: AdditiveNoise, params: {noise_scale: 1.0e+300}}", "`noise_scale` must be a number"),
+        ("{method: ParzenWindows, params: {bandwidth: 1.0e+300}}", "`bandwidth` must be a number"),
         ("{method: OutlierCopies, params: {base: OutlierCopies}}", "`base` must be one of"),
     ],
 )
