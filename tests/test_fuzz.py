@@ -805,7 +805,11 @@ def test_thousands_separators_are_named_as_the_cause(tables, tmp_path):
         ("AdditiveNoise", {"flip_prob": 2.0}, "`flip_prob` must be a number >= 0 and <= 1"),
         # values that passed the checks and then overflowed (issue 47): a C integer, a budget
         # that rounds to zero, an exponential, noise beyond the range of dates and integers
-        ("SequentialTrees", {"min_samples_leaf": 10**29}, "`min_samples_leaf` must be a whole number >= 1 and <= 1000000000"),
+        (
+            "SequentialTrees",
+            {"min_samples_leaf": 10**29},
+            "`min_samples_leaf` must be a whole number >= 1 and <= 1000000000",
+        ),
         ("MST", {"epsilon": 1e-300}, "`epsilon` must be a number >= 0.0001 and <= 100"),
         ("MST", {"epsilon": 1e300}, "`epsilon` must be a number >= 0.0001 and <= 100"),
         ("AdditiveNoise", {"noise_scale": 1e300}, "`noise_scale` must be a number >= 0 and <= 10"),
