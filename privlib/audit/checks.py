@@ -96,6 +96,19 @@ _FIX = (
 )
 
 
+def _corrupt_errors() -> tuple[type[Exception], ...]:
+    """What a stream that is not compressed as its name says raises, by format."""
+    errors: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+    try:
+        import zstandard
+    except ImportError:
+        return errors
+    return (*errors, zstandard.ZstdError)
+
+
+_CORRUPT = _corrupt_errors()
+
+
 def _zip_member(path: Path):
     """The one member of a ZIP archive, opened, after refusing an archive of several files, an
     encrypted one, or one compressed by a method Python cannot read."""
@@ -174,20 +187,23 @@ def _parquet_size(path: Path) -> tuple[int, int, int] | None:
 def _tar_member_bytes(path: Path) -> int | None:
     """The size of the one table in a tar archive (as its header states it, which for a sparse
     file is the size it expands to), or None for a file that is not a tar archive; refuses an
-    archive that holds anything but one regular file."""
+    archive that holds anything but one regular file. Reads two headers at most: an archive of
+    millions of empty entries costs no memory."""
     if not path.name.lower().endswith(_TAR_ENDINGS):
         return None
     try:
         with tarfile.open(path, "r:*") as archive:
-            members = archive.getmembers()
-    except (OSError, EOFError, tarfile.TarError, zlib.error, lzma.LZMAError):
+            first = archive.next()
+            second = archive.next() if first is not None else None
+    except (*_CORRUPT, tarfile.TarError):
         return None  # not a tar archive as its name says: the reader names that problem
-    if len(members) != 1 or not members[0].isfile():
+    if first is None or second is not None or not first.isfile():
+        held = "no file" if first is None else "several entries" if second is not None else "no regular file"
         raise PrivlibError(
-            f"file {str(path)!r} is a tar archive of {len(members)} entries; it must hold one "
-            "table (one regular file): extract the table and give it, or compress it with gzip."
+            f"file {str(path)!r} is a tar archive of {held}; it must hold one table (one regular "
+            "file): extract the table and give it, or compress it with gzip."
         )
-    return members[0].size
+    return first.size
 
 
 def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int) -> None:
@@ -228,7 +244,7 @@ def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int)
                 for block in iter(lambda: stream.read(_CHUNK), b""):
                     expanded += len(block)
                     _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile):
+    except _CORRUPT:
         return  # not compressed as its name says: the reader names that problem
     member = _tar_member_bytes(path)
     if member is not None:
@@ -289,10 +305,10 @@ def check_labels(frame: pd.DataFrame, label: str) -> None:
         )
 
 
-#: Characters refused in a column name: control characters (NUL, line breaks, ...) and the
-#: Unicode bidirectional controls, which make a name display as another (U+202E turns
-#: "gpj.exe" around) in the report and the notebook.
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: Characters refused in a column name: control characters (NUL, line breaks, ...), the Unicode
+#: line and paragraph separators, and the bidirectional controls, which make a name display as
+#: another (U+202E turns "gpj.exe" around) in the report and the notebook.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def check_names(frame: pd.DataFrame, label: str) -> None:
