@@ -446,6 +446,12 @@ class MST(_Synthesizer):
     (['age', 'sex'], ['int64', 'category'])
     """
 
+    _constraints = {
+        "epsilon": [Number(low=MIN_EPSILON, high=MAX_EPSILON)],
+        "delta": [Number(low=0, high=1, closed="neither")],
+        "n_bins": [Integer(low=2, high=MAX_BINS)],
+    }
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -459,12 +465,6 @@ class MST(_Synthesizer):
         self.n_bins = n_bins
         self.bounds = bounds
         self.random_state = random_state
-
-    _constraints = {
-        "epsilon": [Number(low=MIN_EPSILON, high=MAX_EPSILON)],
-        "delta": [Number(low=0, high=1, closed="neither")],
-        "n_bins": [Integer(low=2, high=MAX_BINS)],
-    }
 
     def _fit(self, data):
         rng = _rng(self.random_state)

@@ -315,7 +315,9 @@ def restore_numeric(values: np.ndarray, like: pd.Series) -> pd.Series:
         if pd.api.types.is_integer_dtype(dtype):
             info = np.iinfo(dtype.numpy_dtype if hasattr(dtype, "numpy_dtype") else dtype)
             finite = values[np.isfinite(values)]
-            if np.isinf(values).any() or (finite.size and (finite.min() < info.min or finite.max() > info.max)):
+            if np.isinf(values).any() or (
+                finite.size and (finite.min() < info.min or finite.max() > info.max)
+            ):
                 raise OverflowError
             if np.isnan(values).any():
                 return pd.Series(np.round(values), name=like.name).astype("Int64")

@@ -23,7 +23,16 @@ from collections.abc import Mapping
 
 from privlib.errors import PrivlibError
 
-__all__ = ["SDTYPE_KINDS", "BASIC_SDTYPES", "IDENTIFIER", "check_sdtype", "PERSONAL", "is_sdv_metadata", "schema_from_sdv", "left_out_notes"]
+__all__ = [
+    "SDTYPE_KINDS",
+    "BASIC_SDTYPES",
+    "IDENTIFIER",
+    "check_sdtype",
+    "PERSONAL",
+    "is_sdv_metadata",
+    "schema_from_sdv",
+    "left_out_notes",
+]
 
 #: The kit's kind for each SDV sdtype that describes a variable.
 SDTYPE_KINDS = {

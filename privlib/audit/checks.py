@@ -160,11 +160,11 @@ def _decompressed(path: Path):
     return None
 
 
-def _parquet_size(path: Path) -> tuple[int, int, int] | None:
-    """Rows, columns and the bytes a Parquet file's table takes once read, estimated from its
-    footer (rows times :data:`_PARQUET_CELL_BYTES` per column, at least the decompressed size of
-    its row groups), or None when it cannot be told (no pyarrow, or not Parquet: the reader
-    refuses it then)."""
+def _parquet_size(path: Path) -> tuple[int, int, int, int] | None:
+    """From a Parquet file's footer: its rows, its columns, the bytes its table takes once read
+    (rows times :data:`_PARQUET_CELL_BYTES` per column) and the bytes its pages take once
+    decompressed; None when it cannot be told (no pyarrow, or not Parquet: the reader refuses it
+    then)."""
     try:
         import pyarrow.parquet as pq
         import pyarrow.types as pt
@@ -180,8 +180,8 @@ def _parquet_size(path: Path) -> tuple[int, int, int] | None:
         kind = column.type.value_type if pt.is_dictionary(column.type) else column.type
         fixed = pt.is_integer(kind) or pt.is_floating(kind) or pt.is_temporal(kind) or pt.is_boolean(kind)
         per_row += _PARQUET_CELL_BYTES["fixed" if fixed else "text"]
-    stored = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
-    return metadata.num_rows, metadata.num_columns, max(metadata.num_rows * per_row, stored)
+    pages = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    return metadata.num_rows, len(schema), max(metadata.num_rows * per_row, pages), pages
 
 
 def _tar_member_bytes(path: Path) -> int | None:
@@ -226,10 +226,14 @@ def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int)
         )
     if path.suffix.lower() in (".parquet", ".pq"):
         size = _parquet_size(path)
-        # no expansion ratio here: a table of a few codes is stored hundreds of times smaller
-        # than it is read, and is no bomb for that
-        if size is not None and size[2] > max_input_mb * _MB:
-            rows, columns, read = size
+        if size is None:
+            return
+        rows, columns, read, pages = size
+        # the ratio is the pages' decompression; the table read from them is held to the size
+        # limit only, since a column of a few codes is encoded hundreds of times smaller than it
+        # is read and is no bomb for that
+        _check_expansion(path, label, stored, pages, max_input_mb, max_expansion)
+        if read > max_input_mb * _MB:
             raise PrivlibError(
                 f"file {str(path)!r} ({label}) holds {rows:,} rows x {columns:,} columns, about "
                 f"{read / _MB:,.0f} MB once read, more than the input limit of {max_input_mb:,} MB; "

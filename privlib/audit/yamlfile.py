@@ -77,7 +77,9 @@ def _unique_keys(pairs: list) -> dict:
 
 def _short_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
-        raise _Refused(f"an integer of {len(text.lstrip('-'))} digits is longer than the {MAX_DIGITS} accepted")
+        raise _Refused(
+            f"an integer of {len(text.lstrip('-'))} digits is longer than the {MAX_DIGITS} accepted"
+        )
     return int(text)
 
 
@@ -87,9 +89,7 @@ def _no_constant(name: str):
 
 def _load_json(text: str):
     """The document held by JSON ``text``, read strictly (see the module's documentation)."""
-    return json.loads(
-        text, object_pairs_hook=_unique_keys, parse_int=_short_int, parse_constant=_no_constant
-    )
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_int=_short_int, parse_constant=_no_constant)
 
 
 def _unpaired_surrogate(value) -> bool:
