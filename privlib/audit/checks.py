@@ -107,6 +107,7 @@ def _corrupt_errors() -> tuple[type[Exception], ...]:
 
 
 _CORRUPT = _corrupt_errors()
+_CORRUPT_TAR: tuple[type[Exception], ...] = (*_CORRUPT, tarfile.TarError)
 
 
 def _zip_member(path: Path):
@@ -195,7 +196,7 @@ def _tar_member_bytes(path: Path) -> int | None:
         with tarfile.open(path, "r:*") as archive:
             first = archive.next()
             second = archive.next() if first is not None else None
-    except (*_CORRUPT, tarfile.TarError):
+    except _CORRUPT_TAR:
         return None  # not a tar archive as its name says: the reader names that problem
     if first is None or second is not None or not first.isfile():
         held = "no file" if first is None else "several entries" if second is not None else "no regular file"
