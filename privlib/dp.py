@@ -369,6 +369,11 @@ def bounds_of(public: pd.DataFrame) -> dict:
     return out
 
 
+#: Largest public bound of a numeric column in absolute value: the audit refuses data of this size
+#: too, and bins between -1e308 and 1e308 are wider than any float (their centres are infinite).
+MAX_BOUND = 1e100
+
+
 def _check_bounds(bounds, data: pd.DataFrame) -> dict:
     if bounds is None:
         return {}
@@ -387,8 +392,11 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
             low, high = (float(v) for v in pair)
         except (TypeError, ValueError):
             raise PrivlibError(f"`bounds[{column!r}]` must be a (low, high) pair of numbers.") from None
-        if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise PrivlibError(f"`bounds[{column!r}]` must have finite low < high.")
+        if not (-MAX_BOUND < low < high < MAX_BOUND):
+            raise PrivlibError(
+                f"`bounds[{column!r}]` must have low < high, both within +-{MAX_BOUND:.0e} (a bin "
+                "wider than the largest float holds no number)."
+            )
         out[column] = (low, high)
     return out
 

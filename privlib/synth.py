@@ -89,6 +89,10 @@ __all__ = [
 #: kind.
 MAX_NOISE = 10.0
 
+#: Most rows :meth:`sample` draws: a billion rows of one column is 8 GB already; numpy itself
+#: refuses arrays past 2**63 bytes with a ValueError.
+MAX_SAMPLE_ROWS = 10**9
+
 #: Largest ``min_samples_leaf`` of :class:`SequentialTrees`: a leaf of at least as many records as
 #: the training data is one leaf (the column's own distribution), so a billion takes nothing away,
 #: and scikit-learn keeps the value in a 64-bit integer that 1e29 overflows.
@@ -262,8 +266,8 @@ class _Synthesizer:
             )
         if n is None:
             n = self.n_train_
-        elif isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise PrivlibError(f"`n` must be a positive integer or None, got {n!r}.")
+        else:
+            check_value(n, "n", [Integer(low=1, high=MAX_SAMPLE_ROWS)])
         try:
             out = self._sample(int(n), _rng(random_state))
         except MemoryError:

@@ -345,6 +345,16 @@ def test_the_settings_at_their_bounds_still_give_a_table_of_the_inputs_kind():
         assert np.isfinite(out["pay"]).all(), name
 
 
+def test_sizes_no_float_or_array_holds_are_refused():
+    table = _rows()
+    # bins between -1e308 and 1e308 are wider than the largest float: their centres were inf
+    with pytest.raises(PrivlibError, match=r"`bounds\['pay'\]` must have low < high, both within \+-1e\+100"):
+        dp.MST(bounds={"pay": (-1e308, 1e308)}, random_state=0).fit(table)
+    # numpy refused these with a ValueError ("Maximum allowed dimension exceeded")
+    with pytest.raises(ParameterError, match="`n` must be a whole number >= 1 and <= 1000000000"):
+        synth.Copy().fit(table).sample(10**30)
+
+
 def test_values_beyond_a_columns_type_are_refused_not_wrapped():
     for like, values in [
         (pd.Series([], dtype="int64", name="n"), [1.0, 1e30]),  # beyond 2**63
