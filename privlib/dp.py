@@ -108,8 +108,8 @@ __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
 # Privacy accounting
 # --------------------------------------------------------------------------------------------
 #: Largest epsilon the kit accounts for: at 100 an attack may be e**100 times surer of a record's
-#: presence, a guarantee that bounds nothing (deployed releases stay near or below 20), and the
-#: accounting's exponentials overflow a little further (e**710).
+#: presence, a guarantee that bounds nothing (the US Census Bureau's 2020 redistricting data spent
+#: about 20 in all), and the accounting's exponentials overflow a little further (e**710).
 MAX_EPSILON = 100.0
 
 #: Largest zCDP budget rho: past the rho of epsilon = 100, and small enough for the accounting.

@@ -239,7 +239,7 @@ class _Synthesizer:
         except MemoryError:
             raise PrivlibError(
                 f"fitting {type(self).__name__} to {len(data):,} rows x {data.shape[1]} columns ran out "
-                "of memory; fit it to a sample of the rows or to fewer columns."
+                "of memory; fit it to fewer rows (n_train of a params file) or fewer columns."
             ) from None
         self.n_train_ = len(data)  # set last: its presence marks a fitted synthesizer
         return self

@@ -211,8 +211,8 @@ def _read(source: Source, label: str, limits: _Limits, like=None, schema=None) -
         except MemoryError:
             raise PrivlibError(
                 f"file {str(source)!r} ({label}) does not fit in memory once read; lower "
-                f"--max-input-mb (now {limits.max_input_mb:,}) so such files are refused before "
-                "they are read, or audit a sample of the table."
+                f"--max-input-mb (max_input_mb, now {limits.max_input_mb:,}) so such files are refused "
+                "before they are read, or audit a sample of the table."
             ) from None
         check_names(frame, label)
         check_whole_numbers(frame, label)
