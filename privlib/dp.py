@@ -99,6 +99,7 @@ from scipy import optimize
 from privlib.errors import PrivlibError
 from privlib.schema import check_frame, numeric_values, restore_numeric
 from privlib.synth import _check_number, _rng, _Synthesizer
+from privlib.validation import Integer, Number
 
 __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
 
@@ -106,10 +107,26 @@ __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]
 # --------------------------------------------------------------------------------------------
 # Privacy accounting
 # --------------------------------------------------------------------------------------------
+#: Largest epsilon the kit accounts for: at 100 an attack may be e**100 times surer of a record's
+#: presence, a guarantee that bounds nothing (the US Census Bureau's 2020 redistricting data spent
+#: about 20 in all), and the accounting's exponentials overflow a little further (e**710).
+MAX_EPSILON = 100.0
+
+#: Largest zCDP budget rho: past the rho of epsilon = 100, and small enough for the accounting.
+MAX_RHO = 10_000.0
+
+#: Smallest epsilon :class:`MST` spends: at 1e-4 (delta 1e-9) the noise on a single count already
+#: has a standard deviation near 68,000, so the release is noise for any table the kit reads, and
+#: near 1e-150 the budget rounds to zero.
+MIN_EPSILON = 1e-4
+
+#: Past this group budget (records times epsilon) ``e**epsilon`` overflows, and the AUC bound is 1
+#: to float precision well before (1 / (1 + e**-40) is already 1.0).
+_SATURATED = 700.0
+
+
 def _check_epsilon_delta(epsilon, delta):
-    _check_number(epsilon, "epsilon", low=0.0, low_open=True)
-    if not math.isfinite(epsilon):
-        raise PrivlibError(f"`epsilon` must be a finite number > 0, got {epsilon!r}.")
+    _check_number(epsilon, "epsilon", low=0.0, high=MAX_EPSILON, low_open=True)
     _check_number(delta, "delta", low=0.0, high=1.0, low_open=True)
     if delta >= 1:
         raise PrivlibError(f"`delta` must lie strictly between 0 and 1, got {delta!r}.")
@@ -141,8 +158,8 @@ def cdp_delta(rho: float, epsilon: float) -> float:
     >>> round(cdp_delta(0.1, 1.0), 5)
     0.00893
     """
-    _check_number(rho, "rho", low=0.0)
-    _check_number(epsilon, "epsilon", low=0.0, low_open=True)
+    _check_number(rho, "rho", low=0.0, high=MAX_RHO)
+    _check_number(epsilon, "epsilon", low=0.0, high=MAX_EPSILON, low_open=True)
     if rho == 0:
         return 0.0
 
@@ -221,10 +238,12 @@ def max_attack_auc(epsilon: float, delta: float = 0.0, records: int = 1) -> floa
     >>> round(max_attack_auc(1.0, records=2), 4)  # e**2 / (1 + e**2)
     0.8808
     """
-    _check_number(epsilon, "epsilon", low=0.0)
+    _check_number(epsilon, "epsilon", low=0.0, high=MAX_EPSILON)
     _check_number(delta, "delta", low=0.0, high=1.0)
     if isinstance(records, bool) or not isinstance(records, numbers.Integral) or records < 1:
         raise PrivlibError(f"`records` must be a whole number >= 1, got {records!r}.")
+    if records * epsilon > _SATURATED:
+        return 1.0
     delta = min(1.0, delta * sum(math.exp(step * epsilon) for step in range(records)))
     epsilon = records * epsilon
     if delta == 0:
@@ -350,6 +369,11 @@ def bounds_of(public: pd.DataFrame) -> dict:
     return out
 
 
+#: Largest public bound of a numeric column in absolute value: the audit refuses data of this size
+#: too, and bins between -1e308 and 1e308 are wider than any float (their centres are infinite).
+MAX_BOUND = 1e100
+
+
 def _check_bounds(bounds, data: pd.DataFrame) -> dict:
     if bounds is None:
         return {}
@@ -368,8 +392,11 @@ def _check_bounds(bounds, data: pd.DataFrame) -> dict:
             low, high = (float(v) for v in pair)
         except (TypeError, ValueError):
             raise PrivlibError(f"`bounds[{column!r}]` must be a (low, high) pair of numbers.") from None
-        if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise PrivlibError(f"`bounds[{column!r}]` must have finite low < high.")
+        if not (-MAX_BOUND < low < high < MAX_BOUND):
+            raise PrivlibError(
+                f"`bounds[{column!r}]` must have low < high, both within +-{MAX_BOUND:.0e} (a bin "
+                "wider than the largest float holds no number)."
+            )
         out[column] = (low, high)
     return out
 
@@ -392,7 +419,7 @@ class MST(_Synthesizer):
     Parameters
     ----------
     epsilon : float, default 1.0
-        The DP epsilon, ``> 0``; smaller is more private.
+        The DP epsilon, from :data:`MIN_EPSILON` to :data:`MAX_EPSILON`; smaller is more private.
     delta : float, default 1e-9
         The DP delta, strictly between 0 and 1 (private-pgm's default for MST); it should be far
         below one over the number of records.
@@ -427,6 +454,12 @@ class MST(_Synthesizer):
     (['age', 'sex'], ['int64', 'category'])
     """
 
+    _constraints = {
+        "epsilon": [Number(low=MIN_EPSILON, high=MAX_EPSILON)],
+        "delta": [Number(low=0, high=1, closed="neither")],
+        "n_bins": [Integer(low=2, high=MAX_BINS)],
+    }
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -440,18 +473,6 @@ class MST(_Synthesizer):
         self.n_bins = n_bins
         self.bounds = bounds
         self.random_state = random_state
-
-    def _check_params(self):
-        _check_epsilon_delta(self.epsilon, self.delta)
-        n_bins = self.n_bins
-        if (
-            isinstance(n_bins, bool)
-            or not isinstance(n_bins, numbers.Integral)
-            or not 2 <= n_bins <= MAX_BINS
-        ):
-            raise PrivlibError(
-                f"`n_bins` must be a whole number from 2 to {MAX_BINS}, got {str(n_bins)[:40]}."
-            )
 
     def _fit(self, data):
         rng = _rng(self.random_state)

@@ -297,20 +297,39 @@ def numeric_values(series: pd.Series) -> np.ndarray:
 
 
 def restore_numeric(values: np.ndarray, like: pd.Series) -> pd.Series:
-    """Turn float values back into the dtype of ``like`` (rounding for integers and dates)."""
+    """Turn float values back into the dtype of ``like`` (rounding for integers and dates).
+
+    Raises
+    ------
+    PrivlibError
+        When a value lies beyond what the dtype holds (a date past the calendar pandas keeps, an
+        integer beyond its width): a generator drew values of another kind than the column's.
+    """
     values = np.asarray(values, dtype="float64")
     dtype = like.dtype
-    if pd.api.types.is_datetime64_any_dtype(dtype):
-        days = np.round(values)
-        out = pd.to_datetime(days, unit="D", origin="unix")
-        return pd.Series(out, name=like.name).astype(dtype)
-    if pd.api.types.is_integer_dtype(dtype):
-        if np.isnan(values).any():
-            return pd.Series(np.round(values), name=like.name).astype("Int64")
-        # A nullable integer dtype (Int64, UInt8...) is pandas', which numpy's astype cannot take.
-        if not isinstance(dtype, np.dtype):
-            return pd.Series(np.round(values), name=like.name).astype(dtype)
-        return pd.Series(np.round(values).astype(dtype), name=like.name)
+    try:
+        if pd.api.types.is_datetime64_any_dtype(dtype):
+            days = np.round(values)
+            out = pd.to_datetime(days, unit="D", origin="unix")
+            return pd.Series(out, name=like.name).astype(dtype)
+        if pd.api.types.is_integer_dtype(dtype):
+            info = np.iinfo(dtype.numpy_dtype if hasattr(dtype, "numpy_dtype") else dtype)
+            finite = values[np.isfinite(values)]
+            if np.isinf(values).any() or (
+                finite.size and (finite.min() < info.min or finite.max() > info.max)
+            ):
+                raise OverflowError
+            if np.isnan(values).any():
+                return pd.Series(np.round(values), name=like.name).astype("Int64")
+            # A nullable integer dtype (Int64, UInt8...) is pandas', which numpy's astype cannot take.
+            if not isinstance(dtype, np.dtype):
+                return pd.Series(np.round(values), name=like.name).astype(dtype)
+            return pd.Series(np.round(values).astype(dtype), name=like.name)
+    except (OverflowError, pd.errors.OutOfBoundsDatetime):
+        raise PrivlibError(
+            f"the values drawn for column {like.name!r} lie beyond what its type ({dtype}) holds; "
+            "lower the generator's noise (noise_scale, bandwidth)."
+        ) from None
     return pd.Series(values, name=like.name).astype(dtype)
 
 

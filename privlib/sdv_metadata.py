@@ -17,11 +17,22 @@ distance meaningless.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Mapping
 
 from privlib.errors import PrivlibError
 
-__all__ = ["SDTYPE_KINDS", "IDENTIFIER", "PERSONAL", "is_sdv_metadata", "schema_from_sdv", "left_out_notes"]
+__all__ = [
+    "SDTYPE_KINDS",
+    "BASIC_SDTYPES",
+    "IDENTIFIER",
+    "check_sdtype",
+    "PERSONAL",
+    "is_sdv_metadata",
+    "schema_from_sdv",
+    "left_out_notes",
+]
 
 #: The kit's kind for each SDV sdtype that describes a variable.
 SDTYPE_KINDS = {
@@ -30,6 +41,14 @@ SDTYPE_KINDS = {
     "boolean": "categorical",
     "datetime": "date",
 }
+
+#: SDV's sdtypes that are not personal information: the kit's kinds, an identifier, and a column
+#: SDV could not type (``unknown``, left out as personal information, as SDV anonymises it).
+BASIC_SDTYPES = (*SDTYPE_KINDS, "id", "unknown")
+
+#: How a personal-information sdtype is written: the name of a Faker function, such as ``email``,
+#: ``phone_number`` or ``ssn`` (SDV accepts any; lowercase letters, digits and underscores).
+_PII_SDTYPE = re.compile(r"[a-z][a-z0-9_]*")
 
 #: Why a column is left out: it identifies a record (sdtype ``id``, primary or alternate key).
 IDENTIFIER = "an identifier (SDV sdtype id or key)"
@@ -69,6 +88,44 @@ def _why_left_out(column: str, entry: Mapping, keys: set) -> str | None:
     return None
 
 
+def check_sdtype(sdtype: str, where: str) -> None:
+    """Refuse an sdtype that is a slip for one of :data:`BASIC_SDTYPES` (``"Numerical"``,
+    ``"categorical "``, ``"categorial"``) or cannot be a Faker function's name: read as personal
+    information, the column would leave every measure without a word."""
+    if sdtype in BASIC_SDTYPES:
+        return
+    written = sdtype.strip().lower()
+    close = difflib.get_close_matches(written, BASIC_SDTYPES, n=2, cutoff=0.8)
+    if not close and written != sdtype and _PII_SDTYPE.fullmatch(written):
+        close = [written]  # "Email": a personal-information sdtype, written in lowercase
+    if close or not _PII_SDTYPE.fullmatch(sdtype):
+        suggestion = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        raise PrivlibError(
+            f"{where}: unknown sdtype {sdtype[:40]!r}; {suggestion}give one of {list(BASIC_SDTYPES)} "
+            "or a personal-information sdtype (a Faker name such as 'email')."
+        )
+
+
+def _keys(table: Mapping, columns: Mapping, where: str) -> set:
+    """The primary and alternate keys, after checking each is the name of a column."""
+    primary = table.get("primary_key")
+    alternate = table.get("alternate_keys")
+    alternate = [] if alternate is None else [alternate] if isinstance(alternate, str) else alternate
+    named = [("primary_key", primary)] if primary is not None else []
+    if not isinstance(alternate, list):
+        raise PrivlibError(f"{where}: `alternate_keys` must be a list of column names.")
+    named += [("alternate_keys", key) for key in alternate]
+    for field, key in named:
+        if not isinstance(key, str):
+            raise PrivlibError(
+                f"{where}: `{field}` must name one column (a text), got a {type(key).__name__}; "
+                "the audit reads single-column keys."
+            )
+        if key not in columns:
+            raise PrivlibError(f"{where}: `{field}` names {key[:60]!r}, which is not in its `columns`.")
+    return {key for _, key in named}
+
+
 def schema_from_sdv(document, path) -> dict:
     """The audit's schema (:func:`privlib.audit.metadata.read_schema`'s form) from SDV metadata:
     ``{column: {"kind", "categories", "range", "left_out"}}``, where ``left_out`` says why a
@@ -78,14 +135,15 @@ def schema_from_sdv(document, path) -> dict:
     columns = table.get("columns") if isinstance(table, Mapping) else None
     if not isinstance(columns, Mapping) or not columns:
         raise PrivlibError(f'{where} has no `columns`; map each column to {{"sdtype": ...}}.')
-    alternate = table.get("alternate_keys") or []
-    keys = {table.get("primary_key"), *(alternate if isinstance(alternate, list) else [alternate])}
-    out = {}
     for column, entry in columns.items():
         if not isinstance(entry, Mapping) or not isinstance(entry.get("sdtype"), str):
             raise PrivlibError(
                 f"{where}, column {column!r}: give its `sdtype` (numerical, categorical, ...)."
             )
+        check_sdtype(entry["sdtype"], f"{where}, column {column!r}")
+    keys = _keys(table, columns, where)
+    out = {}
+    for column, entry in columns.items():
         left_out = _why_left_out(str(column), entry, keys)
         out[str(column)] = {
             "kind": None if left_out else SDTYPE_KINDS[entry["sdtype"]],

@@ -67,6 +67,7 @@ from privlib.schema import (
     numeric_values,
     restore_numeric,
 )
+from privlib.validation import Integer, Number, check_value
 
 __all__ = [
     "Copy",
@@ -80,6 +81,22 @@ __all__ = [
     "make",
     "synthesize",
 ]
+
+#: Largest ``noise_scale`` of :class:`AdditiveNoise` and ``bandwidth`` of :class:`ParzenWindows`,
+#: in standard deviations of each column: at ten the noise swamps every record (a categorical
+#: one-hot of 1 under noise of 10 is redrawn almost at random), so a larger value makes no other
+#: lesson, only values beyond the range of dates and integers, which are no table of the input's
+#: kind.
+MAX_NOISE = 10.0
+
+#: Most rows :meth:`sample` draws: a billion rows of one column is 8 GB already; numpy itself
+#: refuses arrays past 2**63 bytes with a ValueError.
+MAX_SAMPLE_ROWS = 10**9
+
+#: Largest ``min_samples_leaf`` of :class:`SequentialTrees`: a leaf of at least as many records as
+#: the training data is one leaf (the column's own distribution), so a billion takes nothing away,
+#: and scikit-learn keeps the value in a 64-bit integer that 1e29 overflows.
+MAX_LEAF = 10**9
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,8 +233,14 @@ class _Synthesizer:
         data = check_frame(df, "data", reject_constant=True).reset_index(drop=True)
         self.columns_ = list(data.columns)
         self.data_ = data
-        self.table_ = _Table.fit(data)
-        self._fit(data)
+        try:
+            self.table_ = _Table.fit(data)
+            self._fit(data)
+        except MemoryError:
+            raise PrivlibError(
+                f"fitting {type(self).__name__} to {len(data):,} rows x {data.shape[1]} columns ran out "
+                "of memory; fit it to fewer rows (n_train of a params file) or fewer columns."
+            ) from None
         self.n_train_ = len(data)  # set last: its presence marks a fitted synthesizer
         return self
 
@@ -243,14 +266,25 @@ class _Synthesizer:
             )
         if n is None:
             n = self.n_train_
-        elif isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise PrivlibError(f"`n` must be a positive integer or None, got {n!r}.")
-        out = self._sample(int(n), _rng(random_state))
+        else:
+            check_value(n, "n", [Integer(low=1, high=MAX_SAMPLE_ROWS)])
+        try:
+            out = self._sample(int(n), _rng(random_state))
+        except MemoryError:
+            raise PrivlibError(
+                f"drawing {int(n):,} rows from {type(self).__name__} ran out of memory; lower `n` "
+                "(the synthesizer's number of rows)."
+            ) from None
         out.index = pd.RangeIndex(int(n))
         return out
 
+    #: The declared constraints of the hyper-parameters (:mod:`privlib.validation`), by name.
+    _constraints: dict = {}
+
     def _check_params(self):
         """Validate the hyper-parameters (called by ``fit``, as scikit-learn does)."""
+        for name, accepted in self._constraints.items():
+            check_value(getattr(self, name), name, accepted)
 
     def _fit(self, data: pd.DataFrame):
         """Learn what the method needs beyond ``data_`` and its encoding ``table_``."""
@@ -294,7 +328,8 @@ class AdditiveNoise(_Synthesizer):
     Parameters
     ----------
     noise_scale : float, default 0.1
-        Noise standard deviation as a multiple of each numeric column's standard deviation.
+        Noise standard deviation as a multiple of each numeric column's standard deviation,
+        from 0 to :data:`MAX_NOISE`.
     flip_prob : float, default 0.05
         Probability that a categorical value is re-drawn, in [0, 1].
 
@@ -304,13 +339,11 @@ class AdditiveNoise(_Synthesizer):
     exposes almost completely.
     """
 
+    _constraints = {"noise_scale": [Number(low=0, high=MAX_NOISE)], "flip_prob": [Number(low=0, high=1)]}
+
     def __init__(self, noise_scale: float = 0.1, flip_prob: float = 0.05):
         self.noise_scale = noise_scale
         self.flip_prob = flip_prob
-
-    def _check_params(self):
-        _check_number(self.noise_scale, "noise_scale", low=0.0)
-        _check_number(self.flip_prob, "flip_prob", low=0.0, high=1.0)
 
     def _fit(self, data):
         self.sd_ = np.nanstd(self.table_.matrix, axis=0, ddof=1)
@@ -422,7 +455,7 @@ class ParzenWindows(_Synthesizer):
     Parameters
     ----------
     bandwidth : float, default 0.1
-        Kernel standard deviation in standardised units; must be positive.
+        Kernel standard deviation in standardised units; positive, at most :data:`MAX_NOISE`.
 
     References
     ----------
@@ -431,11 +464,10 @@ class ParzenWindows(_Synthesizer):
     under-fitted.
     """
 
+    _constraints = {"bandwidth": [Number(low=0, high=MAX_NOISE, closed="right")]}
+
     def __init__(self, bandwidth: float = 0.1):
         self.bandwidth = bandwidth
-
-    def _check_params(self):
-        _check_number(self.bandwidth, "bandwidth", low=0.0, low_open=True)
 
     def _fit(self, data):
         train = self.table_.matrix
@@ -530,7 +562,7 @@ class SequentialTrees(_Synthesizer):
     ----------
     min_samples_leaf : int, default 5
         Fewest training records in a leaf (synthpop's ``minbucket``). Small leaves copy more
-        of the training data; large leaves smooth it.
+        of the training data; large leaves smooth it. From 1 to :data:`MAX_LEAF`.
     synthesize : list of str, optional
         Synthesize only these columns and keep the others unchanged (partially synthetic data):
         row i of the sample is then the synthetic version of training row i, and ``n`` must be
@@ -562,15 +594,12 @@ class SequentialTrees(_Synthesizer):
     True
     """
 
+    _constraints = {"min_samples_leaf": [Integer(low=1, high=MAX_LEAF)]}
+
     def __init__(self, min_samples_leaf: int = 5, synthesize=None, visit_order=None):
         self.min_samples_leaf = min_samples_leaf
         self.synthesize = synthesize
         self.visit_order = visit_order
-
-    def _check_params(self):
-        leaf = self.min_samples_leaf
-        if isinstance(leaf, bool) or not isinstance(leaf, numbers.Integral) or leaf < 1:
-            raise PrivlibError(f"`min_samples_leaf` must be a positive integer, got {leaf!r}.")
 
     def _plan(self, data: pd.DataFrame) -> tuple[list, list]:
         """Return (kept columns, synthesized columns in visiting order) after checking both."""

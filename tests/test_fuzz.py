@@ -799,10 +799,21 @@ def test_thousands_separators_are_named_as_the_cause(tables, tmp_path):
 @pytest.mark.parametrize(
     "name, params, words",
     [
-        ("MST", {"n_bins": 300_000_000}, "`n_bins` must be a whole number from 2 to 1000"),
-        ("SequentialTrees", {"min_samples_leaf": 0}, "`min_samples_leaf` must be a positive integer"),
+        ("MST", {"n_bins": 300_000_000}, "`n_bins` must be a whole number >= 2 and <= 1000"),
+        ("SequentialTrees", {"min_samples_leaf": 0}, "`min_samples_leaf` must be a whole number >= 1"),
         ("OutlierCopies", {"base": "OutlierCopies"}, "`base` must be one of"),
-        ("AdditiveNoise", {"flip_prob": 2.0}, "`flip_prob` must lie in [0.0, 1.0]"),
+        ("AdditiveNoise", {"flip_prob": 2.0}, "`flip_prob` must be a number >= 0 and <= 1"),
+        # values that passed the checks and then overflowed (issue 47): a C integer, a budget
+        # that rounds to zero, an exponential, noise beyond the range of dates and integers
+        (
+            "SequentialTrees",
+            {"min_samples_leaf": 10**29},
+            "`min_samples_leaf` must be a whole number >= 1 and <= 1000000000",
+        ),
+        ("MST", {"epsilon": 1e-300}, "`epsilon` must be a number >= 0.0001 and <= 100"),
+        ("MST", {"epsilon": 1e300}, "`epsilon` must be a number >= 0.0001 and <= 100"),
+        ("AdditiveNoise", {"noise_scale": 1e300}, "`noise_scale` must be a number >= 0 and <= 10"),
+        ("ParzenWindows", {"bandwidth": 1e300}, "`bandwidth` must be a number > 0 and <= 10"),
     ],
 )
 def test_synthesizers_check_their_parameters_when_made(name, params, words):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from input_bombs import parquet_bomb, sparse_tar_bomb
 
 from privlib.audit.checks import EXPANSION_FLOOR_MB, check_input_size
 from privlib.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED
@@ -195,9 +196,20 @@ def test_a_signal_while_waiting_for_the_scheduler_ends_the_run(signum, silent_se
 @pytest.mark.parametrize(
     "entry, words",
     [
-        ("{method: MST, params: {n_bins: 300000000}}", "`n_bins` must be a whole number from 2 to 1000"),
-        ("{method: MST, params: {n_bins: 1e27}}", "`n_bins` must be a whole number from 2 to 1000"),
-        ("{method: SequentialTrees, params: {min_samples_leaf: 0}}", "`min_samples_leaf` must be a positive"),
+        ("{method: MST, params: {n_bins: 300000000}}", "`n_bins` must be a whole number >= 2 and <= 1000"),
+        ("{method: MST, params: {n_bins: 1e27}}", "`n_bins` must be a whole number >= 2 and <= 1000"),
+        (
+            "{method: SequentialTrees, params: {min_samples_leaf: 0}}",
+            "`min_samples_leaf` must be a whole number",
+        ),
+        (
+            "{method: SequentialTrees, params: {min_samples_leaf: 100000000000000000000000000000}}",
+            "`min_samples_leaf` must be a whole number >= 1 and <= 1000000000",
+        ),
+        ("{method: MST, params: {epsilon: 1.0e-300}}", "`epsilon` must be a number >= 0.0001"),
+        ("{method: MST, params: {epsilon: 1.0e+300}}", "`epsilon` must be a number >= 0.0001"),
+        ("{method: AdditiveNoise, params: {noise_scale: 1.0e+300}}", "`noise_scale` must be a number"),
+        ("{method: ParzenWindows, params: {bandwidth: 1.0e+300}}", "`bandwidth` must be a number"),
         ("{method: OutlierCopies, params: {base: OutlierCopies}}", "`base` must be one of"),
     ],
 )
@@ -293,6 +305,87 @@ def test_a_plain_file_larger_than_the_limit_is_refused_unread(tmp_path):
         fh.truncate(3_000_001)  # a sparse file: its size, not its bytes
     with pytest.raises(PrivlibError, match="holds 3 MB, more than the input limit of 2 MB"):
         check_input_size(path, "big", max_input_mb=2, max_expansion=100)
+
+
+# --------------------------------------------------------------------------------------------
+# Every format measured before it is read (issue 47): the bombs under the memory cap
+# --------------------------------------------------------------------------------------------
+def _audit_of(train: Path, tmp_path: Path, synthetic: Path | None = None, *extra: str):
+    out = tmp_path / "out"
+    tables = {"train": train, "synthetic": synthetic or train}
+    return _finished(_audit(tables, out, *extra))
+
+
+def test_a_parquet_bomb_is_refused_under_the_memory_cap(tmp_path):
+    # 40 million rows of zeros in 4 columns: 0.7 MB stored, about 2.5 GB once read
+    status, err = _audit_of(parquet_bomb(tmp_path / "bomb.parquet"), tmp_path)
+    _one_refusal(status, err, "bomb.parquet", "40,000,000 rows x 4 columns", "--max-input-mb")
+
+
+def test_a_sparse_tar_bomb_is_refused_under_the_memory_cap(tmp_path):
+    # a 4 GB CSV, almost all of it a hole, in a 10 KB tar that pandas would read whole
+    status, err = _audit_of(sparse_tar_bomb(tmp_path, gigabytes=4), tmp_path)
+    _one_refusal(status, err, "bomb.tar", "expands beyond the input limit of 2,000 MB", "--max-input-mb")
+
+
+def test_zstandard_without_its_package_is_one_line(tables, tmp_path):
+    pytest.importorskip("pyarrow")  # the only way to write Zstandard here without the package
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("zstandard is installed: the file is read and measured instead")
+    path = tmp_path / "t.csv.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(60))
+    status, err = _audit_of(tables["train"], tmp_path, path)
+    _one_refusal(status, err, "t.csv.zst", "needs the zstandard package")
+
+
+@pytest.mark.parametrize(
+    "columns, words",
+    [
+        ({"age": "age", "sex": "s\u202eex", "pay": "pay"}, "column 2 of `train` has a name holding"),
+        ({"age": "age", "sex": "sex", "pay": "pay\x1f"}, "U+001F"),
+    ],
+)
+def test_a_hidden_character_in_a_name_is_one_line(columns, words, tables, tmp_path):
+    path = tmp_path / "named.csv"
+    pd.read_csv(tables["train"]).rename(columns=columns).to_csv(path, index=False)
+    status, err = _audit_of(path, tmp_path)
+    _one_refusal(status, err, words)
+
+
+@pytest.mark.parametrize(
+    "schema, words",
+    [
+        (
+            '{"METADATA_SPEC_VERSION": "SINGLE_TABLE_V1", "columns": {"age": {"sdtype": "Numerical"}}}',
+            "did you mean 'numerical'?",
+        ),
+        (
+            '{"METADATA_SPEC_VERSION": "SINGLE_TABLE_V1", "primary_key": ["age"], '
+            '"columns": {"age": {"sdtype": "id"}, "sex": {"sdtype": "categorical"}}}',
+            "`primary_key` must name one column",
+        ),
+        ("columns:\n  age: {kind: numeric}\n  age: {kind: date}\n", "the key 'age' is given twice"),
+    ],
+)
+def test_schema_slips_are_one_line(schema, words, tables, tmp_path):
+    path = tmp_path / "schema.json"
+    path.write_text(schema, encoding="utf-8")
+    status, err = _audit_of(tables["train"], tmp_path, tables["synthetic"], "--schema", str(path))
+    _one_refusal(status, err, words)
+
+
+def test_sampling_beyond_memory_names_the_setting_to_lower(tmp_path):
+    params = tmp_path / "p.yaml"
+    params.write_text("dataset: ce\nn_train: 200\nsynthesizers: [{method: GaussianCopula, n: 10000000}]\n")
+    run = _privlib("audit", "--params", str(params), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    status, err = _finished(run)
+    errors = [line for line in err if line.startswith("privlib: error: ")]
+    assert status == EXIT_BAD_INPUT and len(errors) == 1, (status, err)
+    assert "drawing 10,000,000 rows from GaussianCopula ran out of memory; lower `n`" in errors[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,12 +23,13 @@ report's first page. They catch inputs that would make a release look safer than
 from __future__ import annotations
 
 import bz2
-import contextlib
+import decimal
 import gzip
 import lzma
 import math
 import os
 import re
+import tarfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -47,6 +48,8 @@ __all__ = [
     "check_header",
     "check_input_size",
     "check_labels",
+    "check_names",
+    "as_numbers",
     "check_numbers",
     "check_holdout",
     "new_categories",
@@ -72,6 +75,74 @@ _CHUNK = 1 << 20
 
 _MB = 1_000_000
 
+#: Bytes a value of a Parquet column is counted for when the table is estimated from its footer:
+#: 16 for a number or date (pandas holds one 64-bit value per cell, and Arrow another while it
+#: converts), 64 for a text or bytes value (a pointer plus a small Python string object, about
+#: 50 bytes before its characters). Counted per row, not from the stored bytes, because a column
+#: of one repeated value is stored in a few bytes (dictionary and run-length encoding) whatever
+#: its length.
+_PARQUET_CELL_BYTES = {"fixed": 16, "text": 64}
+
+#: ZIP compression methods Python reads (stored, deflate, bzip2, lzma); others (AES, method 99;
+#: deflate64; ...) are refused by name.
+_ZIP_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
+
+#: Name endings pandas reads as a tar archive holding one table (as ``pandas.read_csv`` infers).
+_TAR_ENDINGS = (".tar", ".tar.gz", ".tar.bz2", ".tar.xz")
+
+_FIX = (
+    "if it is a real table, raise the limit (--max-input-mb, --max-expansion, or the same "
+    "settings of a params file or AuditSpec)"
+)
+
+
+def _corrupt_errors() -> tuple[type[Exception], ...]:
+    """What a stream that is not compressed as its name says raises, by format."""
+    errors: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+    try:
+        import zstandard
+    except ImportError:
+        return errors
+    return (*errors, zstandard.ZstdError)
+
+
+_CORRUPT = _corrupt_errors()
+_CORRUPT_TAR: tuple[type[Exception], ...] = (*_CORRUPT, tarfile.TarError)
+
+
+def _zip_member(path: Path):
+    """The one member of a ZIP archive, opened, after refusing an archive of several files, an
+    encrypted one, or one compressed by a method Python cannot read."""
+    archive = zipfile.ZipFile(path)
+    members = archive.infolist()
+    refusal = None
+    if len(members) != 1:
+        refusal = f"is a ZIP archive of {len(members)} files; it must hold one table"
+    elif members[0].flag_bits & 0x1:
+        refusal = "is an encrypted ZIP archive; give the table unencrypted (and send it safely)"
+    elif members[0].compress_type not in _ZIP_METHODS:
+        refusal = (
+            f"is a ZIP archive compressed by method {members[0].compress_type}, which cannot be "
+            "read; compress it with plain zip (deflate), gzip or xz"
+        )
+    if refusal:
+        archive.close()
+        raise PrivlibError(f"file {str(path)!r} {refusal}.")
+    return archive.open(members[0])
+
+
+def _zstd(path: Path):
+    """A stream of a Zstandard file's decompressed bytes, or a refusal when ``zstandard`` (which
+    pandas needs to read it) is missing."""
+    try:
+        import zstandard
+    except ImportError:
+        raise PrivlibError(
+            f"file {str(path)!r} is compressed with Zstandard, which needs the zstandard package: "
+            "pip install zstandard, or decompress it (zstd -d) or compress it with gzip."
+        ) from None
+    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+
 
 def _decompressed(path: Path):
     """A binary stream of the file's decompressed bytes, by its name's ending (as pandas reads it),
@@ -84,26 +155,56 @@ def _decompressed(path: Path):
     if suffix == ".xz":
         return lzma.open(path, "rb")
     if suffix == ".zip":
-        archive = zipfile.ZipFile(path)
-        members = archive.infolist()
-        if len(members) != 1:
-            archive.close()
-            raise PrivlibError(
-                f"file {str(path)!r} is a ZIP archive of {len(members)} files; it must hold one table."
-            )
-        return archive.open(members[0])
+        return _zip_member(path)
+    if suffix == ".zst":
+        return _zstd(path)
     return None
 
 
-def _parquet_bytes(path: Path) -> int | None:
-    """The bytes the row groups of a Parquet file take once decompressed (from its footer), or
-    None when it cannot be told (no pyarrow, or not Parquet: the reader refuses it then)."""
-    with contextlib.suppress(Exception):
+def _parquet_size(path: Path) -> tuple[int, int, int, int] | None:
+    """From a Parquet file's footer: its rows, its columns, the bytes its table takes once read
+    (rows times :data:`_PARQUET_CELL_BYTES` per column) and the bytes its pages take once
+    decompressed; None when it cannot be told (no pyarrow, or not Parquet: the reader refuses it
+    then)."""
+    try:
         import pyarrow.parquet as pq
-
+        import pyarrow.types as pt
+    except ImportError:
+        return None
+    try:
         metadata = pq.read_metadata(path)
-        return sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
-    return None
+        schema = metadata.schema.to_arrow_schema()
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return None
+    per_row = 0
+    for column in schema:
+        kind = column.type.value_type if pt.is_dictionary(column.type) else column.type
+        fixed = pt.is_integer(kind) or pt.is_floating(kind) or pt.is_temporal(kind) or pt.is_boolean(kind)
+        per_row += _PARQUET_CELL_BYTES["fixed" if fixed else "text"]
+    pages = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    return metadata.num_rows, len(schema), max(metadata.num_rows * per_row, pages), pages
+
+
+def _tar_member_bytes(path: Path) -> int | None:
+    """The size of the one table in a tar archive (as its header states it, which for a sparse
+    file is the size it expands to), or None for a file that is not a tar archive; refuses an
+    archive that holds anything but one regular file. Reads two headers at most: an archive of
+    millions of empty entries costs no memory."""
+    if not path.name.lower().endswith(_TAR_ENDINGS):
+        return None
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            first = archive.next()
+            second = archive.next() if first is not None else None
+    except _CORRUPT_TAR:
+        return None  # not a tar archive as its name says: the reader names that problem
+    if first is None or second is not None or not first.isfile():
+        held = "no file" if first is None else "several entries" if second is not None else "no regular file"
+        raise PrivlibError(
+            f"file {str(path)!r} is a tar archive of {held}; it must hold one table (one regular "
+            "file): extract the table and give it, or compress it with gzip."
+        )
+    return first.size
 
 
 def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int) -> None:
@@ -111,48 +212,60 @@ def check_input_size(path, label: str, *, max_input_mb: int, max_expansion: int)
     compressed one that expands more than ``max_expansion`` times (beyond
     :data:`EXPANSION_FLOOR_MB`), before anything parses it.
 
-    A compressed file is decompressed as a stream, a megabyte at a time, and the count stops at
-    the first limit passed: a decompression bomb is refused in the time and memory of reading
-    its first hundred megabytes, never of its expansion."""
+    A compressed file (gzip, bz2, xz, ZIP, Zstandard) is decompressed as a stream, a megabyte at a
+    time, and the count stops at the first limit passed: a decompression bomb is refused in the
+    time and memory of reading its first hundred megabytes, never of its expansion. A tar archive
+    is measured by the size its header gives its one member (a sparse file of gigabytes takes a
+    few kilobytes of archive), a Parquet file by its rows and columns (from its footer), whatever
+    its encoding."""
     path = Path(path)
     stored = os.stat(path).st_size
-    fix = (
-        "if it is a real table, raise the limit (--max-input-mb, --max-expansion, or the same "
-        "settings of a params file or AuditSpec)"
-    )
     if stored > max_input_mb * _MB:
         raise PrivlibError(
             f"file {str(path)!r} ({label}) holds {stored / _MB:,.0f} MB, more than the input limit "
-            f"of {max_input_mb:,} MB; {fix}."
+            f"of {max_input_mb:,} MB; {_FIX}."
         )
     if path.suffix.lower() in (".parquet", ".pq"):
-        expanded = _parquet_bytes(path)
-        if expanded is not None:
-            _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix)
+        size = _parquet_size(path)
+        if size is None:
+            return
+        rows, columns, read, pages = size
+        # the ratio is the pages' decompression; the table read from them is held to the size
+        # limit only, since a column of a few codes is encoded hundreds of times smaller than it
+        # is read and is no bomb for that
+        _check_expansion(path, label, stored, pages, max_input_mb, max_expansion)
+        if read > max_input_mb * _MB:
+            raise PrivlibError(
+                f"file {str(path)!r} ({label}) holds {rows:,} rows x {columns:,} columns, about "
+                f"{read / _MB:,.0f} MB once read, more than the input limit of {max_input_mb:,} MB; "
+                f"{_FIX}."
+            )
         return
     try:
         stream = _decompressed(path)
-        if stream is None:
-            return
-        expanded = 0
-        with stream:
-            for block in iter(lambda: stream.read(_CHUNK), b""):
-                expanded += len(block)
-                _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile):
+        if stream is not None:
+            expanded = 0
+            with stream:
+                for block in iter(lambda: stream.read(_CHUNK), b""):
+                    expanded += len(block)
+                    _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion)
+    except _CORRUPT:
         return  # not compressed as its name says: the reader names that problem
+    member = _tar_member_bytes(path)
+    if member is not None:
+        _check_expansion(path, label, stored, member, max_input_mb, max_expansion)
 
 
-def _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion, fix) -> None:
+def _check_expansion(path, label, stored, expanded, max_input_mb, max_expansion) -> None:
     if expanded > max_input_mb * _MB:
         raise PrivlibError(
             f"file {str(path)!r} ({label}) expands beyond the input limit of {max_input_mb:,} MB "
-            f"when decompressed; {fix}."
+            f"when decompressed; {_FIX}."
         )
     if expanded > EXPANSION_FLOOR_MB * _MB and expanded > max_expansion * max(stored, 1):
         raise PrivlibError(
             f"file {str(path)!r} ({label}) expands more than {max_expansion:,} times when "
-            f"decompressed ({stored / _MB:,.1f} MB stored), as a decompression bomb does; {fix}."
+            f"decompressed ({stored / _MB:,.1f} MB stored), as a decompression bomb does; {_FIX}."
         )
 
 
@@ -195,6 +308,46 @@ def check_labels(frame: pd.DataFrame, label: str) -> None:
             f"`{label}` has {len(repeated)} column label(s) used more than once (e.g. "
             f"{str(repeated[0])!r}); give every column a distinct label."
         )
+
+
+#: Characters refused in a column name: control characters (NUL, line breaks, ...), the Unicode
+#: line and paragraph separators, and the bidirectional controls, which make a name display as
+#: another (U+202E turns "gpj.exe" around) in the report and the notebook.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def check_names(frame: pd.DataFrame, label: str) -> None:
+    """Refuse a column name holding a control or bidirectional-control character (named by its
+    code point and the column's position, never shown)."""
+    for position, name in enumerate(frame.columns, 1):
+        hidden = _HIDDEN.search(str(name))
+        if hidden:
+            raise PrivlibError(
+                f"column {position} of `{label}` has a name holding the invisible character "
+                f"U+{ord(hidden.group()):04X} (a control or text-direction mark); rename the column "
+                "with visible characters only."
+            )
+
+
+def as_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its half-precision columns widened to float64 (no measure computes in
+    float16) and its columns of ``decimal.Decimal`` (exact decimals from a database or Parquet's
+    decimal type) as float64 numbers; the same frame when there are none."""
+    widened = {}
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == np.float16:
+            widened[column] = values.astype("float64")
+        elif pd.api.types.is_object_dtype(values.dtype):
+            present = values.dropna()
+            if len(present) and all(isinstance(v, decimal.Decimal) for v in present):
+                widened[column] = values.map(float, na_action="ignore").astype("float64")
+    if not widened:
+        return frame
+    out = frame.copy()
+    for column, values in widened.items():
+        out[column] = values
+    return out
 
 
 #: The range of a 64-bit integer, the widest whole number the measures compute with.

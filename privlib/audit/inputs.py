@@ -14,10 +14,12 @@ from pathlib import Path
 import pandas as pd
 
 from privlib.audit.checks import (
+    as_numbers,
     check_header,
     check_holdout,
     check_input_size,
     check_labels,
+    check_names,
     check_numbers,
     check_whole_numbers,
     new_categories,
@@ -25,7 +27,7 @@ from privlib.audit.checks import (
 )
 from privlib.audit.metadata import apply_schema, read_schema
 from privlib.audit.spec import DEFAULT_MAX_EXPANSION, DEFAULT_MAX_INPUT_MB
-from privlib.datasets import frame_like, read_table
+from privlib.datasets import check_regular_file, frame_like, read_table
 from privlib.errors import PrivlibError
 from privlib.schema import NUMERIC, check_columns, check_same_columns, infer_kinds
 from privlib.sdv_metadata import left_out_notes
@@ -155,7 +157,7 @@ def _check_like(train: pd.DataFrame, frame: pd.DataFrame, name: str) -> pd.DataF
     return frame[list(train.columns)]
 
 
-def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
+def _column_list(value, parameter: str, train: pd.DataFrame, schema=None) -> list:
     if value is None or (isinstance(value, (list, tuple)) and not value):
         return []
     names = []
@@ -164,6 +166,13 @@ def _column_list(value, parameter: str, train: pd.DataFrame) -> list:
             names += [part.strip() for part in name.split(",") if part.strip()]  # "age,sex": two names
         else:
             names.append(name)
+    for name in names:
+        left_out = isinstance(name, str) and (schema or {}).get(name, {}).get("left_out")
+        if left_out:  # a column of the file, which the schema takes out of the measures
+            raise PrivlibError(
+                f"`{parameter}` names {name!r}, which the schema file leaves out of every measure as "
+                f"{left_out}; drop it from `{parameter}`, or give it a describing sdtype in the schema."
+            )
     columns = check_columns(train, names, parameter, "train")
     repeated = sorted({c for c in columns if columns.count(c) > 1})
     if repeated:
@@ -189,12 +198,23 @@ class _Limits:
 def _read(source: Source, label: str, limits: _Limits, like=None, schema=None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         check_labels(source, label)
+        check_names(source, label)
         check_whole_numbers(source, label)
-        frame = frame_like(source, label, like=like)
+        frame = frame_like(as_numbers(source), label, like=like)
     else:
-        check_header(source, label)
+        check_regular_file(source, label)
+        # measured before the header is read: a header is read through the compression too
         check_input_size(source, label, max_input_mb=limits.max_input_mb, max_expansion=limits.max_expansion)
-        frame = read_table(source, label, like=like)
+        check_header(source, label)
+        try:
+            frame = as_numbers(read_table(source, label, like=like))
+        except MemoryError:
+            raise PrivlibError(
+                f"file {str(source)!r} ({label}) does not fit in memory once read; lower "
+                f"--max-input-mb (max_input_mb, now {limits.max_input_mb:,}) so such files are refused "
+                "before they are read, or audit a sample of the table."
+            ) from None
+        check_names(frame, label)
         check_whole_numbers(frame, label)
     if schema:
         frame = apply_schema(frame, schema, label)
@@ -295,8 +315,8 @@ def load_audit_inputs(
             train_df, holdout_df, "holdout", allow=allow_new_categories or _too_small(train_df, holdout_df)
         )
 
-    keys = _column_list(keys, "keys", train_df)
-    sensitive = _column_list(sensitive, "sensitive", train_df)
+    keys = _column_list(keys, "keys", train_df, schema)
+    sensitive = _column_list(sensitive, "sensitive", train_df, schema)
     both = [c for c in sensitive if c in keys]
     if both:
         raise PrivlibError(
