@@ -435,6 +435,12 @@ def main(argv=None) -> int:
             f"folder; {_left(command)}."
         )
         return EXIT_BAD_INPUT
+    except MemoryError:  # a measure or a synthesizer outgrew the machine: say which settings shrink it
+        _error(
+            "ran out of memory; lower --max-input-mb or --fidelity-sample, or n_train or a "
+            f"synthesizer's n in the params file; {_left(command)}."
+        )
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"privlib: interrupted; {_left(command, publications(after=published))}", file=sys.stderr)
         return EXIT_INTERRUPTED

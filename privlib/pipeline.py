@@ -581,7 +581,7 @@ def _as_report_error(what: str) -> Iterator[None]:
     :class:`ReportError` naming ``what`` whose message quotes no value (no traceback)."""
     try:
         yield
-    except PrivlibError:
+    except (PrivlibError, MemoryError):  # bad input as it is; memory: the command names the settings
         raise
     except Exception as exc:
         raise ReportError(f"{what} failed: {type(exc).__name__}: {blanked(str(exc))}") from None

@@ -648,7 +648,8 @@ def test_every_numeric_setting_has_an_upper_bound(tmp_path):
             AuditSpec.check_settings({name: 10**20}, "test")
     for field in ("n_train", "n_holdout"):
         params = tmp_path / "p.yaml"
-        params.write_text(f"dataset: ce\nn_train: 100\nsynthesizers: [{{method: Copy}}]\n{field}: {10**20}\n")
+        other = "" if field == "n_train" else "n_train: 100\n"  # a key written twice is refused
+        params.write_text(f"dataset: ce\n{other}synthesizers: [{{method: Copy}}]\n{field}: {10**20}\n")
         with pytest.raises(pl.PrivlibError, match=f"`{field}` must be a whole number from"):
             read_params(params)
 
@@ -751,3 +752,19 @@ def test_a_signal_caught_inside_a_finalizer_is_delivered_again():
             time.sleep(30)  # the signal sent again stops the wait
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_running_out_of_memory_is_one_line_naming_the_settings(tmp_path, capsys, monkeypatch):
+    from privlib.audit import runner
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(runner, "run_on_inputs", exhausted)
+    params = tmp_path / "p.yaml"
+    params.write_text("dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy}]\n")
+    code = main(["--quiet", "audit", "--params", str(params), "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1
+    assert "ran out of memory; lower --max-input-mb or --fidelity-sample" in lines[0]
+    assert not (tmp_path / "out" / "metrics.json").exists()
