@@ -30,7 +30,18 @@ def installed(tmp_path_factory):
     """``(python, privlib command)`` of a fresh venv holding only the built wheel."""
     folder = tmp_path_factory.mktemp("wheel")
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder / "dist"), str(ROOT)],
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(folder / "dist"),
+            str(ROOT),
+        ],
         capture_output=True,
         text=True,
     )
@@ -38,15 +49,26 @@ def installed(tmp_path_factory):
         pytest.fail(f"the wheel did not build: {built.stderr[-2000:]}")
     wheel = next((folder / "dist").glob("privlib-*.whl"))
     env = folder / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    subprocess.run([sys.executable, "-P", "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)],
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--quiet",
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
     purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        [str(python), "-P", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
         text=True,
         check=True,
@@ -88,6 +110,7 @@ def test_installed_privlib_is_the_wheel_not_the_clone(installed, tmp_path):
     where = _run(
         [
             python,
+            "-P",  # the current folder is not put first on the import path
             "-c",
             "import privlib, privlib.resources as r; print(privlib.__file__); "
             "print(r.resource_path('reports'))",
