@@ -132,3 +132,69 @@ def test_write_release_reports_a_folder_it_cannot_create(tmp_path):
 def test_variant_seed_needs_a_name_and_a_phrase(bad):
     with pytest.raises(PrivlibError, match="non-empty string"):
         capstone.variant_seed(**bad)
+
+
+#: The family whose exact tests catch each kind of leak (the screen runs only those).
+CATCHING_FAMILY = {
+    "noisy copies": "membership",
+    "exact copies of rare records": "identity",
+    "over-fitted generator": "identity",
+    "attribute leakage through a rare key": "attribute",
+}
+SCREEN_SEEDS = range(10)
+
+
+def test_every_leak_kind_has_a_family_that_screens_it():
+    assert set(CATCHING_FAMILY) == set(capstone.LEAKS)
+    keys = {spec.key for spec in capstone.exact_tests(("identity", "attribute", "membership"))}
+    # the tests each family's Holm adjustment runs over in the audit: every one that reports a p
+    assert {
+        "copy_test",
+        "rare_copy_test",
+        "rare_attribution_test",
+        "near_copy_test",
+        "attack_ensemble",
+    } <= keys
+    assert "cap" not in keys and "nn_mia_auc" not in keys
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("leak", list(capstone.LEAKS))
+def test_every_leak_kind_at_the_low_end_of_its_range_is_caught_on_ten_seeds(leak):
+    # the audit's own decision, on the exact tests of the family that catches this kind: the
+    # family's Holm adjustment is the full audit's, so a risk here is a risk of the full audit
+    family = CATCHING_FAMILY[leak]
+    smallest = capstone.LEAKS[leak][0]
+    for seed in SCREEN_SEEDS:
+        release, truth = capstone.make_release(seed, leak=leak, n_leaked=smallest)
+        assert (truth.leak, truth.n_leaked) == (leak, smallest)
+        report = capstone.screen(release, (family,))
+        finding = next(f for f in report.families if f.family == family)
+        assert report.decision == "do not release" and finding.verdict == "risk", (
+            leak,
+            seed,
+            finding.headline,
+        )
+        # the deciding test survives Holm's adjustment across the family's exact tests
+        assert finding.adjusted_p_values[finding.deciding] < 0.05, (leak, seed, finding.adjusted_p_values)
+
+
+@pytest.mark.slow
+def test_the_sound_generator_alone_is_not_refused_by_the_exact_tests():
+    for seed in (100, 101, 102):
+        report = capstone.screen(capstone.sound_release(seed))
+        assert report.decision != "do not release", [f.headline for f in report.families]
+
+
+def test_a_forced_kind_and_size_and_the_unforced_variant_are_reproducible():
+    seed = capstone.variant_seed(student="ana", secret="phrase")
+    drawn, truth = capstone.make_release(seed)
+    forced, forced_truth = capstone.make_release(seed, leak=truth.leak, n_leaked=truth.n_leaked)
+    pd.testing.assert_frame_equal(drawn, forced)  # the draw of kind and size is kept in the stream
+    assert forced_truth == truth
+    with pytest.raises(PrivlibError, match="together"):
+        capstone.make_release(1, leak="noisy copies")
+    with pytest.raises(PrivlibError, match="`leak` must be one of"):
+        capstone.make_release(1, leak="copies", n_leaked=10)
+    with pytest.raises(PrivlibError, match="`n_leaked` must be"):
+        capstone.make_release(1, leak="noisy copies", n_leaked=0)
