@@ -87,7 +87,8 @@ class RareAttributionTest(Result):
     """Rare training records whose sensitive value the release gives with certainty, against rare
     holdout records (:func:`rare_attribution_test`).
 
-    ``n_train`` and ``n_holdout`` count the rare records (at most ``max_class_size`` real records
+    ``numeric_target`` says whether the target is a number (read within ``numeric_tolerance`` of its
+    range). ``n_train`` and ``n_holdout`` count the rare records (at most ``max_class_size`` real records
     share their keys), ``train_attributed`` and ``holdout_attributed`` those of them with a certain
     attribution. ``value`` is the excess ``train_attributed - holdout_attributed * n_train /
     n_holdout``, the people at risk, with ``ci_low``/``ci_high`` Newcombe's interval in people
@@ -99,6 +100,7 @@ class RareAttributionTest(Result):
 
     keys: tuple
     target: str
+    numeric_target: bool
     max_class_size: int
     numeric_tolerance: float
     n_train: int
@@ -111,7 +113,8 @@ class RareAttributionTest(Result):
 
     def reading(self) -> str:
         rare = "unique among" if self.max_class_size == 1 else f"shared by at most {self.max_class_size} of"
-        tolerance = f" within {self.numeric_tolerance:.0%} of its range" if self.numeric_tolerance > 0 else ""
+        numeric = self.numeric_target and self.numeric_tolerance > 0
+        tolerance = f" within {self.numeric_tolerance:.0%} of its range" if numeric else ""
         return self.with_judgement(
             f"Of the people whose keys ({', '.join(map(str, self.keys))}) are {rare} the real records, "
             f"{self.train_attributed} of {self.n_train} training records and {self.holdout_attributed} "
@@ -266,6 +269,7 @@ def rare_attribution_test(
         measure="rare_attribution_test",
         keys=tuple(keys),
         target=column,
+        numeric_target=column in widths,
         max_class_size=int(max_class_size),
         numeric_tolerance=float(numeric_tolerance),
         train_attributed=fields.pop("train_copied"),

@@ -84,6 +84,7 @@ def test_the_counts_p_and_interval_are_those_worked_by_hand(max_class_size):
     # the exact test at 0.05: no count of 5 (or 6) training records is significant with 3 (or 4)
     # attributions in all, so the largest excess put down to chance is the count's highest
     assert judge(result).verdict == "no evidence of risk"
+    assert not result.numeric_target and "range" not in result.reading()
 
 
 def test_a_release_that_gives_rare_training_people_their_value_is_a_risk():
