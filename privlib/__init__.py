@@ -12,6 +12,8 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
 * :mod:`privlib.records` - record-level evidence: TPR at a low false-positive rate, the copy test,
   Holm across a family
+* :mod:`privlib.rare_attributions` - certain attributions through rare keys, tested against the
+  holdout
 * :mod:`privlib.matching` - the record-level steps those measures share: exact-match codes and
   each real record's distance to the synthetic data
 * :mod:`privlib.synth` - baseline synthesizers (teaching foils)
@@ -62,6 +64,7 @@ _SUBMODULES = {
     "dp",
     "criteria",
     "records",
+    "rare_attributions",
     "matching",
     "validation",
     "slides",

@@ -88,7 +88,11 @@ FAMILIES: dict[FamilyKey, Family] = {
             "training records' excess over it. Inference, the third "
             "criterion of Opinion 05/2014, is measured as in Giomi et al. (2023): the sensitive "
             "value of a person's nearest synthetic record on the keys is guessed for training and "
-            "for holdout records, and the risk is the excess success on training records.",
+            "for holdout records, and the risk is the excess success on training records. Averages "
+            "over every record hide a few people exposed, so the certain attributions are also "
+            "counted person by person: training records whose keys no other real record shares and "
+            "whose sensitive value every synthetic record with those keys carries, against the same "
+            "count for holdout records (Fisher's exact test).",
         ),
         Family(
             "membership",

@@ -452,6 +452,37 @@ _DECLARED = (
         needs=("holdout", "keys", "sensitive"),
         per_target=True,
     ),
+    MeasureSpec(
+        "rare_attribution_test",
+        "Certain attributions to people unique on the keys, beyond chance",
+        "attribute",
+        Threshold(
+            0.0,
+            from_baseline=True,
+            exact_test=True,
+            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the training "
+            "records unique on the keys whose sensitive value the release gives with certainty against the "
+            "holdout records with one, no margin, since each is a disclosure about a person who can be "
+            "singled out; a certain attribution is a correct attribution probability of 1 (Taub, Elliot, "
+            "Pampaka & Smith 2018, PSD; Taub & Elliot's targeted CAP, 2019)",
+            scope="looks only at people whose keys no other real record (training or holdout) shares, and "
+            "counts those for whom every synthetic record with their keys carries their sensitive value "
+            "(a number within 1% of its range), so a few people exposed are not averaged away",
+            risk_words="the release gives the sensitive value of people unique on the keys more often for "
+            "training records than for people it never saw",
+            safe_words="the release gives the sensitive value of training records unique on the keys no "
+            "more often than that of unique people it never saw, at this confidence",
+        ),
+        Reference("privlib.rare_attributions:rare_attribution_test"),
+        lambda c: release(c) | {"keys": c.keys, "target": c.target},
+        needs=("holdout", "keys", "sensitive"),
+        per_target=True,
+        at_risk=lambda r: (
+            r.records_at_risk,
+            "training records unique on the keys have their sensitive value on every synthetic record "
+            "with their keys, beyond the holdout's rate",
+        ),
+    ),
     # -- membership -------------------------------------------------------------------------------
     MeasureSpec(
         "dcr_holdout_share",
