@@ -52,10 +52,11 @@ import pandas as pd
 
 import privlib as pl
 from privlib.attacks import attack_ensemble, near_copy_test
-from privlib.audit.rulebook import family_decision
+from privlib.audit.family_rule import Judged, family_verdict
+from privlib.rare_attributions import rare_attribution_test
 from privlib.rare_copies import rare_copy_test
 from privlib.results import RISK
-from privlib.thresholds import judge
+from privlib.thresholds import REGISTRY, judge
 
 logger = logging.getLogger("calibration")
 
@@ -159,29 +160,42 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
     ensemble = attack_ensemble(
         train=train, holdout=holdout, synthetic=synthetic, random_state=0, confidence=confidence
     )
-    # the families as the audit decides them (privlib.audit.rulebook.family_decision), over the
-    # exact tests its catalogue runs: the copy and rare-copy tests; the distance attack at 0.1%,
-    # the near-copy test and the ensemble, with nn_mia's AUC judged by its interval rule
-    identity = family_decision({t.measure: t.p_value for t in (copies, rare)}, confidence=confidence)
+    # the families as the audit decides them (privlib.audit.family_rule.family_verdict): Holm over
+    # the exact tests its catalogue runs (the copy and rare-copy tests; the distance attack at
+    # 0.1%, the near-copy test and the ensemble; the certain attributions through rare keys, one
+    # per sensitive variable), nn_mia's AUC judged by its interval rule
+    info = pl.dataset_info(_dataset_of(train))
+    attributions = [
+        rare_attribution_test(
+            train=train,
+            holdout=holdout,
+            synthetic=synthetic,
+            keys=info.keys,
+            target=target,
+            confidence=confidence,
+        )
+        for target in info.sensitive
+    ]
+    identity = _family([copies, rare], confidence)
     exact = (nn_point, near, ensemble)
-    membership = family_decision({t.measure: t.p_value for t in exact}, confidence=confidence)
-    interval_risk = judge(distance).verdict == RISK
+    membership = _family([*exact, distance], confidence)
+    attribute = _family(attributions, confidence)
     # a wider family, as a user with a reference table would read it: DOMIAS and both attacks at 1%
-    wide = family_decision(
-        {t.measure: t.p_value for t in (*exact, nn_point_1, density_point, density_point_1)},
-        confidence=confidence,
-    )
-    wide_risk = wide.any_significant or interval_risk or judge(density).verdict == RISK
-    deciding = min(membership.adjusted, key=membership.adjusted.__getitem__, default="")
+    wide = _family([*exact, nn_point_1, density_point, density_point_1, distance, density], confidence)
+    interval_risk = judge(distance).verdict == RISK
+    deciding = membership.deciding if membership.adjusted_p is not None else ""
     return {
-        "identity_risk": identity.any_significant,
-        "membership_risk": membership.any_significant or interval_risk,
-        "membership_exact_risk": membership.any_significant,
+        "identity_risk": identity.verdict == RISK,
+        "membership_risk": membership.verdict == RISK,
+        "membership_exact_risk": any(membership.standing[t.measure] == RISK for t in exact),
         "membership_interval_risk": interval_risk,
-        "membership_wide_risk": wide_risk,
+        "membership_wide_risk": wide.verdict == RISK,
         "membership_deciding": deciding,
-        "membership_p": membership.adjusted.get(deciding, np.nan),
+        "membership_p": membership.adjusted_p if membership.adjusted_p is not None else np.nan,
         "identity_p": min(identity.adjusted.values(), default=np.nan),
+        "attribute_risk": attribute.verdict == RISK,
+        "attribute_p": min(attribute.adjusted.values(), default=np.nan),
+        "attributions_certain": sum(a.train_attributed for a in attributions),
         "copy_p": copies.p_value,
         "records_at_risk": copies.records_at_risk,
         "train_copied": copies.train_copied,
@@ -204,6 +218,37 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
             [nn_point, density_point], confidence=confidence
         ).any_significant,
     }
+
+
+def _family(results, confidence: float):
+    """The family verdict of judged results, by the audit's own rule (an exact test's p-value
+    enters Holm; an interval rule's verdict stands as it is)."""
+    judged = [judge(r) for r in results]
+    return family_verdict(
+        [
+            Judged(
+                key=r.measure,
+                title=r.measure,
+                verdict=r.verdict,
+                exact=REGISTRY[r.measure].exact_test,
+                p_value=getattr(r, "p_value", None),
+                value=r.value,
+                threshold=r.threshold,
+                ci_low=r.ci_low,
+                ci_high=r.ci_high,
+                higher_is_riskier=r.higher_is_riskier,
+                confidence=confidence,
+            )
+            for r in judged
+        ],
+        title="family",
+        confidence=confidence,
+    )
+
+
+def _dataset_of(train: pd.DataFrame) -> str:
+    """The bundled dataset whose columns ``train`` has."""
+    return next(d for d in DATASETS if list(_population(d).columns) == list(train.columns))
 
 
 def run_draw(dataset: str, generator: str, draw: int, seed: int, leaks=(), size: int = SIZE) -> list[dict]:
@@ -300,19 +345,20 @@ def _rate(flags) -> str:
 def tables(rows: pd.DataFrame) -> str:
     """The Markdown tables: false risk on nulls, detection per leak, generators on train."""
     lines = [
-        "| null releases | audits | identity false risk (95% CI) | membership false risk (95% CI) | either |",
-        "|---|---:|---|---|---|",
+        "| null releases | audits | identity false risk (95% CI) | membership false risk (95% CI) | "
+        "attribute (rare keys) false risk (95% CI) | either of the first two |",
+        "|---|---:|---|---|---|---|",
     ]
     nulls = rows[rows.release == "null"]
-    for (dataset, generator), group in nulls.groupby(["dataset", "generator"], sort=False):
+    for (dataset, generator), group in [
+        *nulls.groupby(["dataset", "generator"], sort=False),
+        (("**all**", ""), nulls),
+    ]:
+        name = f"{dataset}, {generator}" if generator else dataset
         lines.append(
-            f"| {dataset}, {generator} | {len(group)} | {_rate(group.identity_risk)} | "
-            f"{_rate(group.membership_risk)} | {_rate(group.identity_risk | group.membership_risk)} |"
+            f"| {name} | {len(group)} | {_rate(group.identity_risk)} | {_rate(group.membership_risk)} | "
+            f"{_rate(group.attribute_risk)} | {_rate(group.identity_risk | group.membership_risk)} |"
         )
-    lines.append(
-        f"| **all** | {len(nulls)} | {_rate(nulls.identity_risk)} | {_rate(nulls.membership_risk)} "
-        f"| {_rate(nulls.identity_risk | nulls.membership_risk)} |"
-    )
     lines += [
         "",
         f"Membership false risks on the nulls from the adjusted exact tests: "
