@@ -53,6 +53,7 @@ import pandas as pd
 import privlib as pl
 from privlib.attacks import attack_ensemble, near_copy_test
 from privlib.audit.family_rule import Judged, family_verdict
+from privlib.errors import PrivlibError
 from privlib.rare_attributions import rare_attribution_test
 from privlib.rare_copies import rare_copy_test
 from privlib.results import RISK
@@ -165,17 +166,21 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
     # 0.1%, the near-copy test and the ensemble; the certain attributions through rare keys, one
     # per sensitive variable), nn_mia's AUC judged by its interval rule
     info = pl.dataset_info(_dataset_of(train))
-    attributions = [
-        rare_attribution_test(
-            train=train,
-            holdout=holdout,
-            synthetic=synthetic,
-            keys=info.keys,
-            target=target,
-            confidence=confidence,
-        )
-        for target in info.sensitive
-    ]
+    attributions = []
+    for target in info.sensitive:
+        try:
+            attributions.append(
+                rare_attribution_test(
+                    train=train,
+                    holdout=holdout,
+                    synthetic=synthetic,
+                    keys=info.keys,
+                    target=target,
+                    confidence=confidence,
+                )
+            )
+        except PrivlibError:  # no rare record on these keys (ACS): not assessable, as the audit skips it
+            pass
     identity = _family([copies, rare], confidence)
     exact = (nn_point, near, ensemble)
     membership = _family([*exact, distance], confidence)
@@ -187,7 +192,7 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
     return {
         "identity_risk": identity.verdict == RISK,
         "membership_risk": membership.verdict == RISK,
-        "membership_exact_risk": any(membership.standing[t.measure] == RISK for t in exact),
+        "membership_exact_risk": any(membership.standing.get(t.measure) == RISK for t in exact),
         "membership_interval_risk": interval_risk,
         "membership_wide_risk": wide.verdict == RISK,
         "membership_deciding": deciding,
