@@ -195,7 +195,7 @@ def test_the_registry_is_the_rules_of_the_declarations():
     assert dict(REGISTRY) == {key: spec.rule for key, spec in MEASURES.items() if spec.rule is not None}
     # a view, not a copy: nothing can register a rule beside the declarations
     assert not hasattr(REGISTRY, "__setitem__")
-    # the threshold itself no longer carries the measure's name or family: those are the spec's
+    # the threshold itself carries neither the measure's name nor its family: those are the spec's
     assert not {"measure", "family"} & {f.name for f in dataclasses.fields(Threshold)}
 
 
