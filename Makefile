@@ -62,9 +62,11 @@ test: lint
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider --durations=30
 
 # Everything but the tests that execute notebooks or a whole audit end to end (marked `notebook`
-# and `slow`; `make test` runs them): a fast loop for contributors.
+# and `slow`; `make test` runs them): a fast loop for contributors. One worker per core (pytest-xdist),
+# each test file on one worker so that a file's module-scoped data is made once.
 unit: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook and not slow"
+	MPLBACKEND=Agg $(PY) -m pytest privlib tests --doctest-modules -m "not notebook and not slow" \
+		-n auto --dist loadfile
 
 notebooks: $(STAMP)
 	PRIVLIB_COURSE_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest notebooks --nbval-lax --nbval-current-env \

@@ -10,16 +10,16 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.lines import Line2D
 
 from privlib.errors import PrivlibError
 
 
 def _axes(ax=None, figsize=(6.0, 4.0)):
     """Return ``ax``, or the axes of a new figure of ``figsize`` inches."""
+    import matplotlib.pyplot as plt
+
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
@@ -700,6 +700,8 @@ def plot_verdict_forest(rows, ax=None, *, family_titles=None, title=None, decidi
     -------
     matplotlib.axes.Axes
     """
+    from matplotlib.lines import Line2D
+
     rows = [dict(r) for r in rows]
     if not rows:
         raise PrivlibError("`rows` must hold at least one measure record to plot.")
@@ -1060,6 +1062,9 @@ def plot_variable_fidelity(real, synthetic, *, kinds=None, ncols=5):
     -------
     matplotlib.figure.Figure
     """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
     from privlib.schema import NUMERIC, infer_kinds, numeric_values
 
     kinds = dict(kinds or infer_kinds(real, name="real"))

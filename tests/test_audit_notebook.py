@@ -1,4 +1,4 @@
-"""The audit notebook shows the pages ``privlib audit`` saved (issue 36): every fragment in its
+"""The audit notebook shows the pages ``privlib audit`` saved: every fragment in its
 place and order, read back as data, so that a fragment holding code is shown, never run."""
 
 import json

@@ -63,6 +63,7 @@ def test_leaving_the_block_early_stops_the_process(tmp_path):
     assert not _background_processes(tmp_path)
 
 
+@pytest.mark.slow
 def test_the_audits_per_variable_figures_are_those_drawn_in_this_process(tmp_path):
     # privlib audit draws them in a second process from the sample it draws here
     from privlib.audit import AuditSpec

@@ -1,4 +1,4 @@
-"""``privlib course --keep-going`` and ``--show-records``, and ``privlib notebooks DIR`` (issue 24)."""
+"""``privlib course --keep-going`` and ``--show-records``, and ``privlib notebooks DIR``."""
 
 from __future__ import annotations
 

@@ -11,11 +11,17 @@ from privlib import PrivlibError
 from privlib.neighbors import kneighbors
 
 # an end-to-end audit, a cluster, a site or many draws: `make unit` leaves it out (`make test` runs it)
-pytestmark = pytest.mark.slow
+# without the `dask` extra every test is skipped (the fixture below)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("distributed")]
 
-distributed = pytest.importorskip(
-    "distributed", reason="the `dask` extra is not installed (pip install 'privlib[dask]')"
-)
+
+@pytest.fixture(scope="module")
+def distributed():
+    # imported when a test of this file runs, not when it is collected: `make unit` collects it
+    # too, and distributed is a noticeable part of a collection's time
+    return pytest.importorskip(
+        "distributed", reason="the `dask` extra is not installed (pip install 'privlib[dask]')"
+    )
 
 
 #: Workers as threads of this process: these tests check results only, and such a cluster starts
@@ -27,7 +33,7 @@ PROCESSES = False
 START_ATTEMPTS = 3
 
 
-def start_cluster():
+def start_cluster(distributed):
     """A LocalCluster of 2 one-thread workers, started again (after a pause) if a start times out.
 
     Generous comm timeouts and no worker time-to-live: under load a worker that answers late is
@@ -53,8 +59,8 @@ def start_cluster():
 
 
 @pytest.fixture(scope="module")
-def client():
-    with start_cluster() as cluster, distributed.Client(cluster, timeout="60s") as dask_client:
+def client(distributed):
+    with start_cluster(distributed) as cluster, distributed.Client(cluster, timeout="60s") as dask_client:
         yield dask_client
 
 

@@ -1,4 +1,4 @@
-"""The fidelity summary shown beside the privacy verdicts (issue 23): values checked against
+"""The fidelity summary shown beside the privacy verdicts: values checked against
 hand-worked figures and the kit's own single measures, intervals around them, seeds honoured."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_a_copy_keeps_all_of_the_real_datas_score_and_every_marginal():
     assert tvd.value == 0.0 and tvd.ci_low == 0.0
     assert propensity.value == pytest.approx(0.0, abs=1e-9)  # nothing tells a copy from the original
     # a pMSE ratio near 0 is not "ideal": the release is hardly told apart from its training
-    # sample, a sign of copying (issue 31)
+    # sample, a sign of copying
     assert "hardly told apart from its training sample, a sign of copying" in propensity.reading
     assert summary.skipped == ()
 

@@ -1,4 +1,4 @@
-"""A notebook that ran to the end shuts its kernel down without interrupting it (issue 24).
+"""A notebook that ran to the end shuts its kernel down without interrupting it.
 
 jupyter_client interrupts a kernel (SIGINT) before asking it to shut down; when the signal lands
 while the kernel still answers a message, ipykernel logs "KeyboardInterrupt caught in kernel."

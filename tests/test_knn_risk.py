@@ -311,8 +311,8 @@ def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
 
 
 def test_knn_risk_of_a_numeric_target_does_not_reveal_an_outlier():
-    """Issue 21: one outlying income among 400 could be read back from the MSE and its baseline.
-    Now every number of the result is the same whether the outlier is 9.9e8 or 1e6."""
+    """One outlying income among 400 cannot be read back from the MSE or its baseline: every
+    number of the result is the same whether the outlier is 9.9e8 or 1e6."""
     rng = np.random.default_rng(21)
     table = pd.DataFrame(
         {
@@ -344,7 +344,7 @@ def test_knn_risk_unrelated_target_is_assessed_and_not_a_risk():
 
     original, synthetic, holdout = people(1000), people(1000), people(1000)
     res = judge(knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="t", k=5))
-    # The original data predicts no better than guessing, yet the measure is read (issue 31): the
+    # The original data predicts no better than guessing, yet the measure is read: the
     # training and holdout records are two samples of one population, so their accuracies differ
     # by noise only, with a standard error of about sqrt(2 * 0.8 * 0.2 / 1000) = 0.018 (the
     # accuracy is near 0.8 when S says "u"): a risk needs an interval above 0.05, an excess near

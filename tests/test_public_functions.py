@@ -169,7 +169,7 @@ def test_a_table_of_the_right_kind_with_unusable_data_is_a_data_error():
 
 
 def test_one_refused_constraint_and_several_give_the_same_error_type():
-    # issue 30: a single constraint gave a plain PrivlibError, several a ParameterError
+    # one refused constraint and several answer with the same error type, ParameterError
     cap = FUNCTIONS["attribute.cap"]
     arguments = valid_arguments(cap)
     with pytest.raises(ParameterError, match="`keys` must be a column name or a list of column names"):

@@ -1,4 +1,4 @@
-"""The audit's pages from its result model (issue 23): the decision page, the verdict lines, the
+"""The audit's pages from its result model: the decision page, the verdict lines, the
 fidelity card, the appendix, the forest figure, the table of contents and alt text. Rendered
 from a plain dict shaped like the model (tests/audit_report_fixture.py)."""
 
@@ -10,7 +10,6 @@ import io
 import re
 
 import matplotlib
-import matplotlib.pyplot as plt
 import nbformat
 import numpy as np
 import pandas as pd
@@ -55,6 +54,8 @@ def test_forest_position_puts_baseline_at_0_and_threshold_at_1_whatever_the_dire
 
 
 def test_forest_plot_draws_each_measure_at_its_position_in_its_verdicts_colour():
+    import matplotlib.pyplot as plt
+
     rows = leaky_report()["measures"] + [
         # an exact test without an interval, its threshold its baseline: drawn as a point at
         # 1 + (12 - 8) / 8 = 1.5
@@ -179,6 +180,8 @@ def test_appendix_has_the_decision_rule_each_rule_and_what_did_not_run():
 
 
 def test_every_figure_has_alt_text_that_says_what_it_shows():
+    import matplotlib.pyplot as plt
+
     report = leaky_report()
     alt = forest_alt_text(report["measures"], ["identical_match_share", "cap[income]"])
     assert alt == (
@@ -256,6 +259,8 @@ def test_in_columns_cuts_runs_in_order_with_the_shortest_tallest_run():
 
 
 def test_notebook_figures_keep_their_alt_text_and_sections_get_a_contents_bar(tmp_path):
+    import matplotlib.pyplot as plt
+
     figure, ax = plt.subplots(figsize=(2, 2))
     ax.plot([0, 1], [0, 1])
     buffer = io.BytesIO()
@@ -296,6 +301,8 @@ def test_add_toc_numbers_headings_without_an_id():
 
 
 def test_a_measures_figure_says_what_it_shows():
+    import matplotlib.pyplot as plt
+
     from privlib.plots import plot_roc
     from privlib.render.audit_pages import measure_figure_html
 
@@ -373,6 +380,8 @@ def test_comparison_shows_each_files_own_verdicts_by_the_same_keys():
 
 # -- per-variable fidelity ---------------------------------------------------------------------
 def test_the_fidelity_small_multiples_show_no_extreme_value_and_no_rare_category():
+    import matplotlib.pyplot as plt
+
     from privlib.plots import plot_association_differences, plot_variable_fidelity
 
     rng = np.random.default_rng(4)

@@ -1,5 +1,5 @@
-"""Three audits rendered end to end and read back as a privacy officer and a pipeline would
-(issue 23): the default ACS audit, a leaky Adult release (half its records copied from the
+"""Three audits rendered end to end and read back as a privacy officer and a pipeline would:
+the default ACS audit, a leaky Adult release (half its records copied from the
 training data) compared with a second file, and an audit without a holdout.
 
 The checks are about content and structure (the first page's words, a page bound, alt text on

@@ -1,6 +1,6 @@
 """A lesson run twice with the same parameters prints, displays and draws the same thing.
 
-Every random step of a lesson draws from its ``seed`` parameter (issue 24), so two papermill
+Every random step of a lesson draws from its ``seed`` parameter, so two papermill
 runs must agree on every output of every cell. Only what measures time is left out: papermill's
 and the kernel's timing metadata, and the stderr stream (progress bars, warnings). The two runs
 are separate processes started at once.

@@ -1,4 +1,4 @@
-"""SDV's single-table metadata as the audit's schema (issue 33): sdtypes map to the kit's kinds,
+"""SDV's single-table metadata as the audit's schema: sdtypes map to the kit's kinds,
 identifier and personal-information columns take no part in the measures and are reported as left
 out, and an audit given the metadata of files with a record number gives the measures of the same
 files without it."""

@@ -1,4 +1,4 @@
-"""Every slide of a rendered deck fits its 960 x 700 box, measured in a real browser (issue 24).
+"""Every slide of a rendered deck fits its 960 x 700 box, measured in a real browser.
 
 The deck of one lesson is rendered, a measuring script is added to a copy, and headless
 Chromium runs it: each slide is shown in turn through reveal.js and its content box is compared

@@ -1,4 +1,4 @@
-"""The verdict matrix (issue 31): releases of known kind get the family verdicts their kind implies.
+"""The verdict matrix: releases of known kind get the family verdicts their kind implies.
 
 On Adult and ACS, 2,000 training, 2,000 holdout and 2,000 other records of the same population
 (seed 0). Each family is read from one of its measures, judged by the registry: identity from the
@@ -136,7 +136,7 @@ def test_releases_of_known_kind_get_the_family_verdicts_of_their_kind(population
 NOT_RISK = "not risk"
 
 #: Expected (replicated uniques, inference, CAP on every non-sensitive column) verdicts, each
-#: judged against the holdout control (issue 31). Margins at n = 2,000, seed 0; the sound
+#: judged against the holdout control. Margins at n = 2,000, seed 0; the sound
 #: releases' intervals reach 0.01 to 0.08 above their cut-off's safe side, so "no evidence" is
 #: not asserted for them, only that no false alarm is raised (their values lie 0.05 to 0.07 below
 #: the 0.05 a risk would need at its interval's low end, about 2 to 4 standard errors away).
