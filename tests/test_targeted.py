@@ -442,17 +442,26 @@ def test_no_target_significant_is_no_evidence():
     assert MEASURES["shadow_model_auc"].at_risk(result)[0] == 0
 
 
+def _significant_only_before_holm():
+    """Five targets: one with an own p-value in (0.01, 0.05], four at chance."""
+    rng = np.random.default_rng(4)
+    return _findings([*_scores_with_p(0.01, 0.05)] + [rng.uniform(size=20) for _ in range(8)])
+
+
+def test_a_target_significant_only_before_holm_is_no_target_at_risk():
+    result = _significant_only_before_holm()
+    assert result.raw_p_value <= 0.05 < result.p_value == pytest.approx(5 * result.raw_p_value)
+    assert (result.n_significant_alone, result.rows_at_risk, result.deciding_row) == (1, (), 10)
+    assert "none is significant after the adjustment" in result.reading()
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="the judge reads an exact test as risk or no evidence; 'significant alone, not after "
     "correction' reads inconclusive once the judge reads raw_p_value (issue 42, item 2)",
 )
 def test_a_target_significant_only_before_holm_is_inconclusive():
-    rng = np.random.default_rng(4)
-    groups = [*_scores_with_p(0.01, 0.05)] + [rng.uniform(size=20) for _ in range(8)]
-    result = _findings(groups)
-    assert result.raw_p_value <= 0.05 < result.p_value and result.rows_at_risk == ()
-    assert judge(result).verdict == "inconclusive"
+    assert judge(_significant_only_before_holm()).verdict == "inconclusive"
 
 
 def test_too_few_pairs_for_any_target_to_be_significant_is_not_assessable():
