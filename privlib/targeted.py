@@ -23,11 +23,11 @@ p-value: the exact one-sided Wilcoxon-Mann-Whitney test of the fresh pairs' scor
 U statistic over ``n_out * n_in``), whose null distribution, the rank sum of every way of choosing
 which ``n_in`` of the pooled scores are "with the target", is counted exactly, ties at their
 mid-ranks included (:func:`rank_sum_p_value`). Exact rather than a normal approximation because a
-verdict reads p-values near ``0.05 / k`` on 20 + 20 scores with the many ties of a forest's votes;
+verdict reads p-values near ``0.05 / k`` on 20 + 20 scores, which a forest's votes can tie;
 counted rather than drawn so that no seed moves it. It is exact when the scores of the fresh tables
 are independent, as they are for a generator that ignores its data; for a real generator the two
-tables of one pair share all but one record, which correlates their scores positively and makes the
-test conservative. Stadler et al. report and judge the attack per target, so the verdict does too:
+tables of one pair share all but one record, and a positive correlation of their scores, the
+likely effect, makes the AUC vary less than the test assumes, so the test conservative. Stadler et al. report and judge the attack per target, so the verdict does too:
 Holm's step-down adjustment over the targets (:func:`privlib.records.family_tests`), and the
 finding is the worst target, the one with the smallest adjusted p-value, whose AUC is the headline;
 the mean AUC over targets is context. By default the targets are the most isolated training
@@ -120,7 +120,7 @@ __all__ = [
 FEATURE_SETS = ("naive", "histogram", "correlation")
 
 #: Most fresh shadow pairs per target: the exact null distribution of a target's rank sum is
-#: counted in about ``4 n_test**4`` steps (a fifth of a second at 50), and each pair costs two
+#: counted in about ``4 n_test**4`` steps (about 0.1 s at 50), and each pair costs two
 #: fits of the generator.
 MAX_TEST_PAIRS = 50
 
