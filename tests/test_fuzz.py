@@ -461,7 +461,15 @@ def test_the_targeted_attack_runs_from_the_catalogue_and_shows_no_record(tmp_pat
     assert (record.key, record.family, record.verdict) == ("shadow_model_auc", "membership", result.verdict)
     ((shown, table),) = measure_tables(on, "membership")
     assert shown.key == "shadow_model_auc"
-    assert list(table.columns) == ["training row", "distance to nearest record", "AUC", "ci low", "ci high"]
+    assert list(table.columns) == [
+        "training row",
+        "distance to nearest record",
+        "AUC",
+        "ci low",
+        "ci high",
+        "p",
+        "adjusted p",
+    ]
     assert table["training row"].between(0, 59).all()  # a row number, not the record
 
 

@@ -456,11 +456,6 @@ def test_a_target_significant_only_before_holm_is_no_target_at_risk():
     assert "none is significant after the adjustment" in result.reading()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the judge reads an exact test as risk or no evidence; 'significant alone, not after "
-    "correction' reads inconclusive once the judge reads raw_p_value (issue 42, item 2)",
-)
 def test_a_target_significant_only_before_holm_is_inconclusive():
     assert judge(_significant_only_before_holm()).verdict == "inconclusive"
 
