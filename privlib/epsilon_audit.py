@@ -29,15 +29,24 @@ With ``delta > 0`` the tail ``f(v)`` becomes ``f(v) + 2 m delta max_i (f(v - i) 
 over ``i = 1..m`` for ``m`` randomised records (the same Theorem), proved for a fair split only, so
 a ``delta > 0`` claim needs training and holdout of equal size.
 
-*Choosing the guesses without peeking.* Which attack, and how many guesses ``k_in``/``k_out``
-(as shares of the records), is chosen on one seeded random half of the pool, with its labels, and
-the guesses are counted on the other half. Proof that this keeps the bound valid: the halves are
-drawn without looking at any label or score; given the labels of the selection half, the labels
-of the counting half are still independent coin flips with probability ``q`` (the split's
-independence), and the choice is a function of the release and of the selection half's labels
-only, so the guesser on the counting half is a post-processing of the release with fixed
-``k_in``/``k_out``, which is exactly the setting of the theorem for the counting half's records.
-Ties among scores are broken by a seeded random order, not by labels.
+*Choosing the guesses without peeking.* Which attack, and where its "member" and "non-member"
+thresholds lie (the score of the ``k``-th highest and lowest record, ``k`` a share of the records
+from a fixed grid), are chosen on a seeded random quarter of the pool, with its labels; the
+guesses are counted on the other three quarters (:data:`SELECTION_SHARE`). Why the bound stays
+valid: the quarters are drawn without looking at any label, and every score of
+:func:`privlib.attacks.ensemble_scores` is a function of the pool and the release, never of the
+labels. Given the selection quarter's labels, the counting records' labels are still independent
+coins with probability ``q``, and the choice is fixed; so the counting records face a guesser that
+is a post-processing of the release. For ``delta = 0``: given the release ``Y`` and the labels of
+the counting records taken before record ``i`` (in a fixed order), the likelihood ratio of ``Y``
+between ``i`` in and ``i`` out is an average, over the other labels (independent of ``i``'s), of
+ratios within ``[e**-eps, e**eps]``, so ``i``'s posterior odds are within ``e**eps`` of ``q / (1 -
+q)``. Each guess, a function of ``Y``, is then right with probability at most ``p_in`` (or
+``p_out``) given the earlier ones, and conditionally on ``Y`` the count of right guesses is
+dominated by the binomial sum at the realised numbers of guesses, which may therefore depend on
+``Y``: the counting records above the chosen threshold are guessed "member". For ``delta > 0``
+the theorem needs a number of guesses fixed in advance, so the counting records guessed are the
+``k`` highest (lowest) in number, ``k`` the chosen share of them, ties in a seeded random order.
 
 *The assumption.* A custodian who kept a holdout usually drew a fixed number of records, not
 independent coins; for a large pool the two differ by conditioning on the total, and the bound
@@ -87,18 +96,24 @@ from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, 
 __all__ = [
     "GUESS_SHARES",
     "NON_MEMBER_SHARES",
+    "SELECTION_SHARE",
     "EpsilonLowerBound",
     "binomial_epsilon_bound",
     "epsilon_lower_bound",
     "refit_epsilon_bound",
 ]
 
-#: Shares of the records of a half guessed "member" (the highest scores), the grid the selection
-#: half chooses from.
+#: Shares of the records guessed "member" (the highest scores): the grid the selection chooses
+#: the "member" threshold from.
 GUESS_SHARES = (0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 
 #: Shares guessed "non-member" (the lowest scores); 0: the attacker guesses members only.
 NON_MEMBER_SHARES = (0.0, 0.01, 0.05, 0.2)
+
+#: Share of the pool's records that choose the attack and its thresholds; the rest are counted.
+#: A quarter: the count keeps most of the records, whose number caps the bound (with ``r`` guesses
+#: all right the bound is ``ln(p / (1 - p))`` for ``p = alpha**(1 / r)``).
+SELECTION_SHARE = 0.25
 
 #: Bisection steps on epsilon in [0, MAX_EPSILON]: 100 / 2**34 is below 1e-8.
 _BISECTIONS = 34
@@ -262,8 +277,8 @@ class EpsilonLowerBound(Result):
 
     ``value`` is the bound, valid at ``confidence`` under ``assumption``; ``baseline`` the claimed
     epsilon. ``attack``, ``member_guess_share`` and ``nonmember_guess_share`` are what the
-    selection half chose; ``guesses`` and ``correct`` the counts on the counting half of
-    ``records_counted`` records.
+    selection quarter chose; ``guesses`` and ``correct`` the counts on the ``records_counted``
+    other records.
     """
 
     measure: str = "dp_epsilon_lower_bound"
@@ -304,21 +319,40 @@ class EpsilonLowerBound(Result):
 # --------------------------------------------------------------------------------------------
 # One release
 # --------------------------------------------------------------------------------------------
-def _guesses(scores: np.ndarray, share_in: float, share_out: float, order: np.ndarray):
-    """Row positions guessed member (highest scores) and non-member (lowest), ties broken by the
-    seeded random ``order`` (a permutation of the rows)."""
-    size = len(scores)
-    k_in = round(share_in * size)
+def _thresholds(scores: np.ndarray, share_in: float, share_out: float) -> tuple[float, float]:
+    """The scores of the ``k``-th highest and ``k``-th lowest records, ``k`` the shares of the
+    records (at least one "member" guess; no "non-member" guess when ``share_out`` is 0)."""
+    ranked = np.sort(scores)
+    k_in = max(1, round(share_in * scores.size))
+    k_out = round(share_out * scores.size)
+    return float(ranked[-k_in]), float(ranked[k_out - 1]) if k_out else -math.inf
+
+
+def _called(scores: np.ndarray, high: float, low: float) -> tuple[np.ndarray, np.ndarray]:
+    """Records guessed member (score at least ``high``) and non-member (at most ``low``, below
+    ``high``)."""
+    called_in = scores >= high
+    return called_in, (scores <= low) & ~called_in
+
+
+def _ranked(scores: np.ndarray, share_in: float, share_out: float, order: np.ndarray):
+    """The ``k`` highest and ``k`` lowest records in number (``k`` the shares), ties broken by the
+    seeded random ``order``: a number of guesses fixed in advance (``delta > 0``)."""
+    size = scores.size
+    k_in = max(1, round(share_in * size))
     k_out = min(round(share_out * size), size - k_in)
-    ranked = order[np.argsort(-scores[order], kind="stable")]  # descending, ties in random order
-    return ranked[:k_in], ranked[size - k_out :] if k_out else ranked[:0]
+    ranked = order[np.argsort(-scores[order], kind="stable")]
+    called_in, called_out = np.zeros(size, bool), np.zeros(size, bool)
+    called_in[ranked[:k_in]] = True
+    called_out[ranked[size - k_out :]] = True
+    return called_in, called_out
 
 
-def _count(scores, is_member, share_in, share_out, order) -> tuple[int, int, int]:
-    """Guesses "member", guesses "non-member" and right guesses of one choice on one half."""
-    called_in, called_out = _guesses(scores, share_in, share_out, order)
-    correct = int(is_member[called_in].sum() + (~is_member[called_out]).sum())
-    return called_in.size, called_out.size, correct
+def _tally(is_member: np.ndarray, called: tuple[np.ndarray, np.ndarray]) -> tuple[int, int, int]:
+    """Guesses "member", guesses "non-member" and right guesses."""
+    called_in, called_out = called
+    correct = int((is_member & called_in).sum() + (~is_member & called_out).sum())
+    return int(called_in.sum()), int(called_out.sum()), correct
 
 
 @validate_params(
@@ -348,8 +382,8 @@ def epsilon_lower_bound(
     Jagielski 2023; module documentation).
 
     The scores are those of the attack ensemble (:func:`privlib.attacks.ensemble_scores`, seeded
-    by ``random_state``): the attack and the numbers of guesses are chosen on a seeded half of
-    the training and holdout records, and the right guesses counted on the other half.
+    by ``random_state``): the attack and its thresholds are chosen on a seeded quarter of the
+    training and holdout records, and the right guesses counted on the other records.
 
     Examples
     --------
@@ -374,25 +408,31 @@ def epsilon_lower_bound(
     )
     members, others = next(iter(scores.values()))
     is_member = np.repeat([True, False], [members.size, others.size])
-    halves = np.array_split(rng.permutation(is_member.size), 2)
-    selection, counting = halves
-    orders = [rng.permutation(half.size) for half in halves]
+    shuffled = rng.permutation(is_member.size)
+    cut = round(SELECTION_SHARE * is_member.size)
+    selection, counting = shuffled[:cut], shuffled[cut:]
     pooled = {name: np.concatenate(pair) for name, pair in scores.items()}
     best = (-1.0, "", 0.0, 0.0)
     for name, score in pooled.items():
         for share_in in GUESS_SHARES:
             for share_out in NON_MEMBER_SHARES:
-                k_in, k_out, correct = _count(
-                    score[selection], is_member[selection], share_in, share_out, orders[0]
+                chosen = score[selection]
+                tally = _tally(
+                    is_member[selection], _called(chosen, *_thresholds(chosen, share_in, share_out))
                 )
                 # a choice that cannot beat the best so far is not bisected
-                bound = _bound(correct, k_in, k_out, q, 0.0, k_in + k_out, confidence, floor=max(best[0], 0))
+                bound = _bound(
+                    tally[2], *tally[:2], q, 0.0, sum(tally[:2]), confidence, floor=max(best[0], 0)
+                )
                 if bound > best[0]:
                     best = (bound, name, share_in, share_out)
     _, attack, share_in, share_out = best
-    k_in, k_out, correct = _count(
-        pooled[attack][counting], is_member[counting], share_in, share_out, orders[1]
-    )
+    counted = pooled[attack][counting]
+    if claimed_delta == 0:
+        called = _called(counted, *_thresholds(pooled[attack][selection], share_in, share_out))
+    else:
+        called = _ranked(counted, share_in, share_out, rng.permutation(counting.size))
+    k_in, k_out, correct = _tally(is_member[counting], called)
     bound = binomial_epsilon_bound(
         correct,
         k_in,
