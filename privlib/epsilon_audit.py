@@ -91,7 +91,7 @@ from privlib.errors import PrivlibError
 from privlib.records import clopper_pearson
 from privlib.results import Result, _fmt
 from privlib.uncertainty import DEFAULT_CONFIDENCE
-from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Integer, Number, RandomState, Table, validate_params
 
 __all__ = [
     "GUESS_SHARES",
@@ -364,6 +364,7 @@ def _tally(is_member: np.ndarray, called: tuple[np.ndarray, np.ndarray]) -> tupl
         "claimed_delta": [Number(low=0, high=1, closed="left")],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
+        "client": [CLIENT, None],
     }
 )
 def epsilon_lower_bound(
