@@ -413,17 +413,28 @@ def epsilon_lower_bound(
     cut = round(SELECTION_SHARE * is_member.size)
     selection, counting = shuffled[:cut], shuffled[cut:]
     pooled = {name: np.concatenate(pair) for name, pair in scores.items()}
+    # each choice is scored by the bound its counts would give at the counting records' size, so
+    # that a few sure guesses are not passed over for many weaker ones the count would not repeat
+    scale = counting.size / max(selection.size, 1)
     best = (-1.0, "", 0.0, 0.0)
     for name, score in pooled.items():
         for share_in in GUESS_SHARES:
             for share_out in NON_MEMBER_SHARES:
                 chosen = score[selection]
-                tally = _tally(
-                    is_member[selection], _called(chosen, *_thresholds(chosen, share_in, share_out))
+                called = _called(chosen, *_thresholds(chosen, share_in, share_out))
+                k_in, k_out, correct = (
+                    round(count * scale) for count in _tally(is_member[selection], called)
                 )
                 # a choice that cannot beat the best so far is not bisected
                 bound = _bound(
-                    tally[2], *tally[:2], q, 0.0, sum(tally[:2]), confidence, floor=max(best[0], 0)
+                    min(correct, k_in + k_out),
+                    k_in,
+                    k_out,
+                    q,
+                    0.0,
+                    k_in + k_out,
+                    confidence,
+                    floor=max(best[0], 0),
                 )
                 if bound > best[0]:
                     best = (bound, name, share_in, share_out)
