@@ -18,7 +18,7 @@ of the records guessed before, a "member" guess is right with probability at mos
 ``p_in = q e**eps / (q e**eps + 1 - q)`` and a "non-member" guess with probability at most
 ``p_out = (1 - q) e**eps / ((1 - q) e**eps + q)`` (Bayes' rule: DP bounds the likelihood ratio of
 the release by ``e**eps``). So the number of correct guesses is stochastically dominated by
-``Binomial(k_in, p_in) + Binomial(k_out, p_out)`` (their Theorem 3.1 for ``q = 1/2``, where both
+``Binomial(k_in, p_in) + Binomial(k_out, p_out)`` (their main theorem for ``q = 1/2``, where both
 are ``Binomial(r, e**eps / (1 + e**eps))``). The bound at confidence ``1 - alpha`` is the largest
 ``eps`` that the observed count ``c`` rejects: ``P[dominating count >= c] <= alpha``. This tail
 grows with ``eps`` (each binomial is stochastically increasing in its probability), so the set of
@@ -26,7 +26,7 @@ rejected values is an interval ``[0, L)``, found by bisection, and
 ``P(L > true eps) <= P(reject the true eps) <= alpha``: the bound is valid.
 
 With ``delta > 0`` the tail ``f(v)`` becomes ``f(v) + 2 m delta max_i (f(v - i) - f(v)) / i``
-over ``i = 1..m`` for ``m`` randomised records (the same Theorem), proved for a fair split only, so
+over ``i = 1..m`` for ``m`` randomised records (their theorem for ``delta > 0``), proved for a fair split only, so
 a ``delta > 0`` claim needs training and holdout of equal size.
 
 *Choosing the guesses without peeking.* Which attack, and where its "member" and "non-member"
