@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import privlib as pl
+from privlib.dp import MAX_EPSILON
 from privlib.epsilon_audit import (
     RANDOM_SPLIT,
     SELECTION_SHARE,
@@ -237,3 +238,28 @@ def test_epsilon_lower_bound_checks_its_inputs_before_any_work():
         epsilon_lower_bound(
             train=table, holdout=table.head(2), synthetic=table, claimed_epsilon=1.0, claimed_delta=1e-6
         )
+
+
+def test_a_right_guess_against_overwhelming_odds_saturates_at_the_largest_epsilon():
+    # q = 1e-60: a "member" guess is right with probability below e**-38 even at epsilon 100
+    assert binomial_epsilon_bound(1, 1, member_share=1e-60) == MAX_EPSILON
+
+
+def test_a_delta_claim_counts_a_number_of_guesses_fixed_in_advance():
+    train, holdout, others = _adult_samples(4, 150)
+    release = pl.synth.make("GaussianCopula").fit(others).sample(150, random_state=0)
+    release.iloc[:30] = train.iloc[:30].to_numpy()
+    result = epsilon_lower_bound(
+        train=train,
+        holdout=holdout,
+        synthetic=release,
+        claimed_epsilon=1.0,
+        claimed_delta=1e-6,
+        random_state=0,
+    )
+    # the k highest counted records in number, k the chosen share of them (at least one)
+    counted = 300 - round(SELECTION_SHARE * 300)
+    assert result.guesses == max(1, round(result.member_guess_share * counted)) + round(
+        result.nonmember_guess_share * counted
+    )
+    assert result.claimed_delta == 1e-6 and "delta = 1e-06" in result.reading()
