@@ -69,6 +69,7 @@ _SUBMODULES = {
     "validation",
     "slides",
     "site",
+    "epsilon_audit",
 }
 
 #: Names of the top level that live in a submodule (imported with it, on first use).
