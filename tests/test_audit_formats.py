@@ -90,3 +90,126 @@ def test_formats_are_checked_and_json_is_always_written():
         pipeline.audit_formats(["docx"])
     with pytest.raises(pl.PrivlibError, match="`formats` none"):
         pipeline.audit_formats([])
+
+
+def _stub_rendering(monkeypatch) -> list[str]:
+    """The notebook, the HTML and the PDF replaced by steps that write a line and note their
+    name: the publication is tested without their cost."""
+    import contextlib
+
+    calls: list[str] = []
+
+    @contextlib.contextmanager
+    def kernel(folder):
+        calls.append("kernel")
+        yield None
+
+    @contextlib.contextmanager
+    def figures(spec, inputs, folder):
+        yield str
+
+    def execute(notebook, output, parameters, **kwargs):
+        calls.append("notebook")
+        output.write_text("executed")
+
+    def html(executed, target, **kwargs):
+        calls.append("html")
+        target.write_text("page")
+
+    def pdf(page, target):
+        calls.append("pdf")
+        target.write_text("pdf")
+
+    monkeypatch.setattr(pipeline, "_early_kernel", kernel)
+    monkeypatch.setattr(pipeline, "_variable_figures", figures)
+    monkeypatch.setattr(pipeline, "_report_sections", lambda reports, variables: {})
+    monkeypatch.setattr(pipeline, "_execute", execute)
+    monkeypatch.setattr(pipeline, "render_html", html)
+    monkeypatch.setattr(pipeline, "render_pdf", pdf)
+    return calls
+
+
+@pytest.mark.slow
+def test_each_format_makes_and_publishes_only_its_files(tmp_path, monkeypatch):
+    calls = _stub_rendering(monkeypatch)
+    paths = _make_inputs(tmp_path)
+    out = tmp_path / "out"
+    settings = dict(
+        out=out,
+        train=str(paths["train"]),
+        synthetic=[str(paths["synthetic"])],
+        holdout=str(paths["holdout"]),
+        keys=["Income", "UrbanRural", "Race"],
+        progress=False,
+    )
+    pipeline.audit_and_publish(**settings)
+    assert calls == ["kernel", "notebook", "html", "pdf"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(pipeline.AUDIT_FILES)
+    calls.clear()
+    # the PDF needs the HTML made, but only the PDF is published: the earlier page goes
+    pipeline.audit_and_publish(**settings, formats=["pdf"])
+    assert calls == ["kernel", "notebook", "html", "pdf"]
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "privacy_audit.ipynb", "report.pdf"]
+    calls.clear()
+    pipeline.audit_and_publish(**settings, formats=["json", "html"])
+    assert calls == ["kernel", "notebook", "html"]
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "privacy_audit.ipynb", "report.html"]
+    # one synthetic file: no decision per file
+    assert json.loads((out / "metrics.json").read_text())["files"] == []
+
+
+def test_progress_lines_inside_the_discriminator_and_the_shadow_model(caplog):
+    import numpy as np
+    import pandas as pd
+
+    from privlib.membership import discriminator_test
+    from privlib.targeted import shadow_model_attack
+
+    rng = np.random.default_rng(0)
+
+    def table(n):
+        return pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+
+    with caplog.at_level("INFO", logger="privlib"):
+        discriminator_test(
+            train=table(200), holdout=table(200), synthetic=table(120), n_repeats=2, random_state=0
+        )
+        population = pd.DataFrame({"x": [float(i % 7) for i in range(200)] + [50.0]})
+        train = population.iloc[[0, 1, 2, 3, 4, 5, 200]].reset_index(drop=True)
+        shadow_model_attack(
+            synthesizer="Copy",
+            train=train,
+            population=population,
+            n_targets=1,
+            n_shadows=10,
+            n_test=10,
+            features="histogram",
+            n_jobs=1,
+            random_state=0,
+        )
+    lines = [record.getMessage() for record in caplog.records]
+    # 120 synthetic records: half (60) fit the classifier, the other half is scored
+    assert (
+        lines[0]
+        == "discriminator: 2 fit(s) of HistGradientBoostingClassifier on 200 training and 60 synthetic records"
+    )
+    assert [line.split(" done")[0] for line in lines[1:3]] == [
+        "discriminator: fit 1 of 2",
+        "discriminator: fit 2 of 2",
+    ]
+    # 2 * (10 shadow + 10 test) pairs = 40 fits for the one target
+    assert lines[3] == "shadow-model attack: refitting Copy 40 times for each of 1 target(s)"
+    assert lines[4].startswith("shadow-model attack: target 1 of 1 done (")
+    assert len(lines) == 5
+
+
+def test_the_input_checks_say_so_before_and_after(tmp_path, caplog):
+    paths = _make_inputs(tmp_path)
+    spec, _ = pipeline.audit_spec(
+        train=str(paths["train"]), synthetic=[str(paths["synthetic"]), str(paths["shuffled"])], holdout=None
+    )
+    with caplog.at_level("INFO", logger="privlib"):
+        pipeline._audit_inputs(spec, progress=True, preload=False)
+    lines = [record.getMessage() for record in caplog.records]
+    assert lines[0] == "reading and checking the tables (training, 2 synthetic files) ..."
+    assert lines[-1].startswith("tables checked in ") and lines[-1].endswith(" s")
