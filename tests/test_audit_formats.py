@@ -158,6 +158,7 @@ def test_each_format_makes_and_publishes_only_its_files(tmp_path, monkeypatch):
     assert json.loads((out / "metrics.json").read_text())["files"] == []
 
 
+@pytest.mark.slow
 def test_progress_lines_inside_the_discriminator_and_the_shadow_model(caplog):
     import numpy as np
     import pandas as pd
@@ -181,8 +182,8 @@ def test_progress_lines_inside_the_discriminator_and_the_shadow_model(caplog):
             train=train,
             population=population,
             n_targets=1,
-            n_shadows=10,
-            n_test=10,
+            n_shadows=2,
+            n_test=2,
             features="histogram",
             n_jobs=1,
             random_state=0,
@@ -197,8 +198,8 @@ def test_progress_lines_inside_the_discriminator_and_the_shadow_model(caplog):
         "discriminator: fit 1 of 2",
         "discriminator: fit 2 of 2",
     ]
-    # 2 * (10 shadow + 10 test) pairs = 40 fits for the one target
-    assert lines[3] == "shadow-model attack: refitting Copy 40 times for each of 1 target(s)"
+    # 2 * (2 shadow + 2 test) pairs = 8 fits for the one target
+    assert lines[3] == "shadow-model attack: refitting Copy 8 times for each of 1 target(s)"
     assert lines[4].startswith("shadow-model attack: target 1 of 1 done (")
     assert len(lines) == 5
 
