@@ -214,3 +214,33 @@ def test_the_input_checks_say_so_before_and_after(tmp_path, caplog):
     lines = [record.getMessage() for record in caplog.records]
     assert lines[0] == "reading and checking the tables (training, 2 synthetic files) ..."
     assert lines[-1].startswith("tables checked in ") and lines[-1].endswith(" s")
+
+
+def test_publication_retires_the_formats_left_out_first_and_follows_no_link(tmp_path, monkeypatch):
+    import os
+
+    from privlib import publish as publishing
+
+    out, stage, elsewhere = tmp_path / "out", tmp_path / "stage", tmp_path / "elsewhere.pdf"
+    out.mkdir()
+    stage.mkdir()
+    elsewhere.write_text("someone's file")
+    (out / "report.html").write_text("an earlier run's page")
+    os.symlink(elsewhere, out / "report.pdf")
+    (out / "privacy_audit.ipynb").mkdir()  # a folder at a retired name is not the kit's file
+    (stage / "metrics.json").write_text("{}")
+    seen = []
+    replace = os.replace
+
+    def noting(source, target, **kwargs):
+        seen.append(sorted(p.name for p in out.iterdir()))
+        return replace(source, target, **kwargs)
+
+    monkeypatch.setattr(publishing.os, "replace", noting)
+    publishing.publish(
+        stage, out, {"metrics.json"}, retire={"report.html", "report.pdf", "privacy_audit.ipynb"}
+    )
+    # when the new metrics.json moved in, the earlier page and the link were gone already
+    assert seen == [["privacy_audit.ipynb"]]
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "privacy_audit.ipynb"]
+    assert elsewhere.read_text() == "someone's file"  # the link went, not what it pointed to
