@@ -31,7 +31,8 @@ real table that passes them (the defaults are in ``privlib audit --help``). A Da
 must complete its handshake within ``privlib.pipeline.SCHEDULER_TIMEOUT`` seconds.
 
 Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
-input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
+input (one line on stderr says what and how to fix it, before any work; under ``audit --json``
+the same message also goes to stdout as one JSON object ``{"error": ..., "exit": 2}``); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
 was, but for an interrupt while the report's files move in: the move then finishes first, and the
@@ -236,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[verbosity],
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
-        "notebook, report.html, report.pdf and metrics.json into --out.",
+        "notebook, report.html, report.pdf and metrics.json into --out (--formats chooses).",
         late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")

@@ -277,7 +277,8 @@ class AuditReport(_Frozen):
         return out
 
     def summary(self) -> dict[str, Any]:
-        """The decision, each family's verdict and records at risk: what ``--json`` prints.
+        """The decision, the file it is for and the decision on each file (:attr:`files`), each
+        family's verdict and records at risk: what ``--json`` prints.
 
         A measure's records at risk are listed only when it stands as a risk in its family: judged
         ``risk``, and, for an exact test, still so after the family's adjustment
