@@ -456,13 +456,14 @@ def test_page_one_names_the_file_its_decision_is_for_and_decides_each_file():
         # a family the file's audit did not list reads "not assessed"
         "careful release only with the listed caveats no evidence of risk inconclusive not assessed",
     ]
-    # a report of several files without the decision on each (the Python API's) still says
-    # which file its decision is for, and where the others are
+    # a report of several files without the decision on each (privlib.audit.run's) still says
+    # which file its decision is for, and that the others are not decided
     report = _two_files()
     report["files"] = []
     text = _text(decision_html(report))
     assert "Decision on leaky do not release" in text
-    assert 'the first of 2; the others are compared in "Synthetic files side by side"' in text
+    assert "the first of 2; this report does not decide the others" in text
+    assert "synthetic file decision" not in text
     # one file: no table, no "first of"
     single = _text(decision_html(leaky_report()))
     assert "first of" not in single and "synthetic file decision" not in single
