@@ -158,7 +158,7 @@ def test_a_measure_record_as_a_dict_and_the_short_reprs(report):
         "1 inconclusive, 1 not assessed), measures=4 (1 risk, 2 no evidence of risk, "
         "1 inconclusive), skipped=1)"
     )
-    assert "\n" not in shown and len(shown) < 300
+    assert "\n" not in shown and len(shown) < 300 and str(report) == shown and str(record) == repr(record)
 
 
 def test_the_decision_on_each_file_reaches_the_json_and_the_summary(report):

@@ -177,6 +177,8 @@ class MeasureRecord(_ResultColumns):
     def __repr__(self) -> str:
         return f"MeasureRecord(key={self.key!r}, family={self.family!r}, value={self.value!r}, verdict={self.verdict!r})"
 
+    __str__ = __repr__
+
 
 class Skipped(_Frozen):
     """A measure the audit did not compute, and why."""
@@ -412,6 +414,8 @@ class AuditReport(_Frozen):
             f"families={len(self.families)} ({families}), measures={len(self.measures)}"
             f"{f' ({measures})' if measures else ''}, skipped={len(self.skipped)})"
         )
+
+    __str__ = __repr__  # print(report) too: pydantic's own would print every field
 
     def _repr_html_(self) -> str:
         """The decision page and the verdict lines, with the kit's styles scoped to them."""
