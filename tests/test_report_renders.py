@@ -117,7 +117,16 @@ def test_page_one_states_the_decision_and_every_family(renders, name):
     metrics = _metrics(renders[name])
     first = pages[0]
     assert "--" not in first  # no command-line flag on the officer's page
-    assert f"DECISION {metrics['decision']}" in first.replace("Decision", "DECISION")
+    if metrics["files"]:  # several synthetic files: the headline names its file, then each file's
+        label = metrics["synthetic_label"]
+        assert f"DECISION ON {label.upper()} {metrics['decision']}" in first.replace("Decision", "DECISION")
+        assert f"for the synthetic file {label}, the first of {len(metrics['files'])}" in first
+        table = first.split("Decision on each synthetic file, from its own audit", 1)[1]
+        for file in metrics["files"]:
+            verdicts = " ".join(file["families"][f["family"]] for f in metrics["families"])
+            assert f"{file['synthetic_label']} {file['decision']} {verdicts}" in table, file
+    else:
+        assert f"DECISION {metrics['decision']}" in first.replace("Decision", "DECISION")
     for family in metrics["families"]:
         # each family on page 1, with its verdict, and a reason when it was not assessed
         line = first.split(family["title"] + ":", 1)[1][:800]
