@@ -620,13 +620,6 @@ def _preload(*modules: str) -> None:
 def _audit_inputs(spec: AuditSpec, *, progress: bool, preload: bool) -> AuditInputs:
     """The tables of ``spec`` read and checked (bad input raises :class:`PrivlibError`);
     ``preload``: load the renderers meanwhile."""
-    _passive_openmp()
-    from privlib.audit.runner import inputs_of
-
-    if preload:
-        # the renderers load while the audit computes (after the audit's own imports: imports in
-        # two threads only take turns)
-        _preload("papermill", "nbconvert", "weasyprint")
     n_synthetic = len(spec.synthetic)
     _say(
         progress,
@@ -634,6 +627,13 @@ def _audit_inputs(spec: AuditSpec, *, progress: bool, preload: bool) -> AuditInp
         f"{'s' if n_synthetic > 1 else ''}{', holdout' if spec.holdout is not None else ''})",
     )
     started = time.perf_counter()
+    _passive_openmp()
+    from privlib.audit.runner import inputs_of
+
+    if preload:
+        # the renderers load while the audit computes (after the audit's own imports: imports in
+        # two threads only take turns)
+        _preload("papermill", "nbconvert", "weasyprint")
     inputs = inputs_of(spec)
     if progress:
         logger.info("tables checked in %.1f s", time.perf_counter() - started)
