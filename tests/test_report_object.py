@@ -163,7 +163,10 @@ def test_a_measure_record_as_a_dict_and_the_short_reprs(report):
 
 def test_the_decision_on_each_file_reaches_the_json_and_the_summary(report):
     other = report.model_copy(update={"synthetic_label": "careful", "decision": "not assessable"})
+    report._results["identical_match_share"] = "the full result"
     both = report.with_files([report, other])
+    # the per-record results stay with the copy: its figures are drawn from them
+    assert both.result("identical_match_share") == "the full result"
     assert [f.synthetic_label for f in both.files] == ["leaky", "careful"]
     assert [f.decision for f in both.files] == ["do not release", "not assessable"]
     assert both.files[0].families == {
