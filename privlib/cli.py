@@ -31,7 +31,8 @@ real table that passes them (the defaults are in ``privlib audit --help``). A Da
 must complete its handshake within ``privlib.pipeline.SCHEDULER_TIMEOUT`` seconds.
 
 Exit status: 0 when the report was written; 1 when a notebook failed while it ran; 2 for bad
-input (one line on stderr says what and how to fix it, before any work); 3 when ``--fail-on``
+input (one line on stderr says what and how to fix it, before any work; under ``audit --json``
+the same message also goes to stdout as one JSON object ``{"error": ..., "exit": 2}``); 3 when ``--fail-on``
 is given and a kind of disclosure reached that level (the report is written and published
 first); 130 for an interrupt (Ctrl-C or SIGTERM). On 1, 2 and 130 the output folder is left as it
 was, but for an interrupt while the report's files move in: the move then finishes first, and the
@@ -104,7 +105,17 @@ class _Parser(argparse.ArgumentParser):
         return super(_Parser, self.complete()).format_help()
 
     def error(self, message):
-        self.exit(EXIT_BAD_INPUT, f"privlib: error: {message} (see `{self.prog} --help`)\n")
+        line = f"privlib: error: {message} (see `{self.prog} --help`)"
+        sys.stderr.write(line + "\n")
+        raise _UsageError(line)
+
+
+class _UsageError(SystemExit):
+    """A usage error, its one line already on stderr (kept for ``--json``'s error object)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(EXIT_BAD_INPUT)
+        self.line = line
 
 
 #: Longest ``--thresholds`` text read: a few dozen measures fit in a fraction of it.
@@ -124,6 +135,11 @@ def _thresholds(text: str) -> dict:
             f"--thresholds must be a JSON object of measure name to number, got {shown}"
         )
     return value
+
+
+def _formats(text: str) -> list[str]:
+    """``--formats``: names separated by commas (checked by :func:`privlib.pipeline.audit_formats`)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _number_or(word: str, flag: str):
@@ -221,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[verbosity],
         help="run the privacy audit on CSV files and write report.html, report.pdf, metrics.json",
         description="Run the privacy audit on CSV files (or a params file) and write the executed "
-        "notebook, report.html, report.pdf and metrics.json into --out.",
+        "notebook, report.html, report.pdf and metrics.json into --out (--formats chooses).",
         late_arguments=_add_spec_arguments,
     )
     audit.add_argument("--params", help="YAML params file (reports/params/*.yaml) instead of the files")
@@ -236,8 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--json",
         action="store_true",
-        help="print a summary on stdout: decision, verdict per kind of disclosure, "
-        "records at risk, the report's path",
+        help="print a summary on stdout: decision (and, with several synthetic files, the "
+        "decision on each), verdict per kind of disclosure, records at risk, the report's path; "
+        'bad input (exit status 2) prints {"error": ..., "exit": 2} there instead',
+    )
+    audit.add_argument(
+        "--formats",
+        type=_formats,
+        default=None,
+        metavar="LIST",
+        help="the report's formats, separated by commas, of json, html and pdf (default all); "
+        "metrics.json is always written, and an earlier run's files of the formats left out "
+        "are removed from --out when the new report is published",
     )
     audit.add_argument("--out", required=True, help="output folder")
 
@@ -302,6 +328,7 @@ def _version() -> str:
 def _audit(args) -> int:
     from privlib import pipeline
     from privlib.audit import AuditReport
+    from privlib.pipeline import audit_formats
 
     if args.params is None and (args.train is None or args.synthetic is None):
         raise PrivlibError("give --train and --synthetic (CSV files), or --params FILE.yaml.")
@@ -314,13 +341,16 @@ def _audit(args) -> int:
         params=args.params,
         data_root=args.data_root,
         progress=not _quiet(args),
+        formats=args.formats,
         **{name: getattr(args, name) for name in user_settings()},
     )
     out = Path(args.out)
-    logger.info("audit written to %s/report.html, report.pdf and metrics.json", out)
+    written = audit_formats(args.formats)
+    names = [name for kind, name in _REPORT_NAMES.items() if kind in written]
+    logger.info("audit written to %s: %s", out, ", ".join(names))
     summary = report.summary()
     if args.json:
-        summary["report"] = str(out / "report.html")
+        summary["report"] = str(out / names[0])
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     if args.fail_on is not None:
         reached = [f.family for f in report.families if f.verdict in FAIL_ON[args.fail_on]]
@@ -333,6 +363,10 @@ def _audit(args) -> int:
             )
             return EXIT_GATE
     return 0
+
+
+#: The file of each format a reader opens, most readable first (``--json``'s "report").
+_REPORT_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json"}
 
 
 def _course(args) -> int:
@@ -411,12 +445,19 @@ def main(argv=None) -> int:
     }
     command = None
     published = publication_count()
+    # --json is looked for in the words as given, so that a usage error is answered there too
+    as_json = "--json" in (sys.argv[1:] if argv is None else argv)
     try:
         try:
             args = build_parser().parse_args(argv)
-        except SystemExit as exc:  # a usage error (one line already printed), --help or --version
+        except _UsageError as exc:  # one line already printed
+            if as_json:
+                _json_error(exc.line.removeprefix("privlib: error: "))
+            return EXIT_BAD_INPUT
+        except SystemExit as exc:  # --help or --version
             return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         command = args.command
+        as_json = bool(getattr(args, "json", False))
         _configure_logging(args)
         for noisy in ("traitlets", "weasyprint", "fontTools", "asyncio", "papermill"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
@@ -426,21 +467,23 @@ def main(argv=None) -> int:
     except PrivlibError as exc:
         from privlib.pipeline import ReportError
 
-        _error(str(exc))
-        return EXIT_FAILED if isinstance(exc, ReportError) else EXIT_BAD_INPUT
+        if isinstance(exc, ReportError):
+            _error(str(exc))
+            return EXIT_FAILED
+        return _refused(str(exc), as_json)
     except OSError as exc:  # the system refused (a full disk, a quota): nothing was published
         where = f" ({os.path.basename(exc.filename)!r})" if exc.filename else ""
-        _error(
+        return _refused(
             f"the system refused: {exc.strerror or exc}{where}; free space or choose another "
-            f"folder; {_left(command)}."
+            f"folder; {_left(command)}.",
+            as_json,
         )
-        return EXIT_BAD_INPUT
     except MemoryError:  # a measure or a synthesizer outgrew the machine: say which settings shrink it
-        _error(
+        return _refused(
             "ran out of memory; lower --max-input-mb or --fidelity-sample, or n_train or a "
-            f"synthesizer's n in the params file; {_left(command)}."
+            f"synthesizer's n in the params file; {_left(command)}.",
+            as_json,
         )
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"privlib: interrupted; {_left(command, publications(after=published))}", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -479,6 +522,19 @@ def _left(command: str | None, published: list | None = None) -> str:
 def _error(message: str) -> None:
     """The one error line: whatever the message holds (line breaks included) stays on it."""
     print(f"privlib: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+def _refused(message: str, as_json: bool) -> int:
+    """Bad input (exit status 2): the error line, and under ``--json`` the same message as one
+    JSON object on stdout, where the caller reads the summary of a run that worked."""
+    _error(message)
+    if as_json:
+        _json_error(message)
+    return EXIT_BAD_INPUT
+
+
+def _json_error(message: str) -> None:
+    sys.stdout.write(json.dumps({"error": " ".join(message.split()), "exit": EXIT_BAD_INPUT}) + "\n")
 
 
 def _interrupt(signum, frame):

@@ -39,7 +39,9 @@ health data. AIDR 2019. doi:10.1145/3359115.3359124
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import cast
@@ -96,6 +98,8 @@ from privlib.validation import (
     Table,
     validate_params,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "M_THRESHOLD",
@@ -2064,7 +2068,15 @@ def discriminator_test(
     synthetic_sum, synthetic_count = np.zeros(len(synthetic)), np.zeros(len(synthetic))
     per_repeat = []  # mean P(real) of the holdout, of the scored synthetic records, and the AUC
     threads = _check_threads(n_jobs, len(labels))
-    for _ in _repetitions(n_repeats, progress):
+    logger.info(
+        "discriminator: %d fit(s) of %s on %d training and %d synthetic records",
+        n_repeats,
+        _model_name(model),
+        len(train),
+        n_fit,
+    )
+    started = time.perf_counter()
+    for repeat in _repetitions(n_repeats, progress):
         fitted = clone(model)
         if model_step in fitted.get_params():
             fitted.set_params(**{model_step: int(rng.integers(2**31 - 1))})
@@ -2086,6 +2098,9 @@ def discriminator_test(
             np.repeat([1, 0], [p_holdout.size, p_synthetic.size]), np.concatenate([p_holdout, p_synthetic])
         )
         per_repeat.append((p_holdout.mean(), p_synthetic.mean(), auc))
+        logger.info(
+            "discriminator: fit %d of %d done (%.0f s)", repeat + 1, n_repeats, time.perf_counter() - started
+        )
     rows = np.array(per_repeat)
     differences = rows[:, 1] - rows[:, 0]
     mean, low, high = _spread(differences)

@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from importlib import import_module
 from pathlib import Path
@@ -59,6 +60,8 @@ from privlib.resources import resource_path
 
 __all__ = [
     "AUDIT_FILES",
+    "AUDIT_FORMATS",
+    "audit_formats",
     "ReportError",
     "audit_notebook",
     "audit_and_publish",
@@ -75,6 +78,27 @@ logger = logging.getLogger(__name__)
 
 #: Files an audit writes into its output folder (and nothing else).
 AUDIT_FILES = ("privacy_audit.ipynb", "report.html", "report.pdf", "metrics.json")
+
+#: The formats ``privlib audit --formats`` takes, each with the files it publishes: the executed
+#: notebook is the source of the HTML and the PDF, and goes with either.
+AUDIT_FORMATS = {
+    "json": ("metrics.json",),
+    "html": ("report.html", "privacy_audit.ipynb"),
+    "pdf": ("report.pdf", "privacy_audit.ipynb"),
+}
+
+
+def audit_formats(formats) -> frozenset[str]:
+    """``formats`` (names of :data:`AUDIT_FORMATS`, or ``None`` for all) checked; metrics.json is
+    always written, the record a gate reads."""
+    chosen = frozenset(AUDIT_FORMATS if formats is None else formats)
+    unknown = sorted(chosen - set(AUDIT_FORMATS))
+    if unknown or not chosen:
+        shown = ", ".join(repr(str(name)[:20]) for name in unknown[:3]) or "none"
+        raise PrivlibError(
+            f"`formats` {shown}: give one or more of {', '.join(AUDIT_FORMATS)}, separated by commas."
+        )
+    return chosen | {"json"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,7 +478,9 @@ def _with_absolute_paths(spec: AuditSpec) -> AuditSpec:
     )
 
 
-def run_audit(*, out, params=None, data_root=None, progress: bool = True, schema=None, **settings) -> Path:
+def run_audit(
+    *, out, params=None, data_root=None, progress: bool = True, schema=None, formats=None, **settings
+) -> Path:
     """Run the privacy audit and write its report into ``out``.
 
     Give either the tables (``train``, ``synthetic``, ``holdout``) or ``params``, a YAML file
@@ -462,12 +488,16 @@ def run_audit(*, out, params=None, data_root=None, progress: bool = True, schema
     :class:`privlib.audit.AuditSpec`, under the same names (the command line's flags), and win
     over the file's; those left at ``None`` take the file's value or the spec's default.
     ``schema`` is the earlier name of ``schema_file``. The files a params file names must lie
-    inside ``data_root`` (default: the params file's own folder).
+    inside ``data_root`` (default: the params file's own folder). ``formats``: the names of
+    :data:`AUDIT_FORMATS` to write (default all; metrics.json always): the work of the others is
+    skipped (the notebook and the HTML with neither ``html`` nor ``pdf``), and the earlier run's
+    files of the formats left out are removed from ``out`` in the same publication, so that
+    ``out`` never holds files of two runs.
 
     Returns
     -------
     pathlib.Path
-        The output folder, holding :data:`AUDIT_FILES` (and whatever else it held before).
+        The output folder, holding the files of ``formats`` (and whatever else it held before).
 
     Raises
     ------
@@ -476,18 +506,30 @@ def run_audit(*, out, params=None, data_root=None, progress: bool = True, schema
         fails (``out`` is then left as it was).
     """
     audit_and_publish(
-        out=out, params=params, data_root=data_root, progress=progress, schema=schema, **settings
+        out=out,
+        params=params,
+        data_root=data_root,
+        progress=progress,
+        schema=schema,
+        formats=formats,
+        **settings,
     )
     return _checked_out(out)
 
 
-def audit_and_publish(*, out, params=None, data_root=None, progress: bool = True, schema=None, **settings):
+def audit_and_publish(
+    *, out, params=None, data_root=None, progress: bool = True, schema=None, formats=None, **settings
+):
     """:func:`run_audit`, returning the report it published (an
     :class:`~privlib.audit.AuditReport`): the one its files in ``out`` hold, whatever another run
     into ``out`` publishes after it (the command line's ``--json`` and ``--fail-on`` read it)."""
+    formats = audit_formats(formats)
+    written = {name for kind in formats for name in AUDIT_FORMATS[kind]}
+    pages_wanted = bool(formats & {"html", "pdf"})
     out = _checked_out(out)
-    _check_report_names(out, AUDIT_FILES)
-    _require_report_extra()
+    _check_report_names(out, written)
+    if pages_wanted:
+        _require_report_extra()
     if schema is not None:
         settings.setdefault("schema_file", schema)
     spec, recipe = audit_spec(params=params, data_root=data_root, **settings)
@@ -516,33 +558,57 @@ def audit_and_publish(*, out, params=None, data_root=None, progress: bool = True
                 }
             )
         spec = _with_absolute_paths(spec)
-        executed = report / "privacy_audit.ipynb"
         # the notebook's kernel boots while the audit computes, off the critical path
-        with _early_kernel(work) as kernel:
+        with _early_kernel(work) if pages_wanted else contextlib.nullcontext() as kernel:
             with _as_report_error("the audit"):
-                inputs = _audit_inputs(spec)
-                # the per-variable figures need only the tables: drawn beside the measures
-                with _variable_figures(spec, inputs, work) as variable_figures:
-                    reports = _audit_reports(spec, inputs)
-                    _say(progress, "drawing the report's figures")
-                    pages = _report_sections(reports, variable_figures())
+                inputs = _audit_inputs(spec, progress=progress, preload=pages_wanted)
+                if pages_wanted:
+                    # the per-variable figures need only the tables: drawn beside the measures
+                    with _variable_figures(spec, inputs, work) as variable_figures:
+                        reports = _with_file_decisions(_audit_reports(spec, inputs))
+                        _say(progress, "drawing the report's figures")
+                        pages = _report_sections(reports, variable_figures())
+                else:
+                    reports = _with_file_decisions(_audit_reports(spec, inputs))
             (report / "metrics.json").write_text(reports[0].to_json(), encoding="utf-8")
-            sections = work / "audit_sections.json"
-            sections.write_text(json.dumps(pages), encoding="utf-8")
-            _say(progress, "running the audit notebook")
-            _execute(
-                audit_notebook(),
-                executed,
-                {"sections_path": sections.name},
-                cwd=work,
-                progress=progress,
-                kernel=kernel,
+            if pages_wanted:
+                sections = work / "audit_sections.json"
+                sections.write_text(json.dumps(pages), encoding="utf-8")
+                _say(progress, "running the audit notebook")
+                _execute(
+                    audit_notebook(),
+                    report / "privacy_audit.ipynb",
+                    {"sections_path": sections.name},
+                    cwd=work,
+                    progress=progress,
+                    kernel=kernel,
+                )
+        if pages_wanted:
+            _say(
+                progress,
+                f"rendering {' and '.join(sorted(written - {'metrics.json', 'privacy_audit.ipynb'}))}",
             )
-        _say(progress, "rendering report.html and report.pdf")
-        render_html(executed, report / "report.html", title=spec.title, toc=True, compact=True)
-        render_pdf(report / "report.html", report / "report.pdf")
-        _publish(report, out, set(AUDIT_FILES))
+            render_html(
+                report / "privacy_audit.ipynb",
+                report / "report.html",
+                title=spec.title,
+                toc=True,
+                compact=True,
+            )
+            if "pdf" in formats:
+                render_pdf(report / "report.html", report / "report.pdf")
+        # an earlier run's files of the formats left out go in the same step: a reader never
+        # sees this run's metrics.json beside another run's report
+        _publish(report, out, written, retire=set(AUDIT_FILES) - written)
     return reports[0]
+
+
+def _with_file_decisions(reports: list) -> list:
+    """``reports`` (the audit, then each other synthetic file's own) with the decision on each
+    file on the first, when there are several."""
+    if len(reports) < 2:
+        return reports
+    return [reports[0].with_files(reports), *reports[1:]]
 
 
 def _preload(*modules: str) -> None:
@@ -551,15 +617,27 @@ def _preload(*modules: str) -> None:
     threading.Thread(target=lambda: [import_module(name) for name in modules], daemon=True).start()
 
 
-def _audit_inputs(spec: AuditSpec) -> AuditInputs:
-    """The tables of ``spec`` read and checked (bad input raises :class:`PrivlibError`)."""
+def _audit_inputs(spec: AuditSpec, *, progress: bool, preload: bool) -> AuditInputs:
+    """The tables of ``spec`` read and checked (bad input raises :class:`PrivlibError`);
+    ``preload``: load the renderers meanwhile."""
+    n_synthetic = len(spec.synthetic)
+    _say(
+        progress,
+        f"reading and checking the tables (training, {n_synthetic} synthetic file"
+        f"{'s' if n_synthetic > 1 else ''}{', holdout' if spec.holdout is not None else ''})",
+    )
+    started = time.perf_counter()
     _passive_openmp()
     from privlib.audit.runner import inputs_of
 
-    # the renderers load while the audit computes (after the audit's own imports: imports in two
-    # threads only take turns)
-    _preload("papermill", "nbconvert", "weasyprint")
-    return inputs_of(spec)
+    if preload:
+        # the renderers load while the audit computes (after the audit's own imports: imports in
+        # two threads only take turns)
+        _preload("papermill", "nbconvert", "weasyprint")
+    inputs = inputs_of(spec)
+    if progress:
+        logger.info("tables checked in %.1f s", time.perf_counter() - started)
+    return inputs
 
 
 def _audit_reports(spec: AuditSpec, inputs: AuditInputs) -> list:

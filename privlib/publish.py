@@ -48,6 +48,7 @@ __all__ = [
     "LOCK_WAIT_SECONDS",
     "STAGING_MARK",
     "checked_out",
+    "new_file_mode",
     "publication_count",
     "publications",
     "publish",
@@ -359,7 +360,14 @@ def _umask() -> int:
     return mask
 
 
-def publish(finished: Path, out: Path, own: set[str]) -> None:
+def new_file_mode() -> int:
+    """The mode the umask gives a new file (``0o644`` under the usual ``022``)."""
+    return 0o666 & ~_umask()
+
+
+def publish(
+    finished: Path, out: Path, own: set[str], *, retire: set[str] | frozenset[str] = frozenset()
+) -> None:
     """Move the files of ``finished`` named in ``own`` (folders among them with their contents)
     into ``out``, one ``os.replace`` each; ``out`` is made if it does not exist.
 
@@ -367,8 +375,13 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
     replaced (a symbolic link there is replaced itself, never followed). Each file gets the mode
     of a new file under the umask, so that all of them share one (a temporary file is made
     ``0o600`` whatever the umask).
+
+    ``retire``: names of the kit's own files that this publication does not write (a format left
+    out) and that an earlier one may have: a file or link at such a name is removed first, in
+    the same uninterrupted step, so that ``out`` never holds files of two runs side by side (a
+    folder at such a name is not the kit's and stays).
     """
-    file_mode = 0o666 & ~_umask()
+    file_mode = new_file_mode()
     try:
         out.mkdir(exist_ok=True)
         out_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -381,10 +394,27 @@ def publish(finished: Path, out: Path, own: set[str]) -> None:
         _check_targets(finished, out_fd, files, out)
         published: list[str] = []
         with _signals_deferred():
+            _retire(out_fd, sorted(retire - own), out)
             _move_in(finished, out_fd, files, out, file_mode, published)
             _PUBLISHED.append((publication_count() + 1, out, tuple(published)))
     finally:
         os.close(out_fd)
+
+
+def _retire(out_fd: int, names: list[str], out: Path) -> None:
+    """Remove the files (or links, never followed) at ``names`` in the folder ``out_fd``."""
+    for name in names:
+        try:
+            found = os.stat(name, dir_fd=out_fd, follow_symlinks=False)
+            if not stat.S_ISDIR(found.st_mode):
+                os.unlink(name, dir_fd=out_fd)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise PrivlibError(
+                f"could not remove the earlier {_shown(name)} from `--out` {_shown(out)} "
+                f"({exc.strerror or exc}); the earlier report's other files are intact."
+            ) from None
 
 
 def _move_in(

@@ -74,7 +74,9 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import logging
 import math
+import time
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -104,6 +106,8 @@ from privlib.validation import (
     Table,
     validate_params,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "FEATURE_SETS",
@@ -662,7 +666,14 @@ def shadow_model_attack(
         raise PrivlibError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
 
     groups, per_target = [], []
-    for index in target_index:
+    logger.info(
+        "shadow-model attack: refitting %s %d times for each of %d target(s)",
+        type(template).__name__,
+        2 * (n_shadows + n_test),
+        len(target_index),
+    )
+    started = time.perf_counter()
+    for done, index in enumerate(target_index, 1):
         target = train.iloc[[int(index)]]
         # the pool never holds the target (nor an identical record): "without" must mean without
         others = np.flatnonzero(nearest_distances(population, target) > 0)
@@ -706,6 +717,12 @@ def shadow_model_attack(
         score_in = classifier.predict_proba(x_in[n_shadows:])[:, 1]
         groups.extend([score_out, score_in])
         per_target.append(_auc_with_interval([score_out, score_in], rng, confidence))
+        logger.info(
+            "shadow-model attack: target %d of %d done (%.0f s)",
+            done,
+            len(target_index),
+            time.perf_counter() - started,
+        )
 
     return _over_targets(
         rows=np.asarray(target_index, dtype=int),

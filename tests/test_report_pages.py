@@ -415,3 +415,82 @@ def test_the_fidelity_small_multiples_show_no_extreme_value_and_no_rare_category
     ax.figure.canvas.draw()
     assert r"pay_\$1k_\$" in [t.get_text() for t in ax.get_xticklabels()]
     plt.close(ax.figure)
+
+
+# -- several synthetic files ------------------------------------------------------------------
+def _two_files() -> dict:
+    """The fixture's report as the first of two synthetic files, with the decision on each."""
+    report = leaky_report()
+    report["synthetic_label"] = "leaky"
+    report["provenance"] = {
+        "inputs": [
+            {"role": "train", "file": "train.csv", "rows": 1000},
+            {"role": "synthetic", "file": "leaky.csv", "rows": 1000},
+            {"role": "synthetic", "file": "careful.csv", "rows": 1000},
+        ]
+    }
+    report["files"] = [
+        {
+            "synthetic_label": "leaky",
+            "decision": "do not release",
+            "families": {"identity": "risk", "attribute": "inconclusive", "membership": "not assessed"},
+        },
+        {
+            "synthetic_label": "careful",
+            "decision": "release only with the listed caveats",
+            "families": {"identity": "no evidence of risk", "attribute": "inconclusive"},
+        },
+    ]
+    return report
+
+
+def test_page_one_names_the_file_its_decision_is_for_and_decides_each_file():
+    page = decision_html(_two_files())
+    text = _text(page)
+    assert "Decision on leaky do not release" in text
+    assert "for the synthetic file leaky , the first of 2; each file's own audit decides it below" in text
+    rows = [_text(r) for r in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S)]
+    assert rows == [
+        "synthetic file decision Identity disclosure Attribute disclosure Membership disclosure",
+        "leaky do not release risk inconclusive not assessed",
+        # a family the file's audit did not list reads "not assessed"
+        "careful release only with the listed caveats no evidence of risk inconclusive not assessed",
+    ]
+    # a report of several files without the decision on each (privlib.audit.run's) still says
+    # which file its decision is for, and that the others are not decided
+    report = _two_files()
+    report["files"] = []
+    text = _text(decision_html(report))
+    assert "Decision on leaky do not release" in text
+    assert "the first of 2; this report does not decide the others" in text
+    assert "synthetic file decision" not in text
+    # one file: no table, no "first of"
+    single = _text(decision_html(leaky_report()))
+    assert "first of" not in single and "synthetic file decision" not in single
+
+
+def test_the_shadow_model_reading_says_the_kits_generator_was_refitted():
+    from privlib.render.audit_pages import readings_html
+
+    report = leaky_report()
+    report["synthetic_label"] = "leaky"
+    attack = measure(
+        "shadow_model_auc",
+        "Shadow-model attack",
+        "membership",
+        0.6,
+        0.4,
+        0.8,
+        0.5,
+        0.8,
+        "no evidence of risk",
+    )
+    report["measures"].append(attack)
+    for named, said in (("SequentialTrees", True), ("mypackage.models:MyGenerator", False)):
+        report["provenance"] = {"spec": {"targeted_attack": named}}
+        text = _text(readings_html(report, "membership"))
+        assert ("The attack refitted the kit's own SequentialTrees" in text) is said, named
+        assert ("not a generator of yours: it speaks for leaky only if" in text) is said, named
+    # other measures' readings say nothing of it
+    report["provenance"] = {"spec": {"targeted_attack": "SequentialTrees"}}
+    assert "refitted" not in _text(readings_html(report, "identity"))

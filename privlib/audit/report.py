@@ -12,10 +12,12 @@ pages here (:func:`register_pages`), so the notebook display (:meth:`AuditReport
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
+import tempfile
 import typing
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,7 +26,7 @@ from typing import Any, Final, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from privlib.errors import PrivlibError
-from privlib.publish import checked_out, publish, staging
+from privlib.publish import checked_out, new_file_mode, publish, staging
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.rules import corrected_verdict
 
@@ -37,6 +39,7 @@ __all__ = [
     "Skipped",
     "FamilyFinding",
     "InputFile",
+    "FileDecision",
     "Provenance",
     "AuditReport",
     "ReportPages",
@@ -45,8 +48,9 @@ __all__ = [
     "comparable_metrics",
 ]
 
-#: Version of the metrics.json layout; bumped whenever a field changes meaning or goes.
-SCHEMA_VERSION = "2.0"
+#: Version of the metrics.json layout; bumped whenever a field changes meaning or goes, and, since
+#: the schema admits no field it does not name, when one is added (2.1: ``files``).
+SCHEMA_VERSION = "2.1"
 
 #: The family verdict when none of its measures could run.
 NOT_ASSESSED: Final = "not assessed"
@@ -166,6 +170,15 @@ class MeasureRecord(_ResultColumns):
 
         def __getattr__(self, name: str) -> Any: ...
 
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain Python values, one entry per field (as in metrics.json's ``measures``)."""
+        return self.model_dump(mode="json")
+
+    def __repr__(self) -> str:
+        return f"MeasureRecord(key={self.key!r}, family={self.family!r}, value={self.value!r}, verdict={self.verdict!r})"
+
+    __str__ = __repr__
+
 
 class Skipped(_Frozen):
     """A measure the audit did not compute, and why."""
@@ -195,6 +208,14 @@ class FamilyFinding(_Frozen):
     )
 
 
+class FileDecision(_Frozen):
+    """The decision on one synthetic file of an audit of several, from that file's own audit."""
+
+    synthetic_label: str
+    decision: Decision
+    families: dict[str, FamilyVerdict] = Field(description="each kind of disclosure's verdict on the file")
+
+
 class InputFile(_Frozen):
     role: str
     file: str
@@ -216,7 +237,7 @@ class Provenance(_Frozen):
 class AuditReport(_Frozen):
     """The result of an audit (see the module's docstring)."""
 
-    schema_version: Literal["2.0"] = "2.0"
+    schema_version: Literal["2.1"] = "2.1"
     title: str
     decision: Decision
     decision_rule: str = DECISION_RULE
@@ -234,6 +255,11 @@ class AuditReport(_Frozen):
         "context beside the privacy verdicts, never a verdict itself",
     )
     provenance: Provenance
+    files: list[FileDecision] = Field(
+        default_factory=list,
+        description="with several synthetic files, the decision on each, from its own audit (the "
+        "first is this report's file, ``synthetic_label``); empty for one file",
+    )
 
     _results: dict[str, Any] = PrivateAttr(default_factory=dict)
 
@@ -253,7 +279,8 @@ class AuditReport(_Frozen):
         return out
 
     def summary(self) -> dict[str, Any]:
-        """The decision, each family's verdict and records at risk: what ``--json`` prints.
+        """The decision, the file it is for and the decision on each file (:attr:`files`), each
+        family's verdict and records at risk: what ``--json`` prints.
 
         A measure's records at risk are listed only when it stands as a risk in its family: judged
         ``risk``, and, for an exact test, still so after the family's adjustment
@@ -268,7 +295,9 @@ class AuditReport(_Frozen):
 
         return {
             "schema_version": self.schema_version,
+            "synthetic_label": self.synthetic_label,
             "decision": self.decision,
+            "files": [f.model_dump(mode="json") for f in self.files],
             "families": {
                 f.family: {
                     "verdict": f.verdict,
@@ -286,23 +315,30 @@ class AuditReport(_Frozen):
         """metrics.json: the report as JSON (NaN and infinities as null)."""
         return json.dumps(self.model_dump(mode="json"), indent=indent, allow_nan=False, default=str) + "\n"
 
-    def save(self, folder: str | os.PathLike, formats: Iterable[str] = ("json", "html", "pdf")) -> Path:
-        """Publish the report into ``folder`` as the command line does: metrics.json (``"json"``),
-        report.html (``"html"``) and report.pdf (``"pdf"``, which needs the report extra).
+    def save(self, path: str | os.PathLike, formats: Iterable[str] = ("json", "html", "pdf")) -> Path:
+        """Write the report: to a path ending in ``.json``, its JSON alone (metrics.json's content
+        under that name; ``formats`` is then not used); to any other path, a folder, the files the
+        command line writes: metrics.json (``"json"``), report.html (``"html"``) and report.pdf
+        (``"pdf"``, which needs the report extra).
 
-        The folder is made if it does not exist; a path that is a file, a symbolic link or inside
-        the kit's own folders is refused with a :class:`~privlib.errors.PrivlibError` before anything
-        is written. Each file is written in a private folder beside ``folder`` and moved in by one
-        rename, so a reader sees the earlier file or the new one, never a part; other files in
-        ``folder`` are left alone (:mod:`privlib.publish`). Returns the folder.
+        The folder (or the JSON file's folder) is made if it does not exist; a path that is a file
+        (for a folder), a folder (for a JSON file), a symbolic link or inside the kit's own folders
+        is refused with a :class:`~privlib.errors.PrivlibError` before anything is written. Each
+        file is written in a private folder beside its destination and moved in by one rename, so
+        a reader sees the earlier file or the new one, never a part. In a folder, the report's
+        files of the formats not asked for are removed in the same publication, so that the folder
+        never holds files of two reports; other files are left alone (:mod:`privlib.publish`).
+        Returns the JSON file or the folder.
         """
+        if str(path).lower().endswith(".json"):
+            return self._save_json(Path(path))
         formats = tuple(formats)
         unknown = sorted(set(formats) - set(REPORT_FILES))
         if unknown or not formats:
             raise PrivlibError(
                 f"`formats` {unknown or 'is empty'}: give one or more of {list(REPORT_FILES)}."
             )
-        out = checked_out(folder, name="folder")
+        out = checked_out(path, name="folder")
         pages = _registered_pages() if {"html", "pdf"} & set(formats) else None
         with staging(out, "report") as stage:
             (stage / REPORT_FILES["json"]).write_text(self.to_json(), encoding="utf-8")
@@ -310,8 +346,76 @@ class AuditReport(_Frozen):
                 (stage / REPORT_FILES["html"]).write_text(pages.page(self), encoding="utf-8")
                 if "pdf" in formats:
                     pages.pdf(stage / REPORT_FILES["html"], stage / REPORT_FILES["pdf"])
-            publish(stage, out, {REPORT_FILES[f] for f in formats})
+            written = {REPORT_FILES[f] for f in formats}
+            publish(stage, out, written, retire=set(REPORT_FILES.values()) - written)
         return out
+
+    def _save_json(self, target: Path) -> Path:
+        """The report's JSON published as the file ``target`` (see :meth:`save`): written beside
+        it and renamed over its name, which replaces a file there whole."""
+        if os.path.lexists(target) and (target.is_symlink() or not target.is_file()):
+            raise PrivlibError(
+                f"`path` {str(target)!r} exists and is not a plain file; give a file name ending "
+                "in .json (or a folder for the whole report)."
+            )
+        folder = checked_out(target.parent, name="path's folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(self.to_json())
+            os.chmod(temporary, new_file_mode())
+            os.replace(temporary, folder / target.name)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        return folder / target.name
+
+    def with_files(self, reports: Iterable[AuditReport]) -> AuditReport:
+        """This report with the decision on each synthetic file (:attr:`files`), from one report
+        per file: this one's audit first, then each other file's own audit."""
+        files = [
+            FileDecision(
+                synthetic_label=r.synthetic_label,
+                decision=r.decision,
+                families={f.family: f.verdict for f in r.families},
+            )
+            for r in reports
+        ]
+        return self.model_copy(update={"files": files})
+
+    def to_frame(self) -> Any:
+        """One row per measure, as a :class:`pandas.DataFrame` indexed by the measure's ``key``:
+        a column per field of :class:`MeasureRecord` (``value``, ``ci_low``, ``ci_high``,
+        ``baseline``, ``threshold``, ``verdict``, ``family``, ``title``, ``reading``, ...), in
+        the order of its fields; ``details`` holds each measure's other scalar fields as a dict.
+        Missing numbers are NaN."""
+        import pandas as pd
+
+        columns = list(MeasureRecord.model_fields)
+        rows = [m.to_dict() for m in self.measures]
+        frame = pd.DataFrame(rows, columns=columns)
+        return frame.set_index("key", drop=False).rename_axis(None)
+
+    def __repr__(self) -> str:
+        """The decision, the file, and how many kinds of disclosure and measures had each verdict."""
+
+        def tally(verdicts: Iterable[str]) -> str:
+            counted: dict[str, int] = {}
+            for verdict in verdicts:
+                counted[verdict] = counted.get(verdict, 0) + 1
+            return ", ".join(f"{n} {v}" for v, n in counted.items())
+
+        families = tally(f.verdict for f in self.families)
+        measures = tally(m.verdict for m in self.measures)
+        files = f", files={len(self.files)}" if self.files else ""
+        return (
+            f"AuditReport(decision={self.decision!r}, synthetic={self.synthetic_label!r}{files}, "
+            f"families={len(self.families)} ({families}), measures={len(self.measures)}"
+            f"{f' ({measures})' if measures else ''}, skipped={len(self.skipped)})"
+        )
+
+    __str__ = __repr__  # print(report) too: pydantic's own would print every field
 
     def _repr_html_(self) -> str:
         """The decision page and the verdict lines, with the kit's styles scoped to them."""

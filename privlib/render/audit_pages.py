@@ -215,17 +215,45 @@ def _query_sample(report: dict) -> int | None:
     return max(sizes, default=None)
 
 
+def _file_decisions(report: dict) -> dict:
+    """Which synthetic file the headline decision is for, and, with several files, the decision
+    on each (``files`` of the report, from each file's own audit), its families' verdicts in the
+    order of the report's families."""
+    synthetic = [
+        i for i in (report.get("provenance") or {}).get("inputs", []) if i.get("role") == "synthetic"
+    ]
+    titles = _family_titles(report)
+    order = [f.get("family") for f in report.get("families", [])]
+    rows = [
+        {
+            "label": item.get("synthetic_label", ""),
+            "decision": item.get("decision", ""),
+            "verdicts": [(item.get("families") or {}).get(key, NOT_ASSESSED) for key in order],
+        }
+        for item in report.get("files") or []
+    ]
+    return {
+        "label": report.get("synthetic_label", ""),
+        "several": max(len(synthetic), len(rows)) > 1,
+        "count": max(len(synthetic), len(rows)),
+        "rows": rows,
+        "families": [titles.get(key) or str(key).capitalize() for key in order],
+    }
+
+
 def decision_html(report) -> Markup:
-    """Page 1: the files audited on one line, the decision, one plain-words line per family (its
-    verdict, the deciding measure, or why it was not assessed) and a card per family with the
-    counts of records at risk from the measures that decide (risk or inconclusive), each beside
-    its verdict and variable; what the audit cannot show, with the samples read on large tables."""
+    """Page 1: the files audited on one line, the decision and the synthetic file it is for (with
+    several files, the decision on each), one plain-words line per family (its verdict, the
+    deciding measure, or why it was not assessed) and a card per family with the counts of
+    records at risk from the measures that decide (risk or inconclusive), each beside its verdict
+    and variable; what the audit cannot show, with the samples read on large tables."""
     report = _plain(report)
     return render_page(
         "audit_decision.html.j2",
         report=report,
         families=_families(report),
         inputs=_inputs_line(report),
+        files=_file_decisions(report),
         query_sample=_query_sample(report),
     )
 
@@ -276,6 +304,21 @@ def _reading_without_rule(record: Mapping) -> str:
     return reading.replace(f" (rule: {rule})", "") if rule else reading
 
 
+def _refitted_generator(report: Mapping, record: Mapping) -> str:
+    """For the shadow-model attack run with one of the kit's own generators (``--targeted-attack``
+    naming a :mod:`privlib.synth` class, not an entry point ``module:Class``): a sentence saying
+    which generator it refitted, and that it is not the user's own."""
+    named = ((report.get("provenance") or {}).get("spec") or {}).get("targeted_attack")
+    if record.get("measure") != "shadow_model_auc" or not isinstance(named, str) or ":" in named:
+        return ""
+    label = report.get("synthetic_label") or "the synthetic file"
+    return (
+        f" The attack refitted the kit's own {named} (privlib.synth, its default settings), not a "
+        f"generator of yours: it speaks for {label} only if that file was made by {named} with "
+        "those settings; name your own generator as module:Class to test it."
+    )
+
+
 def readings_html(report, family: str | None = None) -> Markup:
     """Each family's readings (only ``family``'s when given), written once: the verdict lines and
     the appendix do not repeat them, and the rule each reading quotes is left to the appendix.
@@ -292,7 +335,7 @@ def readings_html(report, family: str | None = None) -> Markup:
                 "name": finding.get("title") or str(key).capitalize(),
                 "question": finding.get("question") or "",
                 "measures": [
-                    dict(_measure_view(m), reading=_reading_without_rule(m))
+                    dict(_measure_view(m), reading=_reading_without_rule(m) + _refitted_generator(report, m))
                     for m in report.get("measures", [])
                     if m.get("family") == key
                 ],
