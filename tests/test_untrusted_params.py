@@ -6,6 +6,7 @@ Every refusal is one line with exit status 2, before any work, and quotes no lin
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -38,14 +39,22 @@ def _files_audit(folder: Path, *more) -> list[str]:
 
 
 def _one_line_refusal(capsys, arguments: list) -> str:
-    """Run the command; assert exit 2 with one error line and an empty stdout; return the line."""
+    """Run the command; assert exit 2 with one error line, and on stdout nothing (or, under
+    ``--json``, only the same error as one JSON object); return the line."""
     code = main(["--quiet", *map(str, arguments)])
     captured = capsys.readouterr()
     assert code == 2, captured.err
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("privlib: error:"), captured.err
-    assert captured.out == ""
+    _assert_stdout_is_the_error_alone(captured.out, lines[0], "--json" in map(str, arguments))
     return lines[0]
+
+
+def _assert_stdout_is_the_error_alone(out: str, line: str, as_json: bool) -> None:
+    if as_json:
+        assert json.loads(out) == {"error": line.removeprefix("privlib: error: "), "exit": 2}
+    else:
+        assert out == ""
 
 
 # -- names: nothing imported -------------------------------------------------------------------
@@ -247,7 +256,9 @@ def test_a_module_named_on_the_command_line_prints_nothing_on_stdout(tmp_path, c
     monkeypatch.syspath_prepend(str(tmp_path))
     code = main(["--quiet", *_files_audit(tmp_path, "--targeted-attack", "chatty_gen:Missing", "--json")])
     captured = capsys.readouterr()
-    assert code == 2 and captured.out == ""
+    error = next(line for line in captured.err.splitlines() if line.startswith("privlib: error:"))
+    assert code == 2
+    _assert_stdout_is_the_error_alone(captured.out, error, as_json=True)
     assert "hello from chatty_gen" in captured.err and "chatty_gen:Missing cannot be imported" in captured.err
     sys.modules.pop("chatty_gen", None)
 
