@@ -12,6 +12,9 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
 * :mod:`privlib.records` - record-level evidence: TPR at a low false-positive rate, the copy test,
   Holm across a family
+* :mod:`privlib.attacks` - an ensemble of membership attacks judged at low false-positive rates,
+  and the near-copy test
+* :mod:`privlib.rare_copies` - copies of rare records, tested against the holdout
 * :mod:`privlib.rare_attributions` - certain attributions through rare keys, tested against the
   holdout
 * :mod:`privlib.matching` - the record-level steps those measures share: exact-match codes and
@@ -65,6 +68,8 @@ _SUBMODULES = {
     "criteria",
     "records",
     "rare_attributions",
+    "rare_copies",
+    "attacks",
     "matching",
     "validation",
     "slides",

@@ -87,7 +87,7 @@ from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
 from privlib.results import NOT_ASSESSABLE, QuerySampled, per_record
 from privlib.schema import TableEncoder, check_comparable, check_frame
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Integer, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Integer, RandomState, Table, validate_params
 
 __all__ = [
     "ATTACKS",
@@ -152,7 +152,15 @@ def _check_release(train, holdout, synthetic) -> tuple[pd.DataFrame, pd.DataFram
     return holdout[columns], synthetic[columns]
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "k": [Integer(low=1)]})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "k": [Integer(low=1)],
+        "client": [CLIENT, None],
+    }
+)
 def real_neighbourhoods(*, train, holdout, synthetic, k=1, client=None) -> RealNeighbourhoods:
     """The ``k`` nearest synthetic and other real records of every training and holdout record.
 
@@ -284,7 +292,13 @@ def _classifier(train, holdout, synthetic, rng: np.random.Generator) -> np.ndarr
 
 
 @validate_params(
-    {"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "random_state": [RandomState()]}
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "client": [CLIENT, None],
+    }
 )
 def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None) -> dict:
     """Every attack's scores: attack name -> (member scores, non-member scores), higher meaning
@@ -486,7 +500,13 @@ def _max_over_tests(
     )
 
 
-_RELEASE = {"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "confidence": [CONFIDENCE]}
+_RELEASE = {
+    "train": [Table()],
+    "holdout": [Table()],
+    "synthetic": [Table()],
+    "confidence": [CONFIDENCE],
+    "client": [CLIENT, None],
+}
 
 
 @validate_params(_RELEASE | {"random_state": [RandomState()]})

@@ -49,7 +49,7 @@ from privlib.matching import sample_size, sampled
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.results import QuerySampled
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Number, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Number, RandomState, Table, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
@@ -112,6 +112,7 @@ def rare_records(neighbours: np.ndarray, rare_share: float) -> tuple[np.ndarray,
         "numeric_tolerance": [Number(low=0, high=1)],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def rare_copy_test(
