@@ -101,8 +101,16 @@ __all__ = [
 ]
 
 
+#: What the package loads with a submodule: the audit comes with its report's pages, registered
+#: by the rendering (the audit itself imports no rendering), so that ``pl.audit.run(...)`` gives a
+#: report that displays in a notebook.
+_LOADED_WITH = {"audit": "privlib.render.audit"}
+
+
 def __getattr__(name):
     if name in _SUBMODULES:
+        if name in _LOADED_WITH:
+            import_module(_LOADED_WITH[name])
         return import_module(f"privlib.{name}")
     if name in _NAMES:
         value = getattr(import_module(f"privlib.{_NAMES[name]}"), name)

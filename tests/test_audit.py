@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import privlib.render.audit  # noqa: F401  (who renders registers the report's pages)
 from privlib import membership, utility
 from privlib.audit import (
     CATALOGUE,
