@@ -80,7 +80,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from privlib.errors import PrivlibError
+from privlib.errors import DataError
 from privlib.matching import query_samples, sample_size, sampled
 from privlib.neighbors import kneighbors
 from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
@@ -147,7 +147,7 @@ def _check_release(train, holdout, synthetic) -> tuple[pd.DataFrame, pd.DataFram
         check_frame(table, name)
         check_comparable(train, table, ("train", name), unseen="ignore")
     if len(train) + len(holdout) < 3:
-        raise PrivlibError("the attacks need at least 3 real records (training and holdout together).")
+        raise DataError("the attacks need at least 3 real records (training and holdout together).")
     columns = list(train.columns)
     return holdout[columns], synthetic[columns]
 
