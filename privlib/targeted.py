@@ -525,7 +525,7 @@ def _auc_with_interval(groups, rng, confidence) -> tuple[float, float, float]:
         "n_test": [Integer(low=2, high=MAX_TEST_PAIRS)],
         "shadow_size": [Integer(low=2), None],
         "synthetic_size": [Integer(low=1), None],
-        "features": [Options("naive", "histogram", "correlation")],
+        "features": [Options(*FEATURE_SETS)],
         "n_jobs": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
