@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import privlib.render.audit  # noqa: F401  (who renders registers the report's pages)
-from privlib import membership, utility
+from privlib import attribute, membership, utility
 from privlib.audit import (
     CATALOGUE,
     FAMILIES,
@@ -195,6 +195,24 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     assert [(s.key, s.reason) for s in skipped] == [
         ("nn_mia_auc", "the data do not allow it: `holdout` has 0 row(s); it needs at least 1.")
     ]
+    # an entry that names a column the tables do not have is a bug of the entry, not a skip
+    wrong_column = MeasureSpec(
+        "cap",
+        "Wrong column",
+        "attribute",
+        REGISTRY["cap"],
+        attribute.cap,
+        lambda c: {
+            "original": c.train,
+            "synthetic": c.synthetic,
+            "keys": ["no such column"],
+            "target": "sex",
+        },
+    )
+    with pytest.raises(
+        AuditError, match="^the catalogue entry 'cap' calls its function wrongly: `keys` names"
+    ):
+        _audit(inputs, [wrong_column])
     # any other refusal is not the data's: the audit fails in one line that names the measure and
     # quotes no value
     for error in (PrivlibError, ParameterError):
