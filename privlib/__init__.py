@@ -12,6 +12,9 @@ Submodules (loaded on first use, so ``import privlib`` stays fast):
 * :mod:`privlib.targeted` - worst-case membership attacks (shadow models, DOMIAS)
 * :mod:`privlib.records` - record-level evidence: TPR at a low false-positive rate, the copy test,
   Holm across a family
+* :mod:`privlib.attacks` - an ensemble of membership attacks judged at low false-positive rates,
+  and the near-copy test
+* :mod:`privlib.rare_copies` - copies of rare records, tested against the holdout
 * :mod:`privlib.rare_attributions` - certain attributions through rare keys, tested against the
   holdout
 * :mod:`privlib.matching` - the record-level steps those measures share: exact-match codes and
@@ -65,6 +68,8 @@ _SUBMODULES = {
     "criteria",
     "records",
     "rare_attributions",
+    "rare_copies",
+    "attacks",
     "matching",
     "validation",
     "slides",
@@ -97,8 +102,16 @@ __all__ = [
 ]
 
 
+#: What the package loads with a submodule: the audit comes with its report's pages, registered
+#: by the rendering (the audit itself imports no rendering), so that ``pl.audit.run(...)`` gives a
+#: report that displays in a notebook.
+_LOADED_WITH = {"audit": "privlib.render.audit"}
+
+
 def __getattr__(name):
     if name in _SUBMODULES:
+        if name in _LOADED_WITH:
+            import_module(_LOADED_WITH[name])
         return import_module(f"privlib.{name}")
     if name in _NAMES:
         value = getattr(import_module(f"privlib.{_NAMES[name]}"), name)

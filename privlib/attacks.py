@@ -80,14 +80,14 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from privlib.errors import PrivlibError
+from privlib.errors import DataError
 from privlib.matching import query_samples, sample_size, sampled
 from privlib.neighbors import kneighbors
 from privlib.records import LOW_FPRS, LowFprPoint, family_tests, tpr_at_low_fpr
 from privlib.results import NOT_ASSESSABLE, QuerySampled, per_record
 from privlib.schema import TableEncoder, check_comparable, check_frame
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Integer, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Integer, RandomState, Table, validate_params
 
 __all__ = [
     "ATTACKS",
@@ -147,12 +147,20 @@ def _check_release(train, holdout, synthetic) -> tuple[pd.DataFrame, pd.DataFram
         check_frame(table, name)
         check_comparable(train, table, ("train", name), unseen="ignore")
     if len(train) + len(holdout) < 3:
-        raise PrivlibError("the attacks need at least 3 real records (training and holdout together).")
+        raise DataError("the attacks need at least 3 real records (training and holdout together).")
     columns = list(train.columns)
     return holdout[columns], synthetic[columns]
 
 
-@validate_params({"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "k": [Integer(low=1)]})
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "k": [Integer(low=1)],
+        "client": [CLIENT, None],
+    }
+)
 def real_neighbourhoods(*, train, holdout, synthetic, k=1, client=None) -> RealNeighbourhoods:
     """The ``k`` nearest synthetic and other real records of every training and holdout record.
 
@@ -284,7 +292,13 @@ def _classifier(train, holdout, synthetic, rng: np.random.Generator) -> np.ndarr
 
 
 @validate_params(
-    {"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "random_state": [RandomState()]}
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "random_state": [RandomState()],
+        "client": [CLIENT, None],
+    }
 )
 def ensemble_scores(*, train, holdout, synthetic, random_state=None, client=None) -> dict:
     """Every attack's scores: attack name -> (member scores, non-member scores), higher meaning
@@ -486,7 +500,13 @@ def _max_over_tests(
     )
 
 
-_RELEASE = {"train": [Table()], "holdout": [Table()], "synthetic": [Table()], "confidence": [CONFIDENCE]}
+_RELEASE = {
+    "train": [Table()],
+    "holdout": [Table()],
+    "synthetic": [Table()],
+    "confidence": [CONFIDENCE],
+    "client": [CLIENT, None],
+}
 
 
 @validate_params(_RELEASE | {"random_state": [RandomState()]})

@@ -36,7 +36,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
 from privlib.results import NOT_ASSESSABLE, Result, _fmt
@@ -245,7 +245,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
         both = pd.concat([original[column], synthetic[column]], ignore_index=True)
         codes, uniques = pd.factorize(both, use_na_sentinel=False)
         if not np.isin(codes[len(original) :], codes[: len(original)]).any():
-            raise PrivlibError(
+            raise DataError(
                 f"column {column!r} shares no value between `original` and `synthetic` "
                 f"({original[column].nunique()} and {synthetic[column].nunique()} distinct values); "
                 "code it the same way in both tables (same labels and types)."
@@ -707,7 +707,7 @@ def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
         values = coded[:, j]
         if encoder.kinds_[column] == NUMERIC:
             if (values == MISSING).any():
-                raise PrivlibError(
+                raise DataError(
                     f"key column {column!r} has missing values; a numeric key must be complete "
                     "for this model: fill them in, drop those rows, or use the default "
                     "metric='gower', which handles missing values."
@@ -727,11 +727,11 @@ def _check_k(k, estimator, n_original, n_synthetic):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ParameterError(f"`k` must be a positive integer, got {k!r}.")
     if k > n_synthetic:
-        raise PrivlibError(
+        raise DataError(
             f"`k` = {k} is larger than the synthetic data ({n_synthetic} rows); choose a smaller k."
         )
     if k > n_original - 1:
-        raise PrivlibError(
+        raise DataError(
             f"`k` = {k} needs at least {k + 1} original records for the leave-one-out comparison, "
             f"but `original` has {n_original}; choose a smaller k."
         )
@@ -831,7 +831,7 @@ def _check_estimator(estimator, regression, target, cv, n):
         "target": [Names()],
         "holdout": [Table(), None],
         "k": [Integer(low=1)],
-        "metric": [Options("gower", "l1", "l2", "manhattan", "euclidean")],
+        "metric": [Options(*KNN_METRICS)],
         "estimator": [HasMethods("fit", "predict"), None],
         "cv": [Integer(low=2)],
         "random_state": [RandomState()],
@@ -970,8 +970,6 @@ def knn_risk(
     n = len(original)
     confidence = check_confidence(confidence)
     _check_k(k, estimator, n, len(synthetic))
-    if metric not in KNN_METRICS:
-        raise ParameterError(f"`metric` must be one of {list(KNN_METRICS)}, got {metric!r}.")
     regression = infer_kinds(original[[target]], name="original")[target] == NUMERIC
     rng = np.random.default_rng(random_state)
     if estimator is not None:
@@ -984,7 +982,7 @@ def knn_risk(
     if regression:
         y_real, y_s = numeric_values(real[target]), numeric_values(synthetic[target])
         if np.isnan(y_real).any() or np.isnan(y_s).any():
-            raise PrivlibError(
+            raise DataError(
                 f"the numeric `target` {target!r} has missing values; fill them in or drop those rows."
             )
     else:

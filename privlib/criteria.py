@@ -77,7 +77,7 @@ from numba import njit, prange
 from scipy.stats import norm
 
 from privlib import neighbors
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.results import NOT_ASSESSABLE, Result, per_record
 from privlib.schema import (
     MISSING,
@@ -529,7 +529,7 @@ def _check_count(value, name: str, *, low: int = 1, high: int | None = None) -> 
         raise ParameterError(f"`{name}` must be a whole number >= {low}, got {value!r}.")
     # An Integral compares as an int does; typeshed's numbers.Integral declares only < and <=.
     if high is not None and cast(int, value) > high:
-        raise PrivlibError(f"`{name}` must be at most {high} here, got {value!r}.")
+        raise DataError(f"`{name}` must be at most {high} here, got {value!r}.")
     return int(value)
 
 
@@ -1293,7 +1293,7 @@ def inference(
     if aux_columns is None:
         aux_columns = [c for c in train.columns if c != secret]
         if not aux_columns:
-            raise PrivlibError("`train` has no column besides `secret`; the attacker needs known columns.")
+            raise DataError("`train` has no column besides `secret`; the attacker needs known columns.")
     aux_columns = _check_aux(aux_columns, "aux_columns", train)
     if secret in aux_columns:
         raise ParameterError(

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 
 from privlib import neighbors
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import (
     comparable_values,
     count_matches,
@@ -1012,7 +1012,7 @@ def match_risk(
     columns = known + synthesized
     check_columns(synthetic, columns, "known/synthesized", "synthetic")
     if len(original) != len(synthetic):
-        raise PrivlibError(
+        raise DataError(
             f"`original` has {len(original)} rows but `synthetic` has {len(synthetic)}; the match "
             "risk needs a partially synthetic file in which row i is the synthetic version of "
             "original row i."

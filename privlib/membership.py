@@ -58,7 +58,7 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from privlib import search_reuse
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import (
     attack_distances,
     check_tables,
@@ -689,12 +689,12 @@ def relative_risk(f1, n, N):
     0.0
     """
     if n > N:
-        raise PrivlibError(
+        raise DataError(
             f"the training data (n = {n}) cannot be larger than the population it was drawn from "
             f"(N = {N}); pass the population size as `N`."
         )
     if n == N:
-        raise PrivlibError(
+        raise DataError(
             f"M is undefined when the training data is the whole population (n = N = {N}): every "
             "target is a member, so membership reveals nothing; pass the size of the larger "
             "population the data represents as `N`."
@@ -837,7 +837,7 @@ def ground_truth_risk(
     is_member = _member_mask(members, size)
     n = int(is_member.sum())
     if n == size:
-        raise PrivlibError(
+        raise DataError(
             "`members` covers every row of `population`, so membership reveals nothing and the "
             "relative risk is undefined; pass the larger population the training data came from."
         )
@@ -845,9 +845,7 @@ def ground_truth_risk(
         attack_size = min(DEFAULT_ATTACK_SIZE, size)
     attack_size = _check_integer(attack_size, "attack_size")
     if attack_size > size:
-        raise PrivlibError(
-            f"`attack_size` = {attack_size} exceeds the population's {size} rows; ask for fewer."
-        )
+        raise DataError(f"`attack_size` = {attack_size} exceeds the population's {size} rows; ask for fewer.")
     encoder = TableEncoder(metric="hamming", n_bins=_check_integer(n_bins, "n_bins")).fit(
         population, names=["population"]
     )
@@ -922,13 +920,13 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
         attack_size = _check_integer(attack_size, "attack_size")
     from_train = round(t * attack_size)
     if from_train > n_train or attack_size - from_train > n_holdout:
-        raise PrivlibError(
+        raise DataError(
             f"an attack set of {attack_size} records with a share t = {t:.4g} from training needs "
             f"{from_train} training and {attack_size - from_train} holdout records, but `train` has "
             f"{n_train} and `holdout` {n_holdout}; pass a smaller `attack_size`."
         )
     if attack_size < 1:
-        raise PrivlibError("the tables are too small to build an attack set; pass larger tables.")
+        raise DataError("the tables are too small to build an attack set; pass larger tables.")
     return attack_size, from_train
 
 
@@ -1034,13 +1032,13 @@ def partition_risk(
     if population_size is not None:
         population_size = _check_integer(population_size, "population_size")
         if population_size <= n:
-            raise PrivlibError(
+            raise DataError(
                 f"`population_size` (N = {population_size}) must be larger than the training data "
                 f"(n = {n}); M is undefined when n = N and impossible when n > N."
             )
     if t is None:
         if population_size is None:
-            raise PrivlibError(
+            raise ParameterError(
                 "pass `t`, the share of the attack set drawn from training, or `population_size` "
                 "so that t defaults to n / N (the choice that matches the ground truth)."
             )
@@ -1493,7 +1491,7 @@ def _aa_draws(target, synthetic, rng, n_repeats) -> list[np.ndarray]:
     tables have the same size: nothing is random then, and every repetition would give one value)."""
     size = min(len(target), len(synthetic))
     if size < 2:
-        raise PrivlibError(
+        raise DataError(
             "adversarial accuracy needs at least 2 records in each table (a nearest *other* record)."
         )
     if len(target) == len(synthetic):
@@ -2022,7 +2020,7 @@ def discriminator_test(
     """
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
     if len(synthetic) < 2:
-        raise PrivlibError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
+        raise DataError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     confidence = check_confidence(confidence)
     if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
         raise ParameterError(
@@ -2087,7 +2085,7 @@ def discriminator_test(
             try:
                 fitted.fit(features, labels)
             except ValueError as exc:  # e.g. an estimator that cannot take missing values
-                raise PrivlibError(f"the discriminator `estimator` could not be fitted: {exc}") from None
+                raise DataError(f"the discriminator `estimator` could not be fitted: {exc}") from None
             real = list(fitted.classes_).index(1)
             p_holdout = fitted.predict_proba(x_holdout)[:, real]
             p_synthetic = fitted.predict_proba(_take(x_synthetic, score_part))[:, real]

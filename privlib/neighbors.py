@@ -44,7 +44,7 @@ import pandas as pd
 from numba import njit, prange
 
 from privlib import search_reuse
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.schema import NUMERIC, TableEncoder, check_frame, check_same_columns
 
 METRICS = ("gower", "hamming", "l1", "l2")
@@ -177,14 +177,14 @@ def kneighbors(
     ([[0, 2]], [[0.0, 0.5]])
     """
     if metric not in METRICS:
-        raise PrivlibError(f"`metric` must be one of {list(METRICS)}, got {metric!r}.")
+        raise ParameterError(f"`metric` must be one of {list(METRICS)}, got {metric!r}.")
     budget = _check_memory(max_memory_mb)
     threads = _check_jobs(n_jobs)
     if metric in ("gower", "hamming"):
         tables: _TableSource | _ArraySource = _TableSource(query, reference, metric, encoder, exclude_self)
     else:
         if encoder is not None:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`encoder` applies to 'gower' and 'hamming' only; drop it for metric {metric!r}."
             )
         tables = _ArraySource(query, reference, exclude_self)
@@ -249,12 +249,12 @@ def nearest_distances(
 # --------------------------------------------------------------------------------------------
 def _check_k(k, n_reference: int, exclude_self: bool) -> int:
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-        raise PrivlibError(f"`k` must be a positive integer, got {k!r}.")
+        raise ParameterError(f"`k` must be a positive integer, got {k!r}.")
     available = n_reference - 1 if exclude_self else n_reference
     # An Integral compares as an int does; typeshed's numbers.Integral declares only < and <=.
     if cast(int, k) > available:
         what = f"{n_reference} - 1 = {available} other" if exclude_self else f"{available}"
-        raise PrivlibError(
+        raise DataError(
             f"`k` = {k} is larger than the {what} record(s) of `reference`; "
             f"ask for at most {available} neighbour(s)."
         )
@@ -269,7 +269,7 @@ def _check_within(within, n_query: int) -> np.ndarray | None:
     except (TypeError, ValueError):
         bound = None
     if bound is None or bound.shape != (n_query,) or np.isnan(bound).any() or (bound < 0).any():
-        raise PrivlibError(
+        raise ParameterError(
             f"`within` must hold one non-negative distance (or inf) per query record, {n_query} in "
             "all; pass an array of that length or leave it None."
         )
@@ -283,7 +283,7 @@ def _check_memory(max_memory_mb) -> int:
         or not isinstance(max_memory_mb, Real)
         or not (cast(float, max_memory_mb) > 0 and np.isfinite(cast(float, max_memory_mb)))
     ):
-        raise PrivlibError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
+        raise ParameterError(f"`max_memory_mb` must be a positive number, got {max_memory_mb!r}.")
     return int(cast(float, max_memory_mb) * 2**20)
 
 
@@ -292,7 +292,7 @@ def _check_jobs(n_jobs) -> int:
     if n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1):
         return available
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs < 1:
-        raise PrivlibError(f"`n_jobs` must be a positive integer, -1 or None, got {n_jobs!r}.")
+        raise ParameterError(f"`n_jobs` must be a positive integer, -1 or None, got {n_jobs!r}.")
     return min(int(n_jobs), available)
 
 
@@ -312,18 +312,18 @@ class _TableSource:
                 query, reference, names=["query", "reference"]
             )
         elif not isinstance(encoder, TableEncoder):
-            raise PrivlibError(
+            raise ParameterError(
                 f"`encoder` must be a fitted privlib.schema.TableEncoder, got {type(encoder).__name__}."
             )
         elif encoder.metric != metric:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`encoder` was built for metric {encoder.metric!r} but `metric` is {metric!r}; "
                 f"fit a TableEncoder(metric={metric!r})."
             )
         elif not encoder.kinds_:
-            raise PrivlibError("`encoder` is not fitted yet; call encoder.fit(...) first.")
+            raise ParameterError("`encoder` is not fitted yet; call encoder.fit(...) first.")
         elif sorted(map(str, encoder.columns_)) != sorted(map(str, columns)):
-            raise PrivlibError(
+            raise ParameterError(
                 f"`encoder` encodes columns {list(encoder.columns_)} but the tables have "
                 f"{columns}; fit the encoder on tables with the same columns."
             )
@@ -333,7 +333,7 @@ class _TableSource:
         self.n_features = len(encoder.columns_)
         self.weights = encoder.feature_weights
         if not (np.isfinite(self.weights).all() and (self.weights >= 0).all()):
-            raise PrivlibError(
+            raise ParameterError(
                 f"`encoder` has weights {self.weights.tolist()}; Gower weights must be finite "
                 "and non-negative."
             )
@@ -363,7 +363,7 @@ class _ArraySource:
         self.query = _numeric_array(query, "query")
         self.reference = self.query if same else _numeric_array(reference, "reference")
         if self.query.shape[1] != self.reference.shape[1]:
-            raise PrivlibError(
+            raise DataError(
                 f"`query` has {self.query.shape[1]} columns but `reference` has "
                 f"{self.reference.shape[1]}; pass arrays with the same columns."
             )
@@ -385,7 +385,7 @@ class _ArraySource:
 
 def _check_same(same: bool) -> None:
     if not same:
-        raise PrivlibError(
+        raise ParameterError(
             "`exclude_self=True` needs `query` and `reference` to be the same table; pass the "
             "same table twice, or set exclude_self=False."
         )
@@ -396,7 +396,7 @@ def _numeric_array(data, name: str) -> np.ndarray:
         check_frame(data, name)
         for column in data.columns:
             if not pd.api.types.is_numeric_dtype(data[column].dtype):
-                raise PrivlibError(
+                raise DataError(
                     f"column {column!r} of `{name}` is not numeric ({data[column].dtype}); "
                     "L1 and L2 need numbers: encode it first, or use metric='gower'."
                 )
@@ -404,19 +404,19 @@ def _numeric_array(data, name: str) -> np.ndarray:
     try:
         array = np.asarray(data, dtype="float64")
     except (TypeError, ValueError) as error:
-        raise PrivlibError(
+        raise DataError(
             f"`{name}` must hold numbers only for L1 and L2 ({error}); encode it first, or use "
             "metric='gower'."
         ) from None
     if array.ndim != 2:
-        raise PrivlibError(
+        raise ParameterError(
             f"`{name}` must be 2-D (records x features), got {array.ndim} dimension(s); "
             "use array.reshape(-1, 1) for a single feature."
         )
     if array.shape[0] == 0 or array.shape[1] == 0:
-        raise PrivlibError(f"`{name}` is empty (shape {array.shape}); pass at least one record.")
+        raise DataError(f"`{name}` is empty (shape {array.shape}); pass at least one record.")
     if not np.isfinite(array).all():
-        raise PrivlibError(
+        raise DataError(
             f"`{name}` holds missing or infinite values; L1 and L2 need complete data: impute "
             "them, or use metric='gower', which handles missing values."
         )
@@ -720,12 +720,12 @@ def _search_on_cluster(tables, k, metric, budget, n_jobs, progress, client, boun
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise PrivlibError(
+        raise ParameterError(
             "`client` needs Dask: pip install 'privlib[dask]' (dask[distributed]), or leave "
             "client=None for the local search."
         ) from None
     if not isinstance(client, Client):
-        raise PrivlibError(f"`client` must be a dask.distributed.Client, got {type(client).__name__}.")
+        raise ParameterError(f"`client` must be a dask.distributed.Client, got {type(client).__name__}.")
     _check_jobs(n_jobs)
     # threads per task: the worker's own count unless n_jobs says otherwise (each worker caps it)
     workers = None if n_jobs is None or n_jobs == -1 else int(n_jobs)

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from privlib.attacks import _check_release
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import comparable_values, joint_codes
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, _copy_widths, _fisher_excess
 from privlib.results import Result
@@ -256,7 +256,7 @@ def rare_attribution_test(
     n = len(train)
     rare_train, rare_holdout = rare[:n], rare[n:]
     if not rare_train.any() or not rare_holdout.any():
-        raise PrivlibError(
+        raise DataError(
             f"no training or no holdout record is rare (at most {max_class_size} real records share its "
             "keys); give more key variables or raise `max_class_size`."
         )

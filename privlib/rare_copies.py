@@ -44,12 +44,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
-from privlib.errors import PrivlibError
+from privlib.errors import DataError
 from privlib.matching import sample_size, sampled
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.results import QuerySampled
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Number, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Number, RandomState, Table, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
@@ -112,6 +112,7 @@ def rare_records(neighbours: np.ndarray, rare_share: float) -> tuple[np.ndarray,
         "numeric_tolerance": [Number(low=0, high=1)],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
+        "client": [CLIENT, None],
     }
 )
 def rare_copy_test(
@@ -174,7 +175,7 @@ def rare_copy_test(
     train, holdout = (sampled(t, r) for t, r in zip((train, holdout), rows))
     rare_train, rare_holdout = rare[: len(train)], rare[len(train) :]
     if not rare_train.any() or not rare_holdout.any():
-        raise PrivlibError(
+        raise DataError(
             "no training or no holdout record is rare (every one has an exact twin among the real "
             "records); read the copy test instead."
         )

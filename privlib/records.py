@@ -76,7 +76,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, hypergeom, nhypergeom
 
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import (
     attack_distances,
     check_tables,
@@ -327,7 +327,7 @@ def tpr_at_low_fpr(
             "positive among fewer is already a higher rate",
         )
     if allowed >= n:
-        raise PrivlibError(f"`fpr` = {fpr} allows calling every holdout record; ask for a low rate.")
+        raise DataError(f"`fpr` = {fpr} allows calling every holdout record; ask for a low rate.")
     threshold = float(np.sort(nonmembers)[::-1][allowed])  # the (K+1)-th highest holdout score
     called = int(np.count_nonzero(members > threshold))
     false = int(np.count_nonzero(nonmembers > threshold))
@@ -380,9 +380,9 @@ def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
     try:
         members, nonmembers = read(attack_result)
     except TypeError:  # a per-record array left out (None)
-        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.") from None
+        raise ParameterError(f"this {kind} kept no per-record scores; run the attack again.") from None
     if members is None or nonmembers is None:
-        raise PrivlibError(f"this {kind} kept no per-record scores; run the attack again.")
+        raise ParameterError(f"this {kind} kept no per-record scores; run the attack again.")
     return attack, np.asarray(members, dtype="float64"), np.asarray(nonmembers, dtype="float64")
 
 
@@ -454,7 +454,7 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
     [20, 20]
     """
     if point.member_scores is None or point.nonmember_scores is None:
-        raise PrivlibError("this result kept no scores; compute it with tpr_at_low_fpr.")
+        raise ParameterError("this result kept no scores; compute it with tpr_at_low_fpr.")
     rows = []
     for rate in fprs:
         other = tpr_at_low_fpr(
@@ -820,14 +820,14 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE, weights=None) -> Famil
         items = [(r.measure, getattr(r, "p_value", None)) for r in tests]
     keys = [k for k, _ in items]
     if len(set(keys)) < len(keys):
-        raise PrivlibError("`tests` names a test more than once; give each test one key.")
+        raise ParameterError("`tests` names a test more than once; give each test one key.")
     present = {k: float(p) for k, p in items if p is not None and not math.isnan(float(p))}
     for key, p in present.items():
         if not 0 <= p <= 1:
-            raise PrivlibError(f"the p-value of {key!r} must lie between 0 and 1, got {p!r}.")
+            raise ParameterError(f"the p-value of {key!r} must lie between 0 and 1, got {p!r}.")
     weight = {k: float((weights or {}).get(k, 1.0)) for k in present}
     if not all(math.isfinite(w) and w > 0 for w in weight.values()):
-        raise PrivlibError("every weight of `weights` must be a positive number.")
+        raise ParameterError("every weight of `weights` must be a positive number.")
     order = sorted(present, key=lambda k: present[k] / weight[k])
     remaining = math.fsum(weight.values())
     adjusted, running = {}, 0.0

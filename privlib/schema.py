@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, ParameterError, PrivlibError
 
 CATEGORICAL = "categorical"
 ORDINAL = "ordinal"
@@ -85,33 +85,34 @@ def check_frame(
 
     Raises
     ------
-    PrivlibError
-        If ``df`` is not a DataFrame, is empty, has duplicated column names, has a column that is
-        entirely missing, a column of an unsupported type, or (with ``reject_constant``) a
-        constant column.
+    ParameterError
+        If ``df`` is not a DataFrame.
+    DataError
+        If it is empty, has duplicated column names, has a column that is entirely missing, a
+        column of an unsupported type, or (with ``reject_constant``) a constant column.
     """
     if not isinstance(df, pd.DataFrame):
-        raise PrivlibError(
+        raise ParameterError(
             f"`{name}` must be a pandas DataFrame, got {type(df).__name__}; "
             "read a CSV with pandas.read_csv or privlib.datasets.read_table first."
         )
     if df.shape[1] == 0:
-        raise PrivlibError(f"`{name}` has no columns; pass a table with at least one variable.")
+        raise DataError(f"`{name}` has no columns; pass a table with at least one variable.")
     if len(df) < min_rows:
-        raise PrivlibError(
+        raise DataError(
             f"`{name}` has {len(df)} row(s) but at least {min_rows} are needed; pass a larger table."
         )
     duplicated = df.columns[df.columns.duplicated()].tolist()
     if duplicated:
-        raise PrivlibError(f"`{name}` has duplicated column names {duplicated}; rename them.")
+        raise DataError(f"`{name}` has duplicated column names {duplicated}; rename them.")
     for column in df.columns:
         series = df[column]
         if series.isna().all() and not allow_missing_columns:
-            raise PrivlibError(f"column {column!r} of `{name}` is entirely missing; drop it or fill it in.")
+            raise DataError(f"column {column!r} of `{name}` is entirely missing; drop it or fill it in.")
         _kind_of(series, column, name)  # raises for unsupported types
         if reject_constant and series.nunique(dropna=False) == 1:
             # The value itself is not shown: it is a value of the (confidential) data.
-            raise PrivlibError(
+            raise DataError(
                 f"column {column!r} of `{name}` holds one value in every row, so there is "
                 "nothing to learn from it; drop it before fitting and add it back afterwards."
             )
@@ -125,15 +126,15 @@ def check_columns(df: pd.DataFrame, columns, parameter: str, name: str = "data")
     can point at it.
     """
     if columns is None:
-        raise PrivlibError(f"`{parameter}` is required; name one or more columns of `{name}`.")
+        raise ParameterError(f"`{parameter}` is required; name one or more columns of `{name}`.")
     if isinstance(columns, str) or not isinstance(columns, Iterable):
         columns = [columns]
     columns = list(columns)
     if not columns:
-        raise PrivlibError(f"`{parameter}` is empty; name one or more columns of `{name}`.")
+        raise ParameterError(f"`{parameter}` is empty; name one or more columns of `{name}`.")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise PrivlibError(
+        raise ParameterError(
             f"`{parameter}` names {missing}, which {'is' if len(missing) == 1 else 'are'} not "
             f"a column of `{name}`; its columns are {list(df.columns)}."
         )
@@ -147,7 +148,7 @@ def check_same_columns(
 
     Raises
     ------
-    PrivlibError
+    DataError
         Naming the columns found in only one of the two tables.
     """
     left_name, right_name = names
@@ -159,7 +160,7 @@ def check_same_columns(
             parts.append(f"{only_left} only in `{left_name}`")
         if only_right:
             parts.append(f"{only_right} only in `{right_name}`")
-        raise PrivlibError(
+        raise DataError(
             f"`{left_name}` and `{right_name}` have different columns: "
             + "; ".join(parts)
             + ". Select the same columns in both tables."
@@ -190,7 +191,7 @@ def check_comparable(
 
     Raises
     ------
-    PrivlibError
+    DataError
         Naming the columns missing on either side, a column that is numeric in one table and
         categorical in the other, or the unseen categories.
     """
@@ -205,7 +206,7 @@ def check_comparable(
     for column in columns:
         lk, rk = left_kinds[column], right_kinds[column]
         if (lk == NUMERIC) != (rk == NUMERIC):
-            raise PrivlibError(
+            raise DataError(
                 f"column {column!r} is {lk} in `{left_name}` but {rk} in `{right_name}`; "
                 "give it the same type in both tables (e.g. with astype)."
             )
@@ -215,7 +216,7 @@ def check_comparable(
             if new:
                 # counts only: a category of the data may be a confidential value
                 rows = int(right[column].isin(new).sum())
-                raise PrivlibError(
+                raise DataError(
                     f"column {column!r} of `{right_name}` holds {len(new)} categor"
                     f"{'y' if len(new) == 1 else 'ies'} never seen in `{left_name}` ({rows} row(s)); "
                     "recode them to known categories or drop those rows."
@@ -253,7 +254,7 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = 
         # Messages name types and counts only: a value of the column may be confidential.
         others = sorted({type(v).__name__ for v in values if not isinstance(v, _SCALARS)})
         if others:
-            raise PrivlibError(
+            raise DataError(
                 f"column {column!r} of `{name}` holds values of type {', '.join(others)}, which the "
                 "kit cannot compare; convert them to numbers, dates or labels, or drop the column."
             )
@@ -261,11 +262,11 @@ def _kind_of(series: pd.Series, column, name: str, max_categories: int | None = 
         if numeric.notna().all():
             return NUMERIC
         labels = int(numeric.isna().sum())
-        raise PrivlibError(
+        raise DataError(
             f"column {column!r} of `{name}` mixes {len(values) - labels} number(s) with {labels} "
             "other value(s); clean it so it is all numbers or all labels."
         )
-    raise PrivlibError(
+    raise DataError(
         f"column {column!r} of `{name}` has unsupported type {dtype}; "
         "convert it to numbers, dates or categories."
     )
@@ -503,14 +504,12 @@ class TableEncoder:
         """
         present = [(f[column], n) for f, n in zip(frames, names) if f[column].notna().any()]
         if not present:
-            raise PrivlibError(
-                f"column {column!r} is entirely missing in every table; drop it or fill it in."
-            )
+            raise DataError(f"column {column!r} is entirely missing in every table; drop it or fill it in.")
         kinds = {_kind_of(s, column, n) for s, n in present}
         if kinds == {NUMERIC}:
             return NUMERIC
         if NUMERIC in kinds:
-            raise PrivlibError(
+            raise DataError(
                 f"column {column!r} is numeric in one table and categorical in another; "
                 "give it the same type in every table."
             )
@@ -549,13 +548,13 @@ class TableEncoder:
                     or _kind_of(series, column, name) == NUMERIC
                 )
                 if not readable:
-                    raise PrivlibError(
+                    raise DataError(
                         f"column {column!r} of `{name}` is not numeric, but it was numeric when "
                         "the encoder was fitted; convert it to numbers."
                     )
                 values = numeric_values(series)
                 if np.isinf(values).any():
-                    raise PrivlibError(
+                    raise DataError(
                         f"column {column!r} of `{name}` holds infinite values; replace them with "
                         "numbers or leave them missing (NaN)."
                     )

@@ -58,7 +58,7 @@ import pandas as pd
 from scipy import special, stats
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, PrivlibError
 from privlib.schema import (
     NUMERIC,
     check_columns,
@@ -122,7 +122,7 @@ class _Column:
         if kind == NUMERIC:
             values = numeric_values(series)
             if np.isinf(values).any():
-                raise PrivlibError(
+                raise DataError(
                     f"column {series.name!r} of `data` holds infinite values; replace them with "
                     "finite numbers or NaN before fitting."
                 )
@@ -237,7 +237,7 @@ class _Synthesizer:
             self.table_ = _Table.fit(data)
             self._fit(data)
         except MemoryError:
-            raise PrivlibError(
+            raise DataError(
                 f"fitting {type(self).__name__} to {len(data):,} rows x {data.shape[1]} columns ran out "
                 "of memory; fit it to fewer rows (n_train of a params file) or fewer columns."
             ) from None
@@ -271,7 +271,7 @@ class _Synthesizer:
         try:
             out = self._sample(int(n), _rng(random_state))
         except MemoryError:
-            raise PrivlibError(
+            raise DataError(
                 f"drawing {int(n):,} rows from {type(self).__name__} ran out of memory; lower `n` "
                 "(the synthesizer's number of rows)."
             ) from None
@@ -739,7 +739,7 @@ class OutlierCopies(_Synthesizer):
         from privlib.neighbors import nearest_distances  # numba: loaded only when needed
 
         if self.n_copies >= len(data):
-            raise PrivlibError(
+            raise DataError(
                 f"`n_copies` ({self.n_copies}) must be below the number of training records ({len(data)})."
             )
         self.model_ = make(self.base).fit(data)

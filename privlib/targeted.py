@@ -89,7 +89,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import KernelDensity
 from threadpoolctl import threadpool_limits
 
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.neighbors import nearest_distances
 from privlib.records import family_tests
 from privlib.results import Result, per_record
@@ -241,7 +241,7 @@ class DensityAttack(Result):
 # --------------------------------------------------------------------------------------------
 def _check_count(value, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise PrivlibError(f"`{name}` must be a whole number >= {minimum}, got {value!r}.")
+        raise ParameterError(f"`{name}` must be a whole number >= {minimum}, got {value!r}.")
     return int(value)
 
 
@@ -296,7 +296,7 @@ def resolve_synthesizer(spec, **params):
         try:
             spec = getattr(importlib.import_module(module_name), class_name)
         except (ImportError, AttributeError) as exc:
-            raise PrivlibError(
+            raise ParameterError(
                 f"`synthesizer` entry point {module_name}:{class_name} cannot be imported "
                 f"({type(exc).__name__}); give 'module:Class' with the module on the Python path."
             ) from None
@@ -307,14 +307,14 @@ def resolve_synthesizer(spec, **params):
         try:
             made = spec(**params)
         except TypeError as exc:
-            raise PrivlibError(f"`synthesizer` {spec.__name__} rejects its parameters: {exc}.") from None
+            raise ParameterError(f"`synthesizer` {spec.__name__} rejects its parameters: {exc}.") from None
     else:
         if params:
-            raise PrivlibError("give `synthesizer` as a name or class to pass parameters to it.")
+            raise ParameterError("give `synthesizer` as a name or class to pass parameters to it.")
         made = copy.deepcopy(spec)
     for method in ("fit", "sample"):
         if not callable(getattr(made, method, None)):
-            raise PrivlibError(
+            raise ParameterError(
                 f"`synthesizer` {type(made).__name__} has no {method}() method; a generator needs "
                 "fit(df) and sample(n)."
             )
@@ -439,7 +439,7 @@ def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np
     check_frame(train, "train")
     n_targets = _check_count(n_targets, "n_targets")
     if n_targets > len(train) - 1:
-        raise PrivlibError(
+        raise DataError(
             f"`n_targets` ({n_targets}) must be below the number of training records ({len(train)})."
         )
     distance = nearest_distances(train, train, exclude_self=True)
@@ -529,8 +529,8 @@ def _auc_with_interval(groups, rng, confidence) -> tuple[float, float, float]:
         "n_test": [Integer(low=2, high=MAX_TEST_PAIRS)],
         "shadow_size": [Integer(low=2), None],
         "synthetic_size": [Integer(low=1), None],
-        "features": [Options("naive", "histogram", "correlation")],
-        "n_jobs": [Integer(low=-1)],
+        "features": [Options(*FEATURE_SETS)],
+        "n_jobs": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
         "synthesizer": [Instance(str, type), HasMethods("fit", "sample")],
@@ -632,15 +632,11 @@ def shadow_model_attack(
     """
     confidence = check_confidence(confidence)
     _check_tables({"train": train, "population": population})
-    if features not in FEATURE_SETS:
-        raise ParameterError(f"`features` must be one of {list(FEATURE_SETS)}, got {features!r}.")
-    n_shadows = _check_count(n_shadows, "n_shadows", minimum=2)
-    n_test = _check_count(n_test, "n_test", minimum=2)
-    if n_test > MAX_TEST_PAIRS:
-        raise ParameterError(f"`n_test` must be at most {MAX_TEST_PAIRS}, got {n_test}.")
-    n_jobs = _check_count(n_jobs, "n_jobs")
-    shadow_size = _check_count(len(train) if shadow_size is None else shadow_size, "shadow_size", minimum=2)
-    n_synthetic = _check_count(shadow_size if synthetic_size is None else synthetic_size, "synthetic_size")
+    n_shadows, n_test, n_jobs = int(n_shadows), int(n_test), int(n_jobs)
+    if shadow_size is None and len(train) < 2:
+        raise DataError(f"`train` has {len(train)} row(s); a shadow training set needs at least 2.")
+    shadow_size = int(len(train) if shadow_size is None else shadow_size)
+    n_synthetic = int(shadow_size if synthetic_size is None else synthetic_size)
     template = resolve_synthesizer(synthesizer)
     rng = np.random.default_rng(random_state)
     train = train.reset_index(drop=True)
@@ -663,7 +659,7 @@ def shadow_model_attack(
         target_distance = nearest_distances(train, train, exclude_self=True)[target_index]
     featurizer = _Features(population)
     if features == "correlation" and featurizer.n_encoded < 2:
-        raise PrivlibError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
+        raise DataError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
 
     groups, per_target = [], []
     logger.info(
@@ -678,7 +674,7 @@ def shadow_model_attack(
         # the pool never holds the target (nor an identical record): "without" must mean without
         others = np.flatnonzero(nearest_distances(population, target) > 0)
         if len(others) < shadow_size:
-            raise PrivlibError(
+            raise DataError(
                 f"`population` has {len(others)} records other than a target, fewer than "
                 f"`shadow_size` ({shadow_size}); give a larger population or a smaller shadow_size."
             )
@@ -896,16 +892,7 @@ def density_attack(
     confidence = check_confidence(confidence)
     tables = {"train": train, "holdout": holdout, "synthetic": synthetic, "reference": reference}
     _check_tables(tables)
-    if estimator not in ("kde", "gmm"):
-        raise PrivlibError(f"`estimator` must be 'kde' or 'gmm', got {estimator!r}.")
-    if bandwidth is not None and (
-        isinstance(bandwidth, bool)
-        or not isinstance(bandwidth, (int, float))
-        or not math.isfinite(bandwidth)
-        or bandwidth <= 0
-    ):
-        raise PrivlibError(f"`bandwidth` must be a positive number or None, got {bandwidth!r}.")
-    n_components = _check_count(n_components, "n_components")
+    n_components = int(n_components)
     rng = np.random.default_rng(random_state)
     columns = list(train.columns)
     tables = {name: t[columns] for name, t in tables.items()}

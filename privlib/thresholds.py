@@ -1,10 +1,11 @@
 """The threshold registry: one place for every cut-off, its direction, its source and its words.
 
-Each entry is keyed by ``Result.measure`` and is declared once, in the measure's declaration
-(:mod:`privlib.audit.measures`, which names its functions by dotted path and imports no measure
-module): judging a result loads no plotting or model library. A cut-off is either **published** (a paper and where in
-it) or a **kit default** judged against the measure's baseline with a stated margin (e.g. "an
-attack AUC above 0.5 by more than 0.05"); the entry says which, and why. Three kinds of rule exist:
+Each entry is keyed by ``Result.measure`` and is declared once, in :mod:`privlib.measure_rules`
+(data below the measures, which the measures' declarations in :mod:`privlib.audit.measures` take
+their rules from): judging a result loads no measure, audit, plotting or model library. A cut-off
+is either **published** (a paper and where in it) or a **kit default** judged against the
+measure's baseline with a stated margin (e.g. "an attack AUC above 0.5 by more than 0.05"); the
+entry says which, and why. Three kinds of rule exist:
 
 * an absolute cut-off (``from_baseline=False``), optionally a share of a count of the result
   (``per``, e.g. 0.09 of the targets);
@@ -39,8 +40,8 @@ from collections.abc import Mapping
 from numbers import Real
 from types import MappingProxyType
 
-from privlib.audit.measures import MEASURES
 from privlib.errors import PrivlibError
+from privlib.measure_rules import RULES
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.rules import Threshold, corrected_verdict, is_missing
 
@@ -55,11 +56,9 @@ __all__ = [
 ]
 
 
-#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; read from the
-#: declarations of :mod:`privlib.audit.measures`).
-REGISTRY: Mapping[str, Threshold] = MappingProxyType(
-    {key: spec.rule for key, spec in MEASURES.items() if spec.rule is not None}
-)
+#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; from
+#: :mod:`privlib.measure_rules`).
+REGISTRY: Mapping[str, Threshold] = MappingProxyType(RULES)
 
 
 def rule_text(

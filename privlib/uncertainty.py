@@ -35,7 +35,7 @@ from typing import cast
 import numpy as np
 from scipy.stats import norm
 
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import ParameterError
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -107,9 +107,9 @@ def wilson_interval(successes, trials, *, confidence=DEFAULT_CONFIDENCE) -> tupl
     confidence = check_confidence(confidence)
     for name, value in (("successes", successes), ("trials", trials)):
         if isinstance(value, bool) or not isinstance(value, (Integral, np.integer)) or value < 0:
-            raise PrivlibError(f"`{name}` must be a whole number >= 0, got {value!r}.")
+            raise ParameterError(f"`{name}` must be a whole number >= 0, got {value!r}.")
     if successes > trials:
-        raise PrivlibError(f"`successes` ({successes}) cannot exceed `trials` ({trials}).")
+        raise ParameterError(f"`successes` ({successes}) cannot exceed `trials` ({trials}).")
     if trials == 0:
         return math.nan, math.nan
     z = float(norm.ppf(0.5 + confidence / 2))
@@ -174,7 +174,7 @@ def bootstrap_interval(
 
 def _check_n_bootstrap(n_bootstrap) -> int:
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, Integral) or n_bootstrap < 1:
-        raise PrivlibError(f"`n_bootstrap` must be a whole number >= 1, got {n_bootstrap!r}.")
+        raise ParameterError(f"`n_bootstrap` must be a whole number >= 1, got {n_bootstrap!r}.")
     return int(n_bootstrap)
 
 

@@ -50,7 +50,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from privlib import attribute, membership
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError
 from privlib.matching import subsample_rows
 from privlib.results import Result, _fmt, _plain, per_record
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
@@ -378,11 +378,11 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
         raise ParameterError(f"`target` must be one column name, got {target!r}.")
     features = [c for c in train.columns if c != target]
     if not features:
-        raise PrivlibError(f"`train` has no column besides the target {target!r}; add predictors.")
+        raise DataError(f"`train` has no column besides the target {target!r}; add predictors.")
     for name, table in tables.items():
         n_missing = int(table[target].isna().sum())
         if n_missing:
-            raise PrivlibError(
+            raise DataError(
                 f"the target {target!r} is missing in {n_missing} row(s) of `{name}`; drop those "
                 "rows or fill them in."
             )
@@ -395,7 +395,7 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
     else:
         for name in ("train", "synthetic"):
             if labels[name].nunique() < 2:
-                raise PrivlibError(
+                raise DataError(
                     f"the target {target!r} takes a single value in `{name}`, so no classifier "
                     "can be fitted; choose another target."
                 )
@@ -408,7 +408,7 @@ def _tstr_fit(*, train, synthetic, holdout, target, estimator, metric) -> _TSTRF
             f"got {metric!r}."
         )
     if metric.startswith("roc_auc") and labels["holdout"].nunique() < 2:
-        raise PrivlibError(
+        raise DataError(
             f"the target {target!r} takes a single value in `holdout`, so {metric} is undefined; "
             "use a larger holdout or metric='accuracy'."
         )
@@ -1077,7 +1077,7 @@ def fidelity_summary(
             fit = _tstr_fit(
                 train=train, synthetic=synthetic, holdout=holdout, target=target, estimator=None, metric=None
             )
-        except PrivlibError as exc:
+        except DataError as exc:
             skipped.append(("tstr_ratio", f"the data do not allow it: {exc}"))
         else:
             result = _tstr_result(fit)

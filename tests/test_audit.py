@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privlib import membership, utility
+import privlib.render.audit  # noqa: F401  (who renders registers the report's pages)
+from privlib import attribute, membership, utility
 from privlib.audit import (
     CATALOGUE,
     FAMILIES,
@@ -146,7 +147,7 @@ def test_audit_judges_each_result_once_with_the_overrides_and_records_skips(file
         # The registry's kit default for the DCR share: baseline 0.5 plus a margin.
         _spec("dcr_holdout_share", "membership", value=0.5, ci_low=0.48, ci_high=0.52, baseline=0.5),
         _spec("privacy_loss", "membership", needs=("holdout",), value=1.0),
-        _spec("cap", "attribute", raises=PrivlibError("too few distinct values")),
+        _spec("cap", "attribute", raises=DataError("too few distinct values")),
         MeasureSpec("expected_match_risk", "Never", "identity", None, not_applicable="it does not apply"),
     ]
     report = _audit(inputs, catalogue, thresholds={"nn_mia_auc": 0.5})
@@ -194,6 +195,32 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     assert [(s.key, s.reason) for s in skipped] == [
         ("nn_mia_auc", "the data do not allow it: `holdout` has 0 row(s); it needs at least 1.")
     ]
+    # an entry that names a column the tables do not have is a bug of the entry, not a skip
+    wrong_column = MeasureSpec(
+        "cap",
+        "Wrong column",
+        "attribute",
+        REGISTRY["cap"],
+        attribute.cap,
+        lambda c: {
+            "original": c.train,
+            "synthetic": c.synthetic,
+            "keys": ["no such column"],
+            "target": "sex",
+        },
+    )
+    with pytest.raises(
+        AuditError, match="^the catalogue entry 'cap' calls its function wrongly: `keys` names"
+    ):
+        _audit(inputs, [wrong_column])
+    # any other refusal is not the data's: the audit fails in one line that names the measure and
+    # quotes no value
+    for error in (PrivlibError, ParameterError):
+        refusing = _spec("nn_mia_auc", raises=error("column 'income' holds 'secret label'"))
+        with pytest.raises(AuditError) as raised:
+            _audit(inputs, [refusing])
+        assert "'nn_mia_auc'" in str(raised.value) and "secret label" not in str(raised.value)
+        assert len(str(raised.value).splitlines()) == 1
     with pytest.raises(AuditError, match="gave a result for 'privacy_loss'"):
         _audit(inputs, [_spec("nn_mia_auc", measure="privacy_loss", value=0.1)])
     with pytest.raises(KeyError):  # a bug in an argument builder surfaces as itself

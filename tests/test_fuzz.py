@@ -20,7 +20,7 @@ import pytest
 import privlib as pl
 from privlib.audit import load_audit_inputs
 from privlib.cli import EXIT_BAD_INPUT, main
-from privlib.errors import PrivlibError
+from privlib.errors import DataError, PrivlibError
 from privlib.resources import resource_path
 from privlib.results import VERDICTS
 
@@ -527,7 +527,7 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
 
     # a measure that the data do not allow is skipped with its reason, the label blanked out
     def refuses(**_):
-        raise PrivlibError(f"the value {label!r} is rare")
+        raise DataError(f"the value {label!r} is rare")
 
     rare = MeasureSpec("nn_mia_auc", "A measure the data refuse", "membership", None, refuses)
     refused = Audit(inputs, spec, catalogue=(rare,)).run()

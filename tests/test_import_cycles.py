@@ -13,6 +13,8 @@ order.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -207,3 +209,96 @@ def test_no_import_cycle_between_privlib_modules():
                 for group, cycle in zip(found, cycles(graph))
             )
         )
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph with each subpackage of privlib (``privlib.audit``, ``privlib.render``)
+    one node: an edge from a package to another when any of its modules imports any of theirs."""
+
+    def unit(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        packages.setdefault(unit(module), set()).update(unit(other) for other in imported)
+    return {package: imported - {package} for package, imported in packages.items()}
+
+
+def reached(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module that importing ``start`` can load, ``start`` excluded."""
+    seen: set[str] = set()
+    frontier = [start]
+    while frontier:
+        for after in graph[frontier.pop()] - seen:
+            seen.add(after)
+            frontier.append(after)
+    return seen - {start}
+
+
+#: The core: what the measures stand on, which nothing above may be imported by.
+CORE = (
+    "privlib.errors",
+    "privlib.results",
+    "privlib.uncertainty",
+    "privlib.rules",
+    "privlib.measure_rules",
+    "privlib.thresholds",
+    "privlib.validation",
+    "privlib.schema",
+    "privlib.neighbors",
+)
+
+#: The layers above the measures.
+ABOVE = ("privlib.audit", "privlib.render", "privlib.pipeline", "privlib.cli")
+
+
+def test_the_package_graph_joins_a_subpackages_modules():
+    graph = {
+        "privlib.audit.a": {"privlib.render.b"},
+        "privlib.render.b": {"privlib.audit"},
+        "privlib.x": set(),
+    }
+    assert package_graph(graph) == {
+        "privlib.audit": {"privlib.render"},
+        "privlib.render": {"privlib.audit"},
+        "privlib.x": set(),
+    }
+    assert tangles(package_graph(graph)) == [["privlib.audit", "privlib.render"]]
+    assert reached({"a": {"b"}, "b": {"c", "a"}, "c": set()}, "a") == {"b", "c"}
+
+
+def test_no_import_cycle_between_privlib_packages():
+    graph = package_graph(import_graph(module_files()))
+    assert "privlib.audit" in graph and "privlib.render" in graph["privlib.pipeline"]
+    found = tangles(graph)
+    assert not found, (
+        "import cycles between privlib's packages (imports inside functions count): "
+        + "; ".join(" -> ".join(cycle) for cycle in cycles(graph))
+    )
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_the_core_imports_nothing_above_it(module):
+    loaded = reached(import_graph(module_files()), module)
+    above = sorted(name for name in loaded if name.startswith(ABOVE))
+    assert not above, f"{module} can load {above} (imports inside functions count)"
+
+
+def test_importing_the_thresholds_loads_no_audit_render_or_template_engine():
+    code = "import sys, privlib.thresholds; print('\\n'.join(sorted(sys.modules)))"
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "privlib.thresholds" in loaded
+    assert not {
+        name for name in loaded if name.startswith(ABOVE) or name.split(".")[0] in ("jinja2", "pydantic")
+    }
+
+
+def test_the_audit_from_the_package_comes_with_its_report_pages():
+    # the audit imports no rendering; ``pl.audit`` loads the pages that display its report
+    code = "import sys, privlib as pl; pl.audit; print('privlib.render.audit' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.split() == ["True"]

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import fisher_exact, norm
-from test_public_functions import invalid_values, valid_arguments
 
 import privlib as pl
 from privlib.audit.measures import CATALOGUE, MEASURES
@@ -159,27 +158,6 @@ def test_a_release_from_other_people_reads_no_evidence_on_adult():
         assert result.n_train > 100 and result.n_holdout > 100
         risks += result.verdict == "risk"
     assert risks <= 1, f"{risks} of 20 releases fitted on other people read as a risk"
-
-
-def test_the_constraints_refuse_bad_values():
-    # the checks of tests/test_public_functions.py, on this function (not in test_api.MODULES)
-    arguments = valid_arguments(rare_attribution_test)
-    assert set(arguments) == {
-        "train",
-        "holdout",
-        "synthetic",
-        "keys",
-        "target",
-        "max_class_size",
-        "numeric_tolerance",
-        "confidence",
-    }
-    for parameter, accepted in rare_attribution_test.__privlib_constraints__.items():
-        bad = invalid_values(accepted)
-        assert bad, parameter
-        for value in bad:
-            with pytest.raises(ParameterError, match=f"^`{parameter}` must be"):
-                rare_attribution_test(**arguments | {parameter: value})
 
 
 def test_one_target_not_among_the_keys_and_some_rare_record_in_each_table():

@@ -11,6 +11,7 @@ import re
 import pytest
 from audit_report_fixture import leaky_report
 
+import privlib.render.audit  # noqa: F401  (who renders registers the report's pages)
 from privlib.audit import AuditReport
 from privlib.audit.report import SCHEMA_VERSION
 from privlib.errors import PrivlibError

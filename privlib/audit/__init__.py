@@ -10,7 +10,10 @@
   notebook display and ``metrics.json`` come from.
 
 :mod:`privlib.pipeline` runs :func:`run` and has the audit notebook
-``reports/privacy_audit.ipynb`` draw the saved report, then renders it.
+``reports/privacy_audit.ipynb`` draw the saved report, then renders it. The audit imports no
+rendering: whoever renders a report imports :mod:`privlib.render.audit`, which registers its pages
+with the report model (the pipeline does; in a notebook, ``import privlib.render.audit`` before
+displaying or saving a report as HTML or PDF).
 
 Each name below is imported from its module on first use (PEP 562), so that ``import
 privlib.audit`` and reading a spec stay cheap: the measures (scikit-learn, numba, matplotlib)
@@ -19,10 +22,6 @@ load only when the catalogue or the runner is first asked for.
 
 from importlib import import_module
 from typing import TYPE_CHECKING
-
-# The report's pages register themselves with the report model (which imports no rendering), so
-# that a report displays and saves wherever privlib.audit is imported. They load no measure module.
-import privlib.render.audit  # noqa: F401
 
 if TYPE_CHECKING:
     from privlib.audit.catalogue import FAMILIES, MeasureSpec

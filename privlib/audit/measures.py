@@ -2,10 +2,10 @@
 
 Each :class:`~privlib.audit.catalogue.MeasureSpec` below is keyed by the ``Result.measure`` of the
 results its function returns and carries the :class:`~privlib.rules.Threshold` that judges them,
-with its cut-off, source and words; rules shared by several measures are built by the helpers of
-:mod:`privlib.rules`. :data:`MEASURES` holds the declarations; the audit's :data:`CATALOGUE` and the
-threshold registry (:data:`privlib.thresholds.REGISTRY`) are read from it, so a measure's title,
-rule and wiring are typed once.
+with its cut-off, source and words, taken under its key from :data:`privlib.measure_rules.RULES`
+(data below the measures, which the threshold registry :data:`privlib.thresholds.REGISTRY` reads
+too, so that judging a result loads no audit module). :data:`MEASURES` holds the declarations; the
+audit's :data:`CATALOGUE` is read from it, so a measure's title and wiring are typed once.
 
 This module imports no measure module and no plotting library: a declaration names its function,
 and a table helper of a measure module, by a :class:`~privlib.audit.catalogue.Reference` (imported
@@ -20,18 +20,8 @@ from __future__ import annotations
 import pandas as pd
 
 from privlib.audit.catalogue import Context, MeasureSpec, Reference, release, with_settings
-from privlib.rules import (
-    CARLINI_HOLM,
-    CHANCE_COPIES,
-    LOW_FPRS,
-    Threshold,
-    control_rule,
-    criterion_rule,
-    exact_share_rule,
-    low_fpr_key,
-    low_fpr_rule,
-    partition_rule,
-)
+from privlib.measure_rules import RULES
+from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import NUMERIC, harmonize
 
 __all__ = ["MEASURES", "CATALOGUE"]
@@ -200,17 +190,7 @@ _DECLARED = (
         "identical_match_share",
         "Exact copies of training records",
         "identity",
-        Threshold(
-            0.01,
-            from_baseline=True,
-            fallback=0.05,
-            source=CHANCE_COPIES,
-            scope="counts exact copies only: a generator that moves every record a little makes "
-            "none, so read it with the distance measures",
-            risk_words="the generator reproduces its training records beyond chance",
-            safe_words="the synthetic data copies training records no more than chance copies "
-            "unseen people, within the margin",
-        ),
+        RULES["identical_match_share"],
         Reference("privlib.identity:identical_match_share"),
         release,
         # with a holdout, the copy test replaces this fixed margin
@@ -221,22 +201,7 @@ _DECLARED = (
         "copy_test",
         "Training records with a synthetic copy, beyond chance",
         "identity",
-        Threshold(
-            0.0,
-            from_baseline=True,
-            exact_test=True,
-            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the "
-            "training records with a synthetic copy against the holdout records with one; no "
-            "margin, since every record copied beyond chance is a disclosure. It replaces the "
-            "fixed margin of 1 in 100 of identical_match_share wherever a holdout exists",
-            scope="counts real records, training and holdout, that have a synthetic copy (every "
-            "categorical value equal, every number within 1% of its range); records at risk are "
-            "the training records copied beyond the holdout's rate",
-            risk_words="the release copies training records more often than it copies people it "
-            "never saw: those records are published",
-            safe_words="training records have a synthetic copy no more often than holdout records, "
-            "at this confidence",
-        ),
+        RULES["copy_test"],
         Reference("privlib.identity:copy_test"),
         release,
         needs=("holdout",),
@@ -249,18 +214,7 @@ _DECLARED = (
         "dcr_zero_share",
         "Synthetic records at distance 0 from a training record",
         "identity",
-        Threshold(
-            0.01,
-            from_baseline=True,
-            fallback=0.05,
-            source=CHANCE_COPIES,
-            scope="counts synthetic records at Gower distance 0 from a training record (exact "
-            "copies); its median distance, reported beside it, shows near copies",
-            risk_words="the generator reproduces its training records beyond chance",
-            safe_words="the synthetic data copies training records exactly no more often than it "
-            "matches unseen people, within the margin; near copies are read from the median "
-            "distance and the distance measures",
-        ),
+        RULES["dcr_zero_share"],
         Reference("privlib.identity:dcr_summary"),
         _SAMPLED_RELEASE,
         plot=_plot_dcr,
@@ -269,24 +223,7 @@ _DECLARED = (
         "replicated_uniques",
         "Unique people replicated as unique records",
         "identity",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            fallback=0.05,
-            # 0.05, the margin of the kit's other training-against-holdout rules: a margin of 0.01 would
-            # be under half the standard error of the difference between two groups of about 550
-            # uniques (0.022 on Adult at 3,000 records), so no release of that size could clear it.
-            source="kit default: training records unique on the keys carried as unique records more "
-            "than 0.05 above the share for holdout records unique on the keys (Newcombe's interval; "
-            "Fisher's one-sided p-value in the reading), the margin of the kit's other comparisons "
-            "with the holdout; without a holdout, more than 5 in 100 replicated at all. synthpop "
-            "(Nowok, Raab & Dibben 2016) reports the count without a cut-off",
-            scope="looks only at people unique on the key variables, the ones an intruder can single out",
-            risk_words="training records unique on the keys are carried into the synthetic data as unique "
-            "records more often than unique people the generator never saw",
-            safe_words="training records unique on the keys are carried over no more often than unique "
-            "people the generator never saw, within the margin",
-        ),
+        RULES["replicated_uniques"],
         Reference("privlib.identity:replicated_uniques"),
         lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
         needs=("keys",),
@@ -300,12 +237,7 @@ _DECLARED = (
         "singling_out_univariate",
         "Singling out with one column",
         "identity",
-        criterion_rule(
-            "singling-out",
-            "asks whether predicates on one column read off the synthetic data isolate exactly one "
-            "training record more often than one control record; it targets rare values and "
-            "outliers",
-        ),
+        RULES["singling_out_univariate"],
         Reference("privlib.identity:singling_out"),
         _criterion(mode="univariate"),
         needs=("holdout",),
@@ -318,11 +250,7 @@ _DECLARED = (
         "singling_out_multivariate",
         "Singling out with several columns",
         "identity",
-        criterion_rule(
-            "singling-out",
-            "asks whether predicates on several columns read off the synthetic data isolate "
-            "exactly one training record more often than one control record",
-        ),
+        RULES["singling_out_multivariate"],
         Reference("privlib.identity:singling_out"),
         _criterion(mode="multivariate", n_cols=3),
         needs=("holdout",),
@@ -331,11 +259,7 @@ _DECLARED = (
         "linkability_risk",
         "Linkability",
         "identity",
-        criterion_rule(
-            "linkability",
-            "asks whether the synthetic data joins two halves of a person's columns more often for "
-            "training than for control records",
-        ),
+        RULES["linkability_risk"],
         Reference("privlib.identity:linkability"),
         with_settings(
             lambda c: {
@@ -353,19 +277,7 @@ _DECLARED = (
         "expected_match_risk",
         "Expected matches of partially synthetic records",
         "identity",
-        Threshold(
-            0.09,
-            per="n_records",
-            published=True,
-            source="Health Canada (2019), Guidance document on the public release of clinical "
-            "information, and the EMA Policy 0070 guidance: an average re-identification "
-            "probability of 0.09 for public release, applied here to the expected number of "
-            "targets identified per target",
-            scope="assumes an intruder who knows every target's original values and picks at "
-            "random among the matching synthetic records",
-            risk_words="an intruder would identify more targets than the public-release threshold allows",
-            safe_words="an intruder would identify fewer targets than the public-release threshold allows",
-        ),
+        RULES["expected_match_risk"],
         not_applicable="it applies to partially synthetic data, where synthetic record i stands "
         "for training record i; the audit treats the synthetic data as fully synthetic",
     ),
@@ -374,14 +286,7 @@ _DECLARED = (
         "cap",
         "Correct attribution probability (CAP)",
         "attribute",
-        control_rule(
-            "CAP",
-            "average correct attribution probability",
-            "Taub et al. 2018 compare CAP with the original data's without a cut-off",
-            scope="averages, over the training records and over the holdout records, how often the "
-            "synthetic records sharing a person's key carry that person's target value, and judges "
-            "the difference",
-        ),
+        RULES["cap"],
         Reference("privlib.attribute:cap"),
         _cap_arguments,
         needs=("holdout", "keys", "sensitive"),
@@ -396,13 +301,7 @@ _DECLARED = (
         "knn_risk_accuracy",
         "Nearest-neighbour prediction of a sensitive category",
         "attribute",
-        control_rule(
-            "k-NN",
-            "share of records whose category the model predicts right",
-            "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
-            scope="fits a model on the synthetic data and counts the training and the holdout "
-            "records whose target it predicts correctly, and judges the difference",
-        ),
+        RULES["knn_risk_accuracy"],
         Reference("privlib.attribute:knn_risk"),
         _knn_arguments,
         needs=("holdout", "keys", "sensitive"),
@@ -413,15 +312,7 @@ _DECLARED = (
         "knn_risk_relative_error",
         "Nearest-neighbour prediction of a sensitive number",
         "attribute",
-        control_rule(
-            "k-NN",
-            "mean error, in interquartile ranges of the target (each record's capped at one),",
-            "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
-            scope="fits a model on the synthetic data and measures how much smaller its error is on "
-            "the training records' target than on the holdout records', in interquartile ranges of "
-            "the target, each record's error capped at one, so that no outlier can be read back",
-            smaller_is_risk=True,
-        ),
+        RULES["knn_risk_relative_error"],
         Reference("privlib.attribute:knn_risk"),
         _knn_arguments,
         needs=("holdout", "keys", "sensitive"),
@@ -432,11 +323,7 @@ _DECLARED = (
         "inference_risk",
         "Inference of a sensitive value",
         "attribute",
-        criterion_rule(
-            "inference",
-            "asks whether nearest synthetic records reveal a secret column more often for training "
-            "than for control records",
-        ),
+        RULES["inference_risk"],
         Reference("privlib.attribute:inference"),
         with_settings(
             lambda c: {
@@ -456,23 +343,7 @@ _DECLARED = (
         "rare_attribution_test",
         "Certain attributions to people unique on the keys, beyond chance",
         "attribute",
-        Threshold(
-            0.0,
-            from_baseline=True,
-            exact_test=True,
-            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the training "
-            "records unique on the keys whose sensitive value the release gives with certainty against the "
-            "holdout records with one, no margin, since each is a disclosure about a person who can be "
-            "singled out; a certain attribution is a correct attribution probability of 1 (Taub, Elliot, "
-            "Pampaka & Smith 2018, PSD; Taub & Elliot's targeted CAP, 2019)",
-            scope="looks only at people whose keys no other real record (training or holdout) shares, and "
-            "counts those for whom every synthetic record with their keys carries their sensitive value "
-            "(a number within 1% of its range), so a few people exposed are not averaged away",
-            risk_words="the release gives the sensitive value of people unique on the keys more often for "
-            "training records than for people it never saw",
-            safe_words="the release gives the sensitive value of training records unique on the keys no "
-            "more often than that of unique people it never saw, at this confidence",
-        ),
+        RULES["rare_attribution_test"],
         Reference("privlib.rare_attributions:rare_attribution_test"),
         lambda c: release(c) | {"keys": c.keys, "target": c.target},
         needs=("holdout", "keys", "sensitive"),
@@ -488,16 +359,7 @@ _DECLARED = (
         "dcr_holdout_share",
         "Synthetic records closer to training than to holdout",
         "membership",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            source="kit default: more than 5 points above the 50% of a generator that memorised "
-            "nothing (Clearbox AI's tutorial reads 'about 50% or below' as good, without a cut-off)",
-            scope="asks of each synthetic record only which real table holds its nearest record, not how near",
-            risk_words="synthetic records sit closer to training than to holdout records more often "
-            "than chance allows, a sign of memorisation",
-            safe_words="synthetic records sit no closer to training than to holdout records beyond chance",
-        ),
+        RULES["dcr_holdout_share"],
         Reference("privlib.membership:dcr_holdout_share"),
         _SAMPLED_RELEASE,
         needs=("holdout",),
@@ -506,17 +368,7 @@ _DECLARED = (
         "threshold_attack_precision",
         "Distance-threshold membership attack (precision)",
         "membership",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            source="kit default: calling the closer half members is right more than 5 points "
-            "above guessing (0.5), the same margin as the attack AUC's",
-            scope="calls the closer half of equally many training and holdout records members, "
-            "by distance to the nearest synthetic record",
-            risk_words="the records closest to the synthetic data are training records more often than guessing",
-            safe_words="the records closest to the synthetic data are training records no more "
-            "often than guessing, within the margin",
-        ),
+        RULES["threshold_attack_precision"],
         Reference("privlib.membership:threshold_attack"),
         _SAMPLED_RELEASE,
         needs=("holdout",),
@@ -526,17 +378,7 @@ _DECLARED = (
         "nn_mia_auc",
         "Nearest-neighbour membership attack (AUC)",
         "membership",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            source="kit default: an attack AUC more than 0.05 above chance (0.5); Yale et al. "
-            "(2019) read 0.5 as no information and publish no cut-off",
-            scope="ranks every training and holdout record by its distance to the nearest "
-            "synthetic record, so a small shift of all distances counts as much as a few copies",
-            risk_words="distance to the synthetic data tells training from holdout records better than chance",
-            safe_words="distance to the synthetic data tells training from holdout records no "
-            "better than chance, within the margin",
-        ),
+        RULES["nn_mia_auc"],
         Reference("privlib.membership:nn_mia"),
         _SAMPLED_RELEASE,
         needs=("holdout",),
@@ -547,7 +389,7 @@ _DECLARED = (
         "nn_mia_tpr_at_0.1pct",
         "Distance attack at a false-positive rate of 0.1% (TPR)",
         "membership",
-        low_fpr_rule("distance", "0.1%"),
+        RULES["nn_mia_tpr_at_0.1pct"],
         Reference("privlib.membership:nn_mia_low_fpr"),
         _SAMPLED_RELEASE,
         needs=("holdout",),
@@ -563,29 +405,13 @@ _DECLARED = (
         "nn_mia_tpr_at_1pct",
         "Distance attack at a false-positive rate of 1% (TPR)",
         "membership",
-        low_fpr_rule("distance", "1%"),
+        RULES["nn_mia_tpr_at_1pct"],
     ),
     MeasureSpec(
         "adversarial_accuracy",
         "Nearest-neighbour adversarial accuracy",
         "membership",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            higher_is_riskier=False,
-            lowest=0.0,
-            highest=1.0,
-            source="kit default: more than 0.05 below the accuracy of indistinguishable tables "
-            "(0.5 less half the share of tied comparisons, which the strict '>' of Yale et al. "
-            "2019 counts against the real record), the same margin as the attack AUC's",
-            scope="compares, record by record, the nearest record in the other table with the "
-            "nearest record in the same table; many ties (repeated values) lower it even for "
-            "indistinguishable tables, hence the tie-aware baseline",
-            risk_words="synthetic records sit closer to real ones than real records sit to each "
-            "other, as copies do",
-            safe_words="real and synthetic records are no easier to tell apart by their nearest "
-            "neighbours than two samples of one distribution, within the margin",
-        ),
+        RULES["adversarial_accuracy"],
         Reference("privlib.membership:adversarial_accuracy"),
         with_settings(
             lambda c: {"target": c.train, "synthetic": c.synthetic, "max_queries": MAX_DISTANCE_QUERIES},
@@ -597,19 +423,7 @@ _DECLARED = (
         "privacy_loss",
         "Privacy loss (Yale et al.)",
         "membership",
-        Threshold(
-            0.1,
-            from_baseline=True,
-            source="kit default: a fifth of the 0.5 that copying the training data gives (Yale et "
-            "al. 2019 read 0 as ideal and publish no cut-off)",
-            scope="compares, record by record, the nearest synthetic with the nearest other real "
-            "record, once for training and once for unseen records; ties count against the real "
-            "record, so it reacts to exact and near copies rather than to a general shift",
-            risk_words="synthetic records stand in for their training records, as near copies do, "
-            "clearly more than for unseen records",
-            safe_words="synthetic records stand in for training records no more than for unseen "
-            "records, within the margin",
-        ),
+        RULES["privacy_loss"],
         Reference("privlib.membership:privacy_loss"),
         with_settings(
             lambda c: {
@@ -630,7 +444,7 @@ _DECLARED = (
         "partition_f1",
         "Partitioning attack of El Emam et al. (F1)",
         "membership",
-        partition_rule(),
+        RULES["partition_f1"],
         Reference("privlib.membership:partition_risk"),
         _partition_arguments,
         needs=("holdout",),
@@ -639,28 +453,13 @@ _DECLARED = (
         "ground_truth_f1",
         "Partitioning attack against the ground truth (F1)",
         "membership",
-        partition_rule(),
+        RULES["ground_truth_f1"],
     ),
     MeasureSpec(
         "shadow_model_auc",
         "Shadow-model attack on chosen records (worst target's AUC)",
         "membership",
-        exact_share_rule(
-            source="kit default: risk when the worst target's exact one-sided Mann-Whitney test of "
-            "its AUC (Mann & Whitney 1947), after Holm's step-down adjustment over the targets (Holm "
-            "1979, Scand. J. Statist. 6(2)), finds the classifier telling the tables made with the "
-            "target from those made without it at the audit's confidence, no margin, since a target "
-            "told apart is a person whose membership the release gives away; judging each target and "
-            "reporting the worst follows Stadler, Oprisanu & Troncoso, 'Synthetic data - anonymisation "
-            "groundhog day', USENIX Security 2022, who find outliers exposed where averages are not",
-            scope="asks, for a few chosen target records (outliers by default), whether the "
-            "generator's output changes when that one record is in its training data; a worst "
-            "case for those records, not an average over all",
-            risk_words="the release tells whether a target record was in the training data, beyond "
-            "chance even after correcting for trying several targets",
-            safe_words="the attack tells no target's membership better than chance allows, after "
-            "correcting for trying several targets",
-        ),
+        RULES["shadow_model_auc"],
         Reference("privlib.membership:shadow_model_attack"),
         lambda c: {
             "synthesizer": c.settings["targeted_attack"],
@@ -687,29 +486,18 @@ _DECLARED = (
         "density_attack_auc",
         "Density membership attack, DOMIAS (AUC)",
         "membership",
-        Threshold(
-            0.05,
-            from_baseline=True,
-            source="kit default: an attack AUC more than 0.05 above chance (0.5), as for "
-            "nn_mia_auc; van Breugel et al. (2023, DOMIAS) report AUCs against 0.5 without a "
-            "cut-off",
-            scope="ranks every record by how much denser the synthetic data is around it than a "
-            "reference sample of real data: local over-fitting, as DOMIAS defines it",
-            risk_words="the synthetic data is denser around training records than around unseen ones",
-            safe_words="the synthetic data is no denser around training records than around "
-            "unseen ones, within the margin",
-        ),
+        RULES["density_attack_auc"],
     ),
     *(
         MeasureSpec(
             low_fpr_key(attack, rate),
             f"{title} at a false-positive rate of {100 * rate:g}% (TPR)",
             "membership",
-            low_fpr_rule(words, f"{100 * rate:g}%"),
+            RULES[low_fpr_key(attack, rate)],
         )
-        for attack, title, words in (
-            ("density_attack", "Density attack, DOMIAS,", "density-ratio"),
-            ("shadow_model", "Shadow-model attack", "shadow-model"),
+        for attack, title in (
+            ("density_attack", "Density attack, DOMIAS,"),
+            ("shadow_model", "Shadow-model attack"),
         )
         for rate in LOW_FPRS
     ),
@@ -717,17 +505,7 @@ _DECLARED = (
         "discriminator_excess_realness",
         "Discriminator: synthetic records judged real",
         "membership",
-        Threshold(
-            0.02,
-            from_baseline=True,
-            source="kit default: synthetic records judged 2 points more 'real' than genuine unseen records",
-            scope="asks a classifier trained on training vs synthetic records whether unseen "
-            "synthetic records look more like the training data than real unseen records do",
-            risk_words="synthetic records look more like the training data than genuine unseen "
-            "records, a sign of over-fitting",
-            safe_words="synthetic records look no more like the training data than genuine unseen "
-            "records, within the margin",
-        ),
+        RULES["discriminator_excess_realness"],
         Reference("privlib.membership:discriminator_test"),
         lambda c: (
             with_settings(release, random_state="seed", n_repeats="repeats")(c)
@@ -758,23 +536,7 @@ _DECLARED = (
         "rare_copy_test",
         "Rare training records with a synthetic copy, beyond chance",
         "identity",
-        Threshold(
-            0.0,
-            from_baseline=True,
-            exact_test=True,
-            source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the rare "
-            "training records with a synthetic copy against the rare holdout records with one, no margin, "
-            "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
-            "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
-            scope="counts copies (every categorical value equal, every number within 1% of its range) of "
-            "the rare real records only: no exact real twin and among the 2% most isolated by mean distance "
-            "to their 5 nearest other real records, so the chance copies of common records do not drown "
-            "them",
-            risk_words="the release copies rare training records, people who stand out, more often than "
-            "rare people it never saw",
-            safe_words="rare training records have a synthetic copy no more often than rare holdout "
-            "records, at this confidence",
-        ),
+        RULES["rare_copy_test"],
         Reference("privlib.rare_copies:rare_copy_test"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),
@@ -788,16 +550,7 @@ _DECLARED = (
         "near_copy_test",
         "Near copies: synthetic records far nearer than real neighbours",
         "membership",
-        exact_share_rule(
-            source=CARLINI_HOLM,
-            scope="scores each real record by its distance to the nearest other real record over its "
-            "distance to the nearest synthetic record, so a copy moved a little stands out even in a dense "
-            "region, and reads the score at false-positive rates of 0.1% and 1% (Holm over the two)",
-            risk_words="more training records than holdout records have a synthetic record far nearer "
-            "than any real neighbour, as near copies do",
-            safe_words="training records have a synthetic record far nearer than their real neighbours no "
-            "more often than holdout records, at this confidence",
-        ),
+        RULES["near_copy_test"],
         Reference("privlib.attacks:near_copy_test"),
         _SAMPLED_RELEASE,
         needs=("holdout",),
@@ -812,18 +565,7 @@ _DECLARED = (
         "attack_ensemble",
         "Strongest of five calibrated membership attacks at a low false-positive rate",
         "membership",
-        exact_share_rule(
-            source=CARLINI_HOLM,
-            scope="reads five no-box attacks calibrated on real data (the distance to the closest synthetic "
-            "record, DCR-diff, a k-NN density ratio as in DOMIAS, a local-neighbourhood count and a "
-            "classifier of synthetic against real records) at "
-            "false-positive rates of 0.1% and 1%, thresholds chosen on the holdout alone, and judges the "
-            "strongest after correcting for the choice",
-            risk_words="one of the attacks identifies training records at a low false-positive rate, more "
-            "than chance allows even after correcting for trying several attacks",
-            safe_words="none of the attacks finds more training records at a low false-positive rate than "
-            "chance gives it, after correcting for trying several",
-        ),
+        RULES["attack_ensemble"],
         Reference("privlib.attacks:attack_ensemble"),
         with_settings(release, random_state="seed"),
         needs=("holdout",),

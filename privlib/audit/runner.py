@@ -7,11 +7,12 @@ the threshold registry and the spec's overrides (:func:`privlib.thresholds.judge
 :class:`~privlib.audit.report.AuditReport`. It computes nothing itself: every number comes from the
 public function a notebook would call.
 
-Errors by kind: a measure whose data do not allow it (a :class:`~privlib.errors.PrivlibError`
-other than a bad argument, such as a :class:`~privlib.errors.DataError`, from the computation) is
-skipped with its reason; a broken catalogue entry (a :class:`~privlib.errors.ParameterError`: a
-bad argument, even a single one, from the entry or the kit's own call of the fidelity summary; a
-result under another key; any other exception) is an :class:`AuditError`, never a skip.
+Errors by kind: a measure whose data do not allow it (a :class:`~privlib.errors.DataError` from
+the computation) is skipped with its reason; any other refusal of the kit (a
+:class:`~privlib.errors.ParameterError`: a bad argument, even a single one, from the entry or the
+kit's own call of the fidelity summary; another :class:`~privlib.errors.PrivlibError`; a result
+under another key) is an :class:`AuditError` naming the measure in one line that quotes no value,
+never a skip.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from privlib.audit.report import (
     plain_number,
 )
 from privlib.audit.spec import AuditSpec
-from privlib.errors import ParameterError, PrivlibError
+from privlib.errors import DataError, ParameterError, PrivlibError, blanked
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.search_reuse import reuse_searches
@@ -299,11 +300,17 @@ class Audit:
             if self.client is not None and "client" in _parameters(spec.function):
                 arguments["client"] = self.client
             out = spec.function(**arguments)
-        except ParameterError as exc:
-            raise AuditError(f"the catalogue entry {spec.key!r} calls its function wrongly: {exc}") from exc
-        except PrivlibError as exc:
+        except DataError as exc:
             self._skip(spec, key, f"the data do not allow it: {exc}", target)
             logger.info("    skipped: the data do not allow it")
+        except ParameterError as exc:
+            raise AuditError(
+                f"the catalogue entry {spec.key!r} calls its function wrongly: {blanked(str(exc))}"
+            ) from exc
+        except PrivlibError as exc:  # not a property of the data: a bug of the entry or the measure
+            raise AuditError(
+                f"the measure {spec.key!r} failed on data it should take: {blanked(str(exc))}"
+            ) from exc
         else:
             seconds = time.perf_counter() - start
             logger.info("    done in %.1f s", seconds)
@@ -415,15 +422,15 @@ class Audit:
                 random_state=self.spec.seed,
                 max_records=None if self.spec.fidelity_sample == "all" else self.spec.fidelity_sample,
             )
-        except ParameterError as exc:
-            raise AuditError(f"the audit calls fidelity_summary wrongly: {exc}") from exc
-        except PrivlibError as exc:
+        except DataError as exc:
             logger.info("    fidelity not computed: the data do not allow it")
             return {
                 "confidence": 0.95,
                 "measures": [],
                 "skipped": [{"key": "fidelity", "reason": self.redact(str(exc))}],
             }
+        except PrivlibError as exc:  # a bad argument or another failure: the kit's own call is wrong
+            raise AuditError(f"the audit calls fidelity_summary wrongly: {blanked(str(exc))}") from exc
         fidelity = _json_safe(summary.to_dict())
         fidelity["skipped"] = [dict(s, reason=self.redact(s["reason"])) for s in fidelity["skipped"]]
         return fidelity
