@@ -44,12 +44,15 @@ def installed(tmp_path_factory):
         ],
         capture_output=True,
         text=True,
+        env=_clean_environment(),
     )
     if built.returncode != 0:
         pytest.fail(f"the wheel did not build: {built.stderr[-2000:]}")
     wheel = next((folder / "dist").glob("privlib-*.whl"))
     env = folder / "venv"
-    subprocess.run([sys.executable, "-P", "-m", "venv", "--without-pip", str(env)], check=True)
+    subprocess.run(
+        [sys.executable, "-P", "-m", "venv", "--without-pip", str(env)], check=True, env=_clean_environment()
+    )
     python = env / "bin" / "python"
     subprocess.run(
         [
@@ -66,12 +69,14 @@ def installed(tmp_path_factory):
         ],
         check=True,
         capture_output=True,
+        env=_clean_environment(),
     )
     purelib = subprocess.run(
         [str(python), "-P", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
         text=True,
         check=True,
+        env=_clean_environment(),
     ).stdout.strip()
     # Third-party packages from this environment; privlib itself only from the wheel.
     dependencies = sysconfig.get_paths()["purelib"]
@@ -79,8 +84,14 @@ def installed(tmp_path_factory):
     return python, env / "bin" / "privlib", Path(purelib), wheel
 
 
+def _clean_environment() -> dict:
+    """This process's environment without an import path or a virtual environment of its own: a
+    checkout on PYTHONPATH would otherwise pass for the installed package (its egg-info too)."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 def _run(command, cwd):
-    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    environment = _clean_environment()
     environment["MPLBACKEND"] = "Agg"
     # nbconvert's templates are data files of this environment's packages (share/jupyter).
     environment["JUPYTER_PATH"] = str(Path(sys.prefix, "share", "jupyter"))
