@@ -1,0 +1,651 @@
+"""Detection limits: how many leaked records the audit's own tests would have caught.
+
+A family that reads "no evidence of risk" is only as strong as its tests. This module plants
+leaked records into the user's own release and re-runs the record-level tests that target them,
+judged by the audit's decision rule (:func:`privlib.audit.family_rule.family_verdict`, Holm's step
+included), to find the smallest number of planted records caught in at least 90 % of seeded draws.
+
+The leaks
+---------
+``verbatim``
+    copies of distinct training records drawn at random;
+``rare copies``
+    copies of distinct *rare* training records (the rare records of
+    :func:`privlib.rare_copies.rare_copy_test`);
+``near copies``
+    copies of distinct training records with one value changed: one numeric variable moved by 1 %
+    to 3 % of its training range (up, unless that leaves the range; rounded for whole numbers),
+    just beyond the copy test's tolerance; with no numeric variable, one categorical value changed
+    to another value of the training data;
+``rare-key attributions``
+    a synthetic record drawn from the release with the keys and every sensitive value of a
+    training record unique on the keys (:func:`privlib.rare_attributions.rare_attribution_test`).
+
+Planted records are *added* to the release. Within a draw the planted records of size ``M`` are
+the first ``M`` of one seeded sequence, so a larger leak holds every smaller one of its draw and
+the detection rate rises with ``M``; the smallest size caught in at least ``rate`` of ``draws``
+draws is found by doubling from 1 and then bisecting (integers from 1 up to the release's size, or
+to the records a leak can copy).
+
+Which tests, and what they cost
+-------------------------------
+The copy leaks are judged by the identity family (:func:`privlib.records.copy_test`,
+:func:`privlib.rare_copies.rare_copy_test`) and the membership family (the distance attack at
+false-positive rates of 0.1 % and 1 %, :func:`privlib.records.nn_mia_low_fpr`, and
+:func:`privlib.attacks.near_copy_test`); the attributions by the attribute family
+(:func:`privlib.rare_attributions.rare_attribution_test`, one test per sensitive variable). A
+family's other exact tests enter Holm's adjustment with the p-values the audit read (``held``);
+planting would only make them more significant, so holding them can only overstate the limit.
+The attack ensemble (:func:`privlib.attacks.attack_ensemble`) is held this way: its classifier
+attack would have to be refitted on every planted release, which is no incremental update.
+Tests judged by an interval, and measures outside these families, are not re-run either.
+
+Adding records can only bring a real record's nearest synthetic record closer: its new distance
+is the smaller of the old one, computed once, and its distance to the nearest planted record,
+searched among the planted records only within the old distance (:func:`planted_distances`).
+A real record copied before stays copied, and one that was not is copied when a planted record
+copies it. The rare records and the real records' distances to each other do not depend on the
+release. So one draw costs a search of the real records among ``M`` planted records, not an
+audit.
+
+References
+----------
+Jagielski M, Ullman J, Oprea A. Auditing differentially private machine learning: how private is
+private SGD? NeurIPS 2020 (planting canaries to measure what an audit can detect).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from privlib.attacks import (
+    N_NEIGHBOURS,
+    _attack_rows,
+    _check_release,
+    _log_ratio,
+    _max_over_tests,
+    _neighbourhoods,
+)
+from privlib.errors import PrivlibError
+from privlib.matching import comparable_values, gower_setup, joint_codes, query_samples, sampled
+from privlib.neighbors import kneighbors
+from privlib.rare_attributions import rare_attribution_test
+from privlib.rare_copies import DEFAULT_RARE_SHARE, rare_records
+from privlib.records import (
+    DEFAULT_NUMERIC_TOLERANCE,
+    LOW_FPRS,
+    _copy_widths,
+    _fisher_excess,
+    _has_copy,
+    tpr_at_low_fpr,
+)
+from privlib.results import NO_EVIDENCE, RISK
+from privlib.schema import check_columns, infer_kinds
+from privlib.search_reuse import reuse_searches, shared_searches
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
+from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, validate_params
+
+__all__ = [
+    "DEFAULT_DRAWS",
+    "DEFAULT_RATE",
+    "LEAKS",
+    "DetectionLimit",
+    "detection_limits",
+    "family_caught",
+    "planted_distances",
+    "smallest_caught",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The leak kinds, in the order of the results.
+LEAKS = ("verbatim", "rare copies", "near copies", "rare-key attributions")
+#: Share of the draws that must be caught at the limit.
+DEFAULT_RATE = 0.9
+#: Seeded draws per size tried.
+DEFAULT_DRAWS = 50
+#: The families whose tests each leak is judged by.
+FAMILIES = {
+    "verbatim": ("identity", "membership"),
+    "rare copies": ("identity", "membership"),
+    "near copies": ("identity", "membership"),
+    "rare-key attributions": ("attribute",),
+}
+#: Share of its training range by which a near copy's numeric value moves.
+NEAR_MOVE = (0.01, 0.03)
+#: What each leak plants, for the sentences.
+_WHAT = {
+    "verbatim": "copied training records",
+    "rare copies": "copied rare training records",
+    "near copies": "near copies of training records (one value changed)",
+    "rare-key attributions": "records giving away the sensitive value of people unique on the keys",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The result
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DetectionLimit:
+    """The smallest leak of one kind that one family's tests catch (:func:`detection_limits`).
+
+    ``limit`` is the fewest planted records caught in at least ``rate`` of ``draws`` seeded draws
+    (``None`` when no size up to ``largest`` is), ``rate_at_limit`` the share caught there;
+    ``below`` is the largest size tried under the limit (``None`` when the limit is 1) and
+    ``rate_below`` its share caught. ``largest`` is the most records the leak could plant (the
+    release's size, or fewer records of the kind), ``release_size`` the release's records.
+    ``tests`` names the tests re-run on every draw, ``held`` those that entered Holm's adjustment
+    at the audit's p-values. Counts and shares only: no record's value.
+    """
+
+    leak: str
+    family: str
+    limit: int | None
+    release_size: int
+    largest: int
+    draws: int
+    rate: float
+    rate_at_limit: float | None
+    below: int | None
+    rate_below: float | None
+    random_state: int
+    tests: tuple = ()
+    held: tuple = ()
+
+    @property
+    def share(self) -> float | None:
+        """The limit as a share of the release's records."""
+        return None if self.limit is None else self.limit / self.release_size
+
+    def reading(self) -> str:
+        """One sentence: the limit and what lies beyond it."""
+        what = _WHAT[self.leak]
+        tried = f"{self.draws} seeded draws per size"
+        if self.limit is None:
+            whole = "the whole release" if self.largest == self.release_size else f"all {self.largest}"
+            return (
+                f"The {self.family} tests would not have caught {what} reliably at any size up to "
+                f"{whole} ({self.largest} records added): with {self.largest} the leak is caught in "
+                f"{self.rate_at_limit:.0%} of {tried}, below the {self.rate:.0%} asked; a leak of "
+                "this kind is beyond what these files can show."
+            )
+        assert self.share is not None and self.rate_at_limit is not None
+        below = (
+            f"; {self.below} are caught in {self.rate_below:.0%}, so smaller leaks of this kind are "
+            "beyond what these files can show reliably"
+            if self.below is not None
+            else ""
+        )
+        return (
+            f"The {self.family} tests would have caught {self.limit} {what} added to the release "
+            f"({self.share:.1%} of its {self.release_size} records) in {self.rate_at_limit:.0%} of "
+            f"{tried} (at least {self.rate:.0%} asked){below}."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The search of a bisection
+# --------------------------------------------------------------------------------------------
+def smallest_caught(detect: Callable[[int], float], largest: int, rate: float) -> tuple:
+    """The smallest size ``m`` in ``1..largest`` with ``detect(m) >= rate``, for a detection rate
+    that rises with the size: doubling from 1, then bisecting between the last size missed and the
+    first caught. Returns ``(limit, rate at limit, largest size tried below, its rate)``; the limit
+    is ``None`` (and the rate that of ``largest``) when even ``largest`` is not caught.
+
+    Examples
+    --------
+    >>> smallest_caught(lambda m: float(m >= 37), 2000, 0.9)
+    (37, 1.0, 36, 0.0)
+    >>> smallest_caught(lambda m: 0.5, 10, 0.9)
+    (None, 0.5, None, None)
+    """
+    if largest < 1:
+        raise PrivlibError("a detection limit needs at least one record to plant.")
+    rates: dict[int, float] = {}
+
+    def caught(size: int) -> bool:
+        if size not in rates:
+            rates[size] = detect(size)
+        return rates[size] >= rate
+
+    low, high = 0, 1  # low: the largest size missed (0: none tried), high: a size to try
+    while not caught(high):
+        if high == largest:
+            return None, rates[high], None, None
+        low, high = high, min(2 * high, largest)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if caught(middle):
+            high = middle
+        else:
+            low = middle
+    return high, rates[high], (low or None), (rates[low] if low else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental distances
+# --------------------------------------------------------------------------------------------
+def planted_distances(query: pd.DataFrame, planted: pd.DataFrame, old: np.ndarray, encoder) -> np.ndarray:
+    """Each query record's distance to its nearest synthetic record once ``planted`` is added to the
+    release: the smaller of its ``old`` distance and its distance to the nearest planted record,
+    searched only within ``old`` (a record already at distance 0 is not searched).
+
+    Examples
+    --------
+    >>> from privlib.matching import gower_setup
+    >>> real = pd.DataFrame({"x": [0.0, 5.0, 10.0]})
+    >>> encoder = gower_setup(real, real, real)
+    >>> planted_distances(real, real.iloc[[2]], np.array([0.3, 0.2, 0.4]), encoder).tolist()
+    [0.3, 0.2, 0.0]
+    """
+    new = np.array(old, dtype="float64", copy=True)
+    open_ = np.flatnonzero(new > 0)
+    if open_.size and len(planted):
+        # a block of its own: the planted searches are not kept for the audit's other measures
+        with reuse_searches(max_memory_mb=8, reference_memory_mb=8):
+            found = kneighbors(
+                query.iloc[open_], planted, k=1, metric="gower", encoder=encoder, within=new[open_]
+            ).distances[:, 0]
+        new[open_] = np.minimum(new[open_], found)
+    return new
+
+
+# --------------------------------------------------------------------------------------------
+# What one release gives, computed once
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Release:
+    """The state of the release before planting that the tests update (module documentation)."""
+
+    train: pd.DataFrame
+    holdout: pd.DataFrame
+    synthetic: pd.DataFrame
+    encoder: object
+    real: pd.DataFrame  # every training, then every holdout record
+    scored: pd.DataFrame  # the training, then the holdout records the distance tests read
+    n_scored_train: int
+    to_synthetic: np.ndarray  # their nearest synthetic distance
+    to_real: np.ndarray  # their nearest other real distance
+    scale: float
+    widths: dict
+    copied: np.ndarray  # every training, then holdout record: has a synthetic copy
+    rare_train: np.ndarray  # positions of the rare training / holdout records
+    rare_holdout: np.ndarray
+
+
+def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, random_state, max_queries):
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    hoods = _neighbourhoods(train, holdout, synthetic, 1, None, (rows["train"], rows["holdout"]))
+    scored = pd.concat(
+        [sampled(train, rows["train"]), sampled(holdout, rows["holdout"])], ignore_index=True
+    )
+    # the rare records as rare_copy_test draws them (its own sample beyond ATTACK_RECORDS)
+    rng = np.random.default_rng(random_state)
+    rare_rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
+    rare_hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, None, rare_rows)
+    rare, _ = rare_records(rare_hoods.to_real, rare_share)
+    n_rare_train = rare_hoods.n_train
+    positions = [np.arange(len(t)) if r is None else r for t, r in zip((train, holdout), rare_rows)]
+    widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
+    copied = np.concatenate(_has_copy([train, holdout], synthetic, widths))
+    return _Release(
+        train=train,
+        holdout=holdout,
+        synthetic=synthetic,
+        encoder=gower_setup(train, holdout, synthetic),
+        real=pd.concat([train, holdout], ignore_index=True),
+        scored=scored,
+        n_scored_train=hoods.n_train,
+        to_synthetic=hoods.to_synthetic[:, 0],
+        to_real=hoods.to_real[:, 0],
+        scale=hoods.scale,
+        widths=widths,
+        copied=copied,
+        rare_train=positions[0][rare[:n_rare_train]],
+        rare_holdout=positions[1][rare[n_rare_train:]],
+    )
+
+
+def _copy_p_values(state: _Release, planted: pd.DataFrame, confidence: float) -> dict:
+    """p-values of the copy and rare-copy tests with ``planted`` added to the release."""
+    copied = state.copied.copy()
+    open_ = np.flatnonzero(~copied)
+    copied[open_] = _has_copy([state.real.iloc[open_]], planted, state.widths)[0]
+    n = len(state.train)
+    train_copied, holdout_copied = copied[:n], copied[n:]
+    out = {
+        "copy_test": _fisher_excess(
+            int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout), confidence
+        )["p_value"]
+    }
+    if state.rare_train.size and state.rare_holdout.size:
+        out["rare_copy_test"] = _fisher_excess(
+            int(train_copied[state.rare_train].sum()),
+            state.rare_train.size,
+            int(holdout_copied[state.rare_holdout].sum()),
+            state.rare_holdout.size,
+            confidence,
+        )["p_value"]
+    return out
+
+
+def _distance_p_values(state: _Release, planted: pd.DataFrame, confidence: float) -> dict:
+    """p-values of the distance attack at 0.1 % and 1 % and of the near-copy test, ``planted`` added."""
+    nearest = planted_distances(state.scored, planted, state.to_synthetic, state.encoder)
+    member = np.arange(nearest.size) < state.n_scored_train
+    out = {}
+    for rate in LOW_FPRS:
+        point = tpr_at_low_fpr(
+            member_scores=-nearest[member], nonmember_scores=-nearest[~member], fpr=rate, attack="nn_mia"
+        )
+        out[point.measure] = point.p_value
+    score = _log_ratio(state.to_real, nearest, state.scale)
+    near = _max_over_tests(
+        {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
+    )
+    out["near_copy_test"] = near.p_value
+    return out
+
+
+def _attribution_p_values(state: _Release, planted: pd.DataFrame, keys, sensitive, confidence) -> dict:
+    """p-values of the rare-key attribution test of every sensitive variable, ``planted`` added
+    (re-run whole: it searches no neighbour)."""
+    release = pd.concat([state.synthetic, planted], ignore_index=True)
+    out = {}
+    for target in sensitive:
+        test = rare_attribution_test(
+            train=state.train,
+            holdout=state.holdout,
+            synthetic=release,
+            keys=keys,
+            target=target,
+            confidence=confidence,
+        )
+        out[f"rare_attribution_test[{target}]"] = test.p_value
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Planting
+# --------------------------------------------------------------------------------------------
+def _unique_on_keys(train: pd.DataFrame, holdout: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """Positions of the training records no other real record shares the keys of (the rare records
+    of :func:`privlib.rare_attributions.rare_attribution_test` at its default class size)."""
+    kinds = infer_kinds(train)
+    codes = np.concatenate(
+        joint_codes([[comparable_values(t[k], kinds[k]) for k in keys] for t in (train, holdout)])
+    )
+    return np.flatnonzero(np.bincount(codes)[codes[: len(train)]] == 1)
+
+
+def _with_rows(base: pd.DataFrame, values: pd.DataFrame, columns) -> pd.DataFrame:
+    """``base`` (reindexed) with ``columns`` taken from ``values``, row for row, each column keeping
+    ``base``'s dtype."""
+    out = base.reset_index(drop=True).copy()
+    for column in columns:
+        out[column] = pd.Series(values[column].to_numpy(), dtype=base[column].dtype)
+    return out
+
+
+def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """Near copies: one value of each record changed (module documentation)."""
+    out = copies.reset_index(drop=True).copy()
+    numeric = [
+        c
+        for c in out.columns
+        if pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
+    ]
+    pick = rng.integers(len(numeric) or len(out.columns), size=len(out))
+    if not numeric:  # every variable categorical: one value replaced by another the training data holds
+        for row, position in enumerate(pick):
+            column = out.columns[position]
+            others = [v for v in pd.unique(train[column].dropna()) if v != out.at[row, column]]
+            if others:
+                out.at[row, column] = others[rng.integers(len(others))]
+        return out
+    for position, column in enumerate(numeric):
+        chosen = np.flatnonzero(pick == position)
+        values = out[column].to_numpy(dtype="float64", copy=True)
+        low, high = float(np.nanmin(train[column])), float(np.nanmax(train[column]))
+        step = rng.uniform(*NEAR_MOVE, size=chosen.size) * (high - low)
+        start = values[chosen]
+        values[chosen] = np.where(start + step <= high, start + step, start - step)
+        if pd.api.types.is_integer_dtype(out[column]):
+            values = np.round(values)
+        out[column] = pd.Series(values, dtype=out[column].dtype)
+    return out
+
+
+def _leak_records(leak: str, state: _Release, pool: np.ndarray, largest: int, keys, sensitive, rng):
+    """The ``largest`` records one draw of ``leak`` plants, in order: a leak of size ``M`` is the
+    first ``M``."""
+    sources = state.train.iloc[rng.choice(pool, largest, replace=False)]
+    if leak == "near copies":
+        return _nudged(sources, state.train, rng)
+    if leak == "rare-key attributions":
+        hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=largest)]
+        return _with_rows(hosts, sources, [*keys, *sensitive])
+    return sources.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The audit's decision
+# --------------------------------------------------------------------------------------------
+def family_caught(p_values: Mapping[str, float], *, family: str, confidence: float) -> bool:
+    """Whether the audit's family rule reads ``risk`` from these exact tests' p-values (each judged
+    ``risk`` on its own when its p-value is at most ``1 - confidence``, then Holm's adjustment of
+    :func:`privlib.audit.family_rule.family_verdict`).
+
+    Examples
+    --------
+    >>> family_caught({"copy_test": 0.03, "rare_copy_test": 0.5}, family="identity", confidence=0.95)
+    False
+    >>> family_caught({"copy_test": 0.03}, family="identity", confidence=0.95)
+    True
+    """
+    # the audit's rule: imported here, so that the measure modules load no audit module
+    from privlib.audit.family_rule import Judged, family_verdict
+
+    level = 1 - confidence
+    judged = [
+        Judged(key, key, RISK if p <= level else NO_EVIDENCE, exact=True, p_value=p, confidence=confidence)
+        for key, p in p_values.items()
+        if p is not None and not math.isnan(p)
+    ]
+    return family_verdict(judged, title=family, confidence=confidence).verdict == RISK
+
+
+# --------------------------------------------------------------------------------------------
+# The limits
+# --------------------------------------------------------------------------------------------
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "draws": [Integer(low=1, high=10_000)],
+        "rate": [Number(low=0, high=1, closed="right")],
+        "numeric_tolerance": [Number(low=0, high=1)],
+        "rare_share": [Number(low=0, high=1, closed="right")],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+        "max_queries": [Integer(low=2), None],
+    }
+)
+def detection_limits(
+    *,
+    train,
+    holdout,
+    synthetic,
+    keys=None,
+    sensitive=None,
+    held=None,
+    leaks=LEAKS,
+    draws=DEFAULT_DRAWS,
+    rate=DEFAULT_RATE,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    rare_share=DEFAULT_RARE_SHARE,
+    confidence=DEFAULT_CONFIDENCE,
+    random_state=None,
+    max_queries=None,
+) -> tuple[DetectionLimit, ...]:
+    """The smallest leak of each kind that each family's tests catch in ``rate`` of ``draws`` draws.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        The generator's training data, real records it never saw, the release.
+    keys, sensitive : list of str, optional
+        The key and sensitive variables; without both, the rare-key attributions are left out.
+    held : mapping of str to mapping of str to float, optional
+        Per family (``"identity"``, ``"membership"``, ``"attribute"``), the audit's p-values of
+        its other exact tests (e.g. ``{"membership": {"attack_ensemble": 0.4}}``), which enter
+        Holm's adjustment unchanged on every draw.
+    leaks : sequence of str, default :data:`LEAKS`
+    draws : int, default 50
+        Seeded draws per size tried.
+    rate : float, default 0.9
+        Share of the draws that must be caught.
+    numeric_tolerance, rare_share, confidence, max_queries
+        As the audit's copy tests, near-copy test and distance attack read them.
+    random_state : int, numpy.random.Generator or None
+        Seed of the records read (as the audit's, for the same records) and of every draw: draw
+        ``d`` of leak ``l`` is seeded by ``(random_state, l, d)``. ``None``: a fresh seed, kept in
+        the results.
+
+    Returns
+    -------
+    tuple of DetectionLimit
+        One per leak and family that judges it, in the order of :data:`LEAKS`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(200)], "g": ["a", "b"] * 100})
+    >>> holdout = pd.DataFrame({"x": [i + 200.5 for i in range(200)], "g": ["a", "b"] * 100})
+    >>> synthetic = pd.DataFrame({"x": [i + 0.25 for i in range(0, 400, 2)], "g": ["a"] * 200})
+    >>> (limit,) = detection_limits(train=train, holdout=holdout, synthetic=synthetic,
+    ...                             leaks=["verbatim"], held={"membership": {}}, draws=5, random_state=0)[:1]
+    >>> limit.family, limit.limit is not None and limit.limit < 20
+    ('identity', True)
+    """
+    confidence = check_confidence(confidence)
+    holdout, synthetic = _check_release(train, holdout, synthetic)
+    train, holdout, synthetic = (t.reset_index(drop=True) for t in (train, holdout, synthetic))
+    unknown = [leak for leak in leaks if leak not in LEAKS]
+    if unknown:
+        raise PrivlibError(f"`leaks` must be among {list(LEAKS)}, got {unknown}.")
+    if isinstance(random_state, np.random.Generator):
+        random_state = int(random_state.integers(2**31 - 1))
+    seed = int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
+    attributes = bool(keys) and bool(sensitive)
+    if attributes:
+        keys = check_columns(train, keys, "keys", "train")
+        sensitive = check_columns(train, sensitive, "sensitive", "train")
+    leaks = [leak for leak in leaks if attributes or leak != "rare-key attributions"]
+    with shared_searches():
+        state = _release_state(
+            train,
+            holdout,
+            synthetic,
+            numeric_tolerance=numeric_tolerance,
+            rare_share=rare_share,
+            random_state=seed,
+            max_queries=max_queries,
+        )
+    pools = {
+        "verbatim": np.arange(len(train)),
+        "near copies": np.arange(len(train)),
+        "rare copies": state.rare_train,
+        "rare-key attributions": _unique_on_keys(train, holdout, keys) if attributes else None,
+    }
+    held = {family: dict(tests) for family, tests in (held or {}).items()}
+    out = []
+    for leak in leaks:
+        pool = pools[leak]
+        largest = min(len(synthetic), pool.size)
+        if largest < 1:
+            logger.info("detection limits: no record to plant for %s", leak)
+            continue
+        plants = [
+            _leak_records(
+                leak, state, pool, largest, keys, sensitive, np.random.default_rng([seed, LEAKS.index(leak), d])
+            )
+            for d in range(draws)
+        ]
+        outcomes: dict[int, list[dict]] = {}
+
+        def p_values_at(size: int) -> list[dict]:
+            if size not in outcomes:
+                outcomes[size] = [
+                    _p_values(leak, state, plant.iloc[:size], keys, sensitive, confidence) for plant in plants
+                ]
+            return outcomes[size]
+
+        for family in FAMILIES[leak]:
+            fixed = held.get(family, {})
+
+            def detect(size: int) -> float:
+                return float(
+                    np.mean(
+                        [
+                            family_caught(
+                                {k: p for k, p in found.items() if _FAMILY_OF[_base(k)] == family} | fixed,
+                                family=family,
+                                confidence=confidence,
+                            )
+                            for found in p_values_at(size)
+                        ]
+                    )
+                )
+
+            limit, at_limit, below, at_below = smallest_caught(detect, largest, rate)
+            tests = tuple(k for k in next(iter(outcomes.values()))[0] if _FAMILY_OF[_base(k)] == family)
+            out.append(
+                DetectionLimit(
+                    leak=leak,
+                    family=family,
+                    limit=limit,
+                    release_size=len(synthetic),
+                    largest=largest,
+                    draws=draws,
+                    rate=float(rate),
+                    rate_at_limit=at_limit,
+                    below=below,
+                    rate_below=at_below,
+                    random_state=seed,
+                    tests=tests,
+                    held=tuple(fixed),
+                )
+            )
+            logger.info("detection limit, %s by the %s tests: %s", leak, family, limit)
+    return tuple(out)
+
+
+#: The family of each test re-run.
+_FAMILY_OF = {
+    "copy_test": "identity",
+    "rare_copy_test": "identity",
+    "nn_mia_tpr_at_0.1pct": "membership",
+    "nn_mia_tpr_at_1pct": "membership",
+    "near_copy_test": "membership",
+    "rare_attribution_test": "attribute",
+}
+
+
+def _base(key: str) -> str:
+    """A test's key without its sensitive variable."""
+    return key.split("[", 1)[0]
+
+
+def _p_values(leak: str, state: _Release, planted: pd.DataFrame, keys, sensitive, confidence) -> dict:
+    """The p-values of the tests that judge ``leak``, with ``planted`` added to the release."""
+    if leak == "rare-key attributions":
+        return _attribution_p_values(state, planted, keys, sensitive, confidence)
+    return _copy_p_values(state, planted, confidence) | _distance_p_values(state, planted, confidence)
