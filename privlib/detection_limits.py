@@ -60,6 +60,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -73,9 +74,15 @@ from privlib.attacks import (
     _neighbourhoods,
 )
 from privlib.errors import PrivlibError
-from privlib.matching import comparable_values, gower_setup, joint_codes, query_samples, sampled
-from privlib.neighbors import kneighbors
-from privlib.rare_attributions import rare_attribution_test
+from privlib.matching import (
+    comparable_values,
+    count_matches,
+    gower_setup,
+    joint_codes,
+    query_samples,
+    sampled,
+)
+from privlib.rare_attributions import certain_attributions
 from privlib.rare_copies import DEFAULT_RARE_SHARE, rare_records
 from privlib.records import (
     DEFAULT_NUMERIC_TOLERANCE,
@@ -86,8 +93,8 @@ from privlib.records import (
     tpr_at_low_fpr,
 )
 from privlib.results import NO_EVIDENCE, RISK
-from privlib.schema import check_columns, infer_kinds
-from privlib.search_reuse import reuse_searches, shared_searches
+from privlib.schema import CATEGORICAL, NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
+from privlib.search_reuse import shared_searches
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, validate_params
 
@@ -98,6 +105,7 @@ __all__ = [
     "DetectionLimit",
     "detection_limits",
     "family_caught",
+    "nearest_planted",
     "planted_distances",
     "smallest_caught",
 ]
@@ -229,12 +237,52 @@ def smallest_caught(detect: Callable[[int], float], largest: int, rate: float) -
 
 
 # --------------------------------------------------------------------------------------------
-# Incremental distances
+# Incremental distances and copies
 # --------------------------------------------------------------------------------------------
+#: Most pairwise terms held at once by :func:`nearest_planted` (8 bytes each).
+BLOCK_TERMS = 2**20
+
+
+def nearest_planted(query: np.ndarray, planted: np.ndarray, encoder) -> np.ndarray:
+    """Gower distance from each encoded ``query`` record to its nearest encoded ``planted`` record
+    (``inf`` with none), in blocks of at most :data:`BLOCK_TERMS` pairs.
+
+    The terms are those of :func:`privlib.neighbors.kneighbors`, summed in the same order
+    (``sum_k w_k min(|a_k - b_k|, 1)``, a category adding ``w_k`` when it differs, then divided by
+    the total weight), so the distances are the engine's, bit for bit.
+
+    Examples
+    --------
+    >>> from privlib.matching import gower_setup
+    >>> real = pd.DataFrame({"x": [0.0, 5.0, 10.0]})
+    >>> encoder = gower_setup(real, real, real)
+    >>> nearest_planted(encoder.transform(real), encoder.transform(real.iloc[[2]]), encoder).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    weights, scale = encoder.feature_weights, encoder.scale
+    is_code = [encoder.kinds_[c] != NUMERIC for c in encoder.columns_]
+    out = np.full(len(query), np.inf)
+    if not len(planted):
+        return out
+    step = max(1, BLOCK_TERMS // len(planted))
+    for start in range(0, len(query), step):
+        block = query[start : start + step]
+        total = np.zeros((len(block), len(planted)))
+        for f, code in enumerate(is_code):
+            a, b = block[:, f, None], planted[None, :, f]
+            if code:
+                total += np.where(a != b, weights[f], 0.0)
+            else:
+                gap = np.abs(a - b)
+                total += weights[f] * np.where(gap < 1.0, gap, 1.0)
+        out[start : start + step] = total.min(axis=1)
+    return out / scale
+
+
 def planted_distances(query: pd.DataFrame, planted: pd.DataFrame, old: np.ndarray, encoder) -> np.ndarray:
     """Each query record's distance to its nearest synthetic record once ``planted`` is added to the
-    release: the smaller of its ``old`` distance and its distance to the nearest planted record,
-    searched only within ``old`` (a record already at distance 0 is not searched).
+    release: the smaller of its ``old`` distance and its distance to the nearest planted record (a
+    record already at distance 0 is not searched).
 
     Examples
     --------
@@ -244,20 +292,33 @@ def planted_distances(query: pd.DataFrame, planted: pd.DataFrame, old: np.ndarra
     >>> planted_distances(real, real.iloc[[2]], np.array([0.3, 0.2, 0.4]), encoder).tolist()
     [0.3, 0.2, 0.0]
     """
+    return _closer(encoder.transform(query), encoder.transform(planted), old, encoder)
+
+
+def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) -> np.ndarray:
     new = np.array(old, dtype="float64", copy=True)
     open_ = np.flatnonzero(new > 0)
     if open_.size and len(planted):
-        # a block of its own: the planted searches are not kept for the audit's other measures
-        with reuse_searches(max_memory_mb=8, reference_memory_mb=8):
-            found = kneighbors(
-                query.iloc[open_], planted, k=1, metric="gower", encoder=encoder, within=new[open_]
-            ).distances[:, 0]
-        new[open_] = np.minimum(new[open_], found)
+        new[open_] = np.minimum(new[open_], nearest_planted(query[open_], planted, encoder))
     return new
 
 
+def _copy_parts(frame: pd.DataFrame, widths: Mapping) -> list[pd.Series]:
+    """The values a copy repeats exactly (as :func:`privlib.records.copy_test` reads them): every
+    non-numeric value, and whether each number is missing."""
+    exact = [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in widths]
+    return exact + [frame[c].isna().reset_index(drop=True) for c in widths]
+
+
+def _copy_numbers(frame: pd.DataFrame, widths: Mapping) -> np.ndarray:
+    """The numbers a copy repeats within its width, a missing one as 0 (its group pairs missing
+    with missing)."""
+    columns = [np.nan_to_num(numeric_values(frame[c]), nan=0.0) for c in widths]
+    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
+
+
 # --------------------------------------------------------------------------------------------
-# What one release gives, computed once
+# What the release gives before planting, computed once
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Release:
@@ -266,9 +327,9 @@ class _Release:
     train: pd.DataFrame
     holdout: pd.DataFrame
     synthetic: pd.DataFrame
-    encoder: object
     real: pd.DataFrame  # every training, then every holdout record
-    scored: pd.DataFrame  # the training, then the holdout records the distance tests read
+    encoder: TableEncoder
+    scored: np.ndarray  # encoded: the training, then the holdout records the distance tests read
     n_scored_train: int
     to_synthetic: np.ndarray  # their nearest synthetic distance
     to_real: np.ndarray  # their nearest other real distance
@@ -282,9 +343,10 @@ class _Release:
 def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, random_state, max_queries):
     rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
     hoods = _neighbourhoods(train, holdout, synthetic, 1, None, (rows["train"], rows["holdout"]))
-    scored = pd.concat(
-        [sampled(train, rows["train"]), sampled(holdout, rows["holdout"])], ignore_index=True
-    )
+    encoder = gower_setup(train, holdout, synthetic)
+    scored = [
+        encoder.transform(sampled(t, rows[role])) for t, role in ((train, "train"), (holdout, "holdout"))
+    ]
     # the rare records as rare_copy_test draws them (its own sample beyond ATTACK_RECORDS)
     rng = np.random.default_rng(random_state)
     rare_rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
@@ -293,82 +355,22 @@ def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, 
     n_rare_train = rare_hoods.n_train
     positions = [np.arange(len(t)) if r is None else r for t, r in zip((train, holdout), rare_rows)]
     widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
-    copied = np.concatenate(_has_copy([train, holdout], synthetic, widths))
     return _Release(
         train=train,
         holdout=holdout,
         synthetic=synthetic,
-        encoder=gower_setup(train, holdout, synthetic),
         real=pd.concat([train, holdout], ignore_index=True),
-        scored=scored,
+        encoder=encoder,
+        scored=np.vstack(scored),
         n_scored_train=hoods.n_train,
         to_synthetic=hoods.to_synthetic[:, 0],
         to_real=hoods.to_real[:, 0],
         scale=hoods.scale,
         widths=widths,
-        copied=copied,
+        copied=np.concatenate(_has_copy([train, holdout], synthetic, widths)),
         rare_train=positions[0][rare[:n_rare_train]],
         rare_holdout=positions[1][rare[n_rare_train:]],
     )
-
-
-def _copy_p_values(state: _Release, planted: pd.DataFrame, confidence: float) -> dict:
-    """p-values of the copy and rare-copy tests with ``planted`` added to the release."""
-    copied = state.copied.copy()
-    open_ = np.flatnonzero(~copied)
-    copied[open_] = _has_copy([state.real.iloc[open_]], planted, state.widths)[0]
-    n = len(state.train)
-    train_copied, holdout_copied = copied[:n], copied[n:]
-    out = {
-        "copy_test": _fisher_excess(
-            int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout), confidence
-        )["p_value"]
-    }
-    if state.rare_train.size and state.rare_holdout.size:
-        out["rare_copy_test"] = _fisher_excess(
-            int(train_copied[state.rare_train].sum()),
-            state.rare_train.size,
-            int(holdout_copied[state.rare_holdout].sum()),
-            state.rare_holdout.size,
-            confidence,
-        )["p_value"]
-    return out
-
-
-def _distance_p_values(state: _Release, planted: pd.DataFrame, confidence: float) -> dict:
-    """p-values of the distance attack at 0.1 % and 1 % and of the near-copy test, ``planted`` added."""
-    nearest = planted_distances(state.scored, planted, state.to_synthetic, state.encoder)
-    member = np.arange(nearest.size) < state.n_scored_train
-    out = {}
-    for rate in LOW_FPRS:
-        point = tpr_at_low_fpr(
-            member_scores=-nearest[member], nonmember_scores=-nearest[~member], fpr=rate, attack="nn_mia"
-        )
-        out[point.measure] = point.p_value
-    score = _log_ratio(state.to_real, nearest, state.scale)
-    near = _max_over_tests(
-        {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
-    )
-    out["near_copy_test"] = near.p_value
-    return out
-
-
-def _attribution_p_values(state: _Release, planted: pd.DataFrame, keys, sensitive, confidence) -> dict:
-    """p-values of the rare-key attribution test of every sensitive variable, ``planted`` added
-    (re-run whole: it searches no neighbour)."""
-    release = pd.concat([state.synthetic, planted], ignore_index=True)
-    out = {}
-    for target in sensitive:
-        test = rare_attribution_test(
-            train=state.train,
-            holdout=state.holdout,
-            synthetic=release,
-            keys=keys,
-            target=target,
-            confidence=confidence,
-        )
-        out[f"rare_attribution_test[{target}]"] = test.p_value
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,6 +434,147 @@ def _leak_records(leak: str, state: _Release, pool: np.ndarray, largest: int, ke
         hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=largest)]
         return _with_rows(hosts, sources, [*keys, *sensitive])
     return sources.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The tests on a planted release
+# --------------------------------------------------------------------------------------------
+class _CopyDraws:
+    """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
+    and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
+
+    def __init__(self, state: _Release, plants: Sequence[pd.DataFrame], confidence: float):
+        self.state, self.confidence = state, confidence
+        ends = np.cumsum([len(p) for p in plants])[:-1]
+        everything = pd.concat(plants, ignore_index=True)
+        self.encoded = np.split(state.encoder.transform(everything), ends)
+        real_groups, plant_groups = joint_codes(
+            [_copy_parts(state.real, state.widths), _copy_parts(everything, state.widths)]
+        )
+        self.real_groups, self.plant_groups = real_groups, np.split(plant_groups, ends)
+        self.real_numbers = _copy_numbers(state.real, state.widths)
+        self.plant_numbers = np.split(_copy_numbers(everything, state.widths), ends)
+        # widened by a relative 1e-9 as the copy test widens it, so that a boundary value is not lost
+        self.width = np.array(list(state.widths.values())) * (1 + 1e-9)
+        self.known: list[dict] = [{0: (state.copied, state.to_synthetic)} for _ in plants]
+
+    def _grown(self, draw: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Copied records and nearest distances of draw ``draw`` with its first ``size`` records."""
+        known = self.known[draw]
+        if size not in known:
+            start = max(s for s in known if s < size)
+            copied, nearest = known[start]
+            rows = slice(start, size)
+            copied = copied.copy()
+            open_ = np.flatnonzero(~copied)
+            groups = self.plant_groups[draw][rows]
+            if self.width.size:
+                x = self.real_numbers[open_]
+                found = count_matches(
+                    self.real_groups[open_],
+                    groups,
+                    x - self.width,
+                    x + self.width,
+                    self.plant_numbers[draw][rows],
+                )
+                copied[open_] = found > 0
+            else:
+                copied[open_] = np.isin(self.real_groups[open_], groups)
+            nearest = _closer(self.state.scored, self.encoded[draw][rows], nearest, self.state.encoder)
+            known[size] = (copied, nearest)
+        return known[size]
+
+    def p_values(self, draw: int, size: int) -> dict:
+        """The copy, rare-copy, distance-attack and near-copy tests' p-values at this size."""
+        state, confidence = self.state, self.confidence
+        copied, nearest = self._grown(draw, size)
+        n = len(state.train)
+        train_copied, holdout_copied = copied[:n], copied[n:]
+        out = {
+            "copy_test": _fisher_excess(
+                int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout), confidence
+            )["p_value"]
+        }
+        if state.rare_train.size and state.rare_holdout.size:
+            out["rare_copy_test"] = _fisher_excess(
+                int(train_copied[state.rare_train].sum()),
+                state.rare_train.size,
+                int(holdout_copied[state.rare_holdout].sum()),
+                state.rare_holdout.size,
+                confidence,
+            )["p_value"]
+        member = np.arange(nearest.size) < state.n_scored_train
+        for rate in LOW_FPRS:
+            point = tpr_at_low_fpr(
+                member_scores=-nearest[member], nonmember_scores=-nearest[~member], fpr=rate, attack="nn_mia"
+            )
+            out[point.measure] = point.p_value
+        score = _log_ratio(state.to_real, nearest, state.scale)
+        near = _max_over_tests(
+            {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
+        )
+        out["near_copy_test"] = near.p_value
+        return out
+
+
+class _AttributionDraws:
+    """The rare-key attributions' planted records of every draw, coded once with the real and
+    synthetic records; the attribution test of each sensitive variable re-read per size."""
+
+    def __init__(self, state: _Release, plants, keys, sensitive, numeric_tolerance: float, confidence: float):
+        self.confidence = confidence
+        ends = np.cumsum([len(p) for p in plants])[:-1]
+        everything = pd.concat(plants, ignore_index=True)
+        tables = (state.train, state.holdout, state.synthetic, everything)
+        kinds = infer_kinds(state.train)
+        codes = joint_codes([[comparable_values(t[k], kinds[k]) for k in keys] for t in tables])
+        self.real_keys = np.concatenate(codes[:2])
+        self.synthetic_keys, self.plant_keys = codes[2], np.split(codes[3], ends)
+        rare = np.bincount(self.real_keys)[self.real_keys] <= 1
+        n = len(state.train)
+        self.rare = (rare[:n], rare[n:])
+        self.targets = {}
+        for column in sensitive:
+            widths = _copy_widths(*(t[[column]] for t in tables[:3]), numeric_tolerance)
+            if column in widths:
+                values = [numeric_values(t[column]) for t in tables]
+            else:
+                values = [
+                    c.astype(float)
+                    for c in joint_codes([[comparable_values(t[column], kinds[column])] for t in tables])
+                ]
+            real = np.concatenate(values[:2])
+            width = widths.get(column, 0.0)
+            before = certain_attributions(real, self.real_keys, values[2], self.synthetic_keys, width)
+            self.targets[column] = (real, values[2], np.split(values[3], ends), width, before)
+
+    def p_values(self, draw: int, size: int) -> dict:
+        """Each sensitive variable's rare-key attribution test at this size."""
+        planted_keys = self.plant_keys[draw][:size]
+        touched = np.isin(self.real_keys, planted_keys)
+        hosts = np.isin(self.synthetic_keys, planted_keys)
+        n = self.rare[0].size
+        out = {}
+        if not (self.rare[0].any() and self.rare[1].any()):
+            return out
+        for column, (real, synthetic, planted, width, before) in self.targets.items():
+            certain = before.copy()
+            certain[touched] = certain_attributions(
+                real[touched],
+                self.real_keys[touched],
+                np.concatenate([synthetic[hosts], planted[draw][:size]]),
+                np.concatenate([self.synthetic_keys[hosts], planted_keys]),
+                width,
+            )
+            fields = _fisher_excess(
+                int(certain[:n][self.rare[0]].sum()),
+                int(self.rare[0].sum()),
+                int(certain[n:][self.rare[1]].sum()),
+                int(self.rare[1].sum()),
+                self.confidence,
+            )
+            out[f"rare_attribution_test[{column}]"] = fields["p_value"]
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -575,57 +718,79 @@ def detection_limits(
             continue
         plants = [
             _leak_records(
-                leak, state, pool, largest, keys, sensitive, np.random.default_rng([seed, LEAKS.index(leak), d])
+                leak,
+                state,
+                pool,
+                largest,
+                keys,
+                sensitive,
+                np.random.default_rng([seed, LEAKS.index(leak), d]),
             )
             for d in range(draws)
         ]
-        outcomes: dict[int, list[dict]] = {}
-
-        def p_values_at(size: int) -> list[dict]:
-            if size not in outcomes:
-                outcomes[size] = [
-                    _p_values(leak, state, plant.iloc[:size], keys, sensitive, confidence) for plant in plants
-                ]
-            return outcomes[size]
-
-        for family in FAMILIES[leak]:
-            fixed = held.get(family, {})
-
-            def detect(size: int) -> float:
-                return float(
-                    np.mean(
-                        [
-                            family_caught(
-                                {k: p for k, p in found.items() if _FAMILY_OF[_base(k)] == family} | fixed,
-                                family=family,
-                                confidence=confidence,
-                            )
-                            for found in p_values_at(size)
-                        ]
-                    )
-                )
-
-            limit, at_limit, below, at_below = smallest_caught(detect, largest, rate)
-            tests = tuple(k for k in next(iter(outcomes.values()))[0] if _FAMILY_OF[_base(k)] == family)
-            out.append(
-                DetectionLimit(
-                    leak=leak,
-                    family=family,
-                    limit=limit,
-                    release_size=len(synthetic),
-                    largest=largest,
-                    draws=draws,
-                    rate=float(rate),
-                    rate_at_limit=at_limit,
-                    below=below,
-                    rate_below=at_below,
-                    random_state=seed,
-                    tests=tests,
-                    held=tuple(fixed),
-                )
-            )
-            logger.info("detection limit, %s by the %s tests: %s", leak, family, limit)
+        prepared: _CopyDraws | _AttributionDraws = (
+            _AttributionDraws(state, plants, keys, sensitive, numeric_tolerance, confidence)
+            if leak == "rare-key attributions"
+            else _CopyDraws(state, plants, confidence)
+        )
+        out += _leak_limits(
+            leak,
+            prepared,
+            draws=draws,
+            largest=largest,
+            rate=rate,
+            held=held,
+            confidence=confidence,
+            release_size=len(synthetic),
+            seed=seed,
+        )
     return tuple(out)
+
+
+def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed) -> list:
+    """The limits of one leak, one per family that judges it; every draw's p-values at a size are
+    read once and shared by the families."""
+    outcomes: dict[int, list[dict]] = {}
+
+    def detect(size: int, family: str) -> float:
+        if size not in outcomes:
+            outcomes[size] = [prepared.p_values(d, size) for d in range(draws)]
+        fixed = held.get(family, {})
+        return float(
+            np.mean(
+                [
+                    family_caught(_of_family(found, family) | fixed, family=family, confidence=confidence)
+                    for found in outcomes[size]
+                ]
+            )
+        )
+
+    out = []
+    for family in FAMILIES[leak]:
+        limit, at_limit, below, at_below = smallest_caught(partial(detect, family=family), largest, rate)
+        out.append(
+            DetectionLimit(
+                leak=leak,
+                family=family,
+                limit=limit,
+                release_size=release_size,
+                largest=largest,
+                draws=draws,
+                rate=float(rate),
+                rate_at_limit=at_limit,
+                below=below,
+                rate_below=at_below,
+                random_state=seed,
+                tests=tuple(_of_family(outcomes[largest if limit is None else limit][0], family)),
+                held=tuple(held.get(family, {})),
+            )
+        )
+        logger.info("detection limit, %s by the %s tests: %s", leak, family, limit)
+    return out
+
+
+def _of_family(p_values: dict, family: str) -> dict:
+    return {key: p for key, p in p_values.items() if _FAMILY_OF[key.split("[", 1)[0]] == family}
 
 
 #: The family of each test re-run.
@@ -637,15 +802,3 @@ _FAMILY_OF = {
     "near_copy_test": "membership",
     "rare_attribution_test": "attribute",
 }
-
-
-def _base(key: str) -> str:
-    """A test's key without its sensitive variable."""
-    return key.split("[", 1)[0]
-
-
-def _p_values(leak: str, state: _Release, planted: pd.DataFrame, keys, sensitive, confidence) -> dict:
-    """The p-values of the tests that judge ``leak``, with ``planted`` added to the release."""
-    if leak == "rare-key attributions":
-        return _attribution_p_values(state, planted, keys, sensitive, confidence)
-    return _copy_p_values(state, planted, confidence) | _distance_p_values(state, planted, confidence)
