@@ -60,17 +60,17 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
+from scipy.stats import hypergeom, nhypergeom
 
 from privlib.attacks import (
     N_NEIGHBOURS,
     _attack_rows,
     _check_release,
     _log_ratio,
-    _max_over_tests,
     _neighbourhoods,
 )
 from privlib.errors import PrivlibError
@@ -88,9 +88,10 @@ from privlib.records import (
     DEFAULT_NUMERIC_TOLERANCE,
     LOW_FPRS,
     _copy_widths,
-    _fisher_excess,
     _has_copy,
-    tpr_at_low_fpr,
+    _upper_tail,
+    family_tests,
+    low_fpr_key,
 )
 from privlib.results import NO_EVIDENCE, RISK
 from privlib.schema import CATEGORICAL, NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
@@ -439,6 +440,36 @@ def _leak_records(leak: str, state: _Release, pool: np.ndarray, largest: int, ke
 # --------------------------------------------------------------------------------------------
 # The tests on a planted release
 # --------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _fisher_tail(n1: int, n2: int, copied: int) -> np.ndarray:
+    """``P(X >= x)`` of the training records among ``copied`` under Fisher's null, as the copy
+    tests compute it (:func:`privlib.records.copy_test`); it depends on the counts only, so a
+    bisection's many draws compute it once per total."""
+    return _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
+
+
+def _fisher_p(a: int, n1: int, b: int, n2: int) -> float:
+    """Fisher's one-sided p-value of ``a`` of ``n1`` training against ``b`` of ``n2`` holdout records."""
+    return float(_fisher_tail(n1, n2, a + b)[a])
+
+
+@lru_cache(maxsize=256)
+def _called_tail(m: int, n: int, allowed: int) -> np.ndarray:
+    """``P(X >= x)`` of the members an attack blind to membership calls, as
+    :func:`privlib.records.tpr_at_low_fpr` computes it."""
+    return _upper_tail(nhypergeom.pmf(np.arange(m + 1), m + n, m, allowed + 1))
+
+
+def _low_fpr_p(members: np.ndarray, nonmembers: np.ndarray, fpr: float) -> float:
+    """The p-value of :func:`privlib.records.tpr_at_low_fpr` (NaN when not assessable)."""
+    allowed = math.floor(fpr * nonmembers.size + 1e-9)
+    if allowed < 1:
+        return math.nan
+    threshold = np.partition(nonmembers, nonmembers.size - 1 - allowed)[nonmembers.size - 1 - allowed]
+    called = int(np.count_nonzero(members > threshold))
+    return float(_called_tail(members.size, nonmembers.size, allowed)[called])
+
+
 class _CopyDraws:
     """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
     and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
@@ -491,29 +522,23 @@ class _CopyDraws:
         n = len(state.train)
         train_copied, holdout_copied = copied[:n], copied[n:]
         out = {
-            "copy_test": _fisher_excess(
-                int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout), confidence
-            )["p_value"]
+            "copy_test": _fisher_p(int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout))
         }
         if state.rare_train.size and state.rare_holdout.size:
-            out["rare_copy_test"] = _fisher_excess(
+            out["rare_copy_test"] = _fisher_p(
                 int(train_copied[state.rare_train].sum()),
                 state.rare_train.size,
                 int(holdout_copied[state.rare_holdout].sum()),
                 state.rare_holdout.size,
-                confidence,
-            )["p_value"]
+            )
         member = np.arange(nearest.size) < state.n_scored_train
         for rate in LOW_FPRS:
-            point = tpr_at_low_fpr(
-                member_scores=-nearest[member], nonmember_scores=-nearest[~member], fpr=rate, attack="nn_mia"
-            )
-            out[point.measure] = point.p_value
+            out[low_fpr_key("nn_mia", rate)] = _low_fpr_p(-nearest[member], -nearest[~member], rate)
         score = _log_ratio(state.to_real, nearest, state.scale)
-        near = _max_over_tests(
-            {"near_copy": (score[member], score[~member])}, LOW_FPRS, confidence, measure="near_copy_test"
-        )
-        out["near_copy_test"] = near.p_value
+        # the near-copy test: Holm over its readings at the two rates, the smallest adjusted p
+        readings = {rate: _low_fpr_p(score[member], score[~member], rate) for rate in LOW_FPRS}
+        adjusted = family_tests(readings, confidence=confidence).adjusted
+        out["near_copy_test"] = min(adjusted.values(), default=math.nan)
         return out
 
 
@@ -566,14 +591,12 @@ class _AttributionDraws:
                 np.concatenate([self.synthetic_keys[hosts], planted_keys]),
                 width,
             )
-            fields = _fisher_excess(
+            out[f"rare_attribution_test[{column}]"] = _fisher_p(
                 int(certain[:n][self.rare[0]].sum()),
                 int(self.rare[0].sum()),
                 int(certain[n:][self.rare[1]].sum()),
                 int(self.rare[1].sum()),
-                self.confidence,
             )
-            out[f"rare_attribution_test[{column}]"] = fields["p_value"]
         return out
 
 
