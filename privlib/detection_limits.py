@@ -404,14 +404,21 @@ def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator)
         for c in out.columns
         if pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
     ]
-    pick = rng.integers(len(numeric) or len(out.columns), size=len(out))
     if not numeric:  # every variable categorical: one value replaced by another the training data holds
-        for row, position in enumerate(pick):
-            column = out.columns[position]
-            others = [v for v in pd.unique(train[column].dropna()) if v != out.at[row, column]]
-            if others:
-                out.at[row, column] = others[rng.integers(len(others))]
+        choices = [c for c in out.columns if train[c].nunique() > 1]
+        pick = rng.integers(len(choices), size=len(out))
+        for position, column in enumerate(choices):
+            chosen = np.flatnonzero(pick == position)
+            labels = pd.unique(train[column].dropna())
+            # an index among the other labels: drawn among len - 1, then shifted past the record's own
+            own = pd.Index(labels).get_indexer(out[column].iloc[chosen])
+            other = rng.integers(labels.size - 1, size=chosen.size)
+            other += (own >= 0) & (other >= own)
+            values = out[column].to_numpy(dtype=object, copy=True)
+            values[chosen] = labels[other]
+            out[column] = pd.Series(values, dtype=out[column].dtype)
         return out
+    pick = rng.integers(len(numeric), size=len(out))
     for position, column in enumerate(numeric):
         chosen = np.flatnonzero(pick == position)
         values = out[column].to_numpy(dtype="float64", copy=True)
