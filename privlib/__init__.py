@@ -65,6 +65,7 @@ _SUBMODULES = {
     "criteria",
     "records",
     "rare_attributions",
+    "detection_limits",
     "matching",
     "validation",
     "slides",

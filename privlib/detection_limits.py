@@ -105,6 +105,7 @@ __all__ = [
     "LEAKS",
     "DetectionLimit",
     "detection_limits",
+    "detection_rates",
     "family_caught",
     "nearest_planted",
     "planted_distances",
@@ -411,7 +412,7 @@ def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator)
             chosen = np.flatnonzero(pick == position)
             labels = pd.unique(train[column].dropna())
             # an index among the other labels: drawn among len - 1, then shifted past the record's own
-            own = pd.Index(labels).get_indexer(out[column].iloc[chosen])
+            own = pd.Index(labels).get_indexer(pd.Index(out[column].iloc[chosen]))
             other = rng.integers(labels.size - 1, size=chosen.size)
             other += (own >= 0) & (other >= own)
             values = out[column].to_numpy(dtype=object, copy=True)
@@ -565,9 +566,10 @@ class _AttributionDraws:
         rare = np.bincount(self.real_keys)[self.real_keys] <= 1
         n = len(state.train)
         self.rare = (rare[:n], rare[n:])
-        self.targets = {}
+        self.targets: dict[str, tuple] = {}
         for column in sensitive:
-            widths = _copy_widths(*(t[[column]] for t in tables[:3]), numeric_tolerance)
+            alone = [t[[column]] for t in tables[:3]]
+            widths = _copy_widths(alone[0], alone[1], alone[2], numeric_tolerance)
             if column in widths:
                 values = [numeric_values(t[column]) for t in tables]
             else:
@@ -586,7 +588,7 @@ class _AttributionDraws:
         touched = np.isin(self.real_keys, planted_keys)
         hosts = np.isin(self.synthetic_keys, planted_keys)
         n = self.rare[0].size
-        out = {}
+        out: dict[str, float] = {}
         if not (self.rare[0].any() and self.rare[1].any()):
             return out
         for column, (real, synthetic, planted, width, before) in self.targets.items():
@@ -711,58 +713,23 @@ def detection_limits(
     confidence = check_confidence(confidence)
     holdout, synthetic = _check_release(train, holdout, synthetic)
     train, holdout, synthetic = (t.reset_index(drop=True) for t in (train, holdout, synthetic))
-    unknown = [leak for leak in leaks if leak not in LEAKS]
-    if unknown:
-        raise PrivlibError(f"`leaks` must be among {list(LEAKS)}, got {unknown}.")
-    if isinstance(random_state, np.random.Generator):
-        random_state = int(random_state.integers(2**31 - 1))
-    seed = int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
-    attributes = bool(keys) and bool(sensitive)
-    if attributes:
-        keys = check_columns(train, keys, "keys", "train")
-        sensitive = check_columns(train, sensitive, "sensitive", "train")
-    leaks = [leak for leak in leaks if attributes or leak != "rare-key attributions"]
-    with shared_searches():
-        state = _release_state(
-            train,
-            holdout,
-            synthetic,
-            numeric_tolerance=numeric_tolerance,
-            rare_share=rare_share,
-            random_state=seed,
-            max_queries=max_queries,
-        )
-    pools = {
-        "verbatim": np.arange(len(train)),
-        "near copies": np.arange(len(train)),
-        "rare copies": state.rare_train,
-        "rare-key attributions": _unique_on_keys(train, holdout, keys) if attributes else None,
-    }
+    seed = _seed(random_state)
     held = {family: dict(tests) for family, tests in (held or {}).items()}
-    out = []
-    for leak in leaks:
-        pool = pools[leak]
-        largest = min(len(synthetic), pool.size)
-        if largest < 1:
-            logger.info("detection limits: no record to plant for %s", leak)
-            continue
-        plants = [
-            _leak_records(
-                leak,
-                state,
-                pool,
-                largest,
-                keys,
-                sensitive,
-                np.random.default_rng([seed, LEAKS.index(leak), d]),
-            )
-            for d in range(draws)
-        ]
-        prepared: _CopyDraws | _AttributionDraws = (
-            _AttributionDraws(state, plants, keys, sensitive, numeric_tolerance, confidence)
-            if leak == "rare-key attributions"
-            else _CopyDraws(state, plants, confidence)
-        )
+    out: list[DetectionLimit] = []
+    for leak, prepared, largest in _prepared_leaks(
+        train,
+        holdout,
+        synthetic,
+        keys=keys,
+        sensitive=sensitive,
+        leaks=leaks,
+        draws=draws,
+        numeric_tolerance=numeric_tolerance,
+        rare_share=rare_share,
+        confidence=confidence,
+        seed=seed,
+        max_queries=max_queries,
+    ):
         out += _leak_limits(
             leak,
             prepared,
@@ -777,6 +744,147 @@ def detection_limits(
     return tuple(out)
 
 
+def _seed(random_state) -> int:
+    """An integer seed from ``random_state`` (a fresh one for ``None``), kept in the results."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
+
+
+def _prepared_leaks(
+    train,
+    holdout,
+    synthetic,
+    *,
+    keys,
+    sensitive,
+    leaks,
+    draws,
+    numeric_tolerance,
+    rare_share,
+    confidence,
+    seed,
+    max_queries,
+):
+    """Per leak that has records to plant: ``(leak, its draws prepared, the most records it can
+    plant)``, the release's state computed once for all."""
+    unknown = [leak for leak in leaks if leak not in LEAKS]
+    if unknown:
+        raise PrivlibError(f"`leaks` must be among {list(LEAKS)}, got {unknown}.")
+    attributes = bool(keys) and bool(sensitive)
+    if attributes:
+        keys = check_columns(train, keys, "keys", "train")
+        sensitive = check_columns(train, sensitive, "sensitive", "train")
+    with shared_searches():
+        state = _release_state(
+            train,
+            holdout,
+            synthetic,
+            numeric_tolerance=numeric_tolerance,
+            rare_share=rare_share,
+            random_state=seed,
+            max_queries=max_queries,
+        )
+    pools = {
+        "verbatim": np.arange(len(train)),
+        "near copies": np.arange(len(train)),
+        "rare copies": state.rare_train,
+        "rare-key attributions": _unique_on_keys(train, holdout, keys) if attributes else np.array([], int),
+    }
+    for leak in leaks:
+        largest = min(len(synthetic), pools[leak].size)
+        if largest < 1:
+            logger.info("detection limits: no record to plant for %s", leak)
+            continue
+        plants = [
+            _leak_records(
+                leak,
+                state,
+                pools[leak],
+                largest,
+                keys,
+                sensitive,
+                np.random.default_rng([seed, LEAKS.index(leak), d]),
+            )
+            for d in range(draws)
+        ]
+        prepared: _CopyDraws | _AttributionDraws = (
+            _AttributionDraws(state, plants, keys, sensitive, numeric_tolerance, confidence)
+            if leak == "rare-key attributions"
+            else _CopyDraws(state, plants, confidence)
+        )
+        yield leak, prepared, largest
+
+
+def detection_rates(
+    *,
+    train,
+    holdout,
+    synthetic,
+    sizes,
+    keys=None,
+    sensitive=None,
+    held=None,
+    draws=DEFAULT_DRAWS,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    rare_share=DEFAULT_RARE_SHARE,
+    confidence=DEFAULT_CONFIDENCE,
+    random_state=None,
+    max_queries=None,
+) -> dict:
+    """The share of ``draws`` seeded draws each family catches, per leak and size asked: ``sizes``
+    maps a leak to its sizes, the result ``(leak, size, family)`` to the share. With a seed other
+    than that of :func:`detection_limits`, these are fresh draws, to check a limit's power.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(200)], "g": ["a", "b"] * 100})
+    >>> holdout = pd.DataFrame({"x": [i + 200.5 for i in range(200)], "g": ["a", "b"] * 100})
+    >>> synthetic = pd.DataFrame({"x": [i + 0.25 for i in range(0, 400, 2)], "g": ["a"] * 200})
+    >>> rates = detection_rates(train=train, holdout=holdout, synthetic=synthetic,
+    ...                         sizes={"verbatim": [1, 40]}, draws=5, random_state=1)
+    >>> rates["verbatim", 40, "identity"]
+    1.0
+    """
+    holdout, synthetic = _check_release(train, holdout, synthetic)
+    train, holdout, synthetic = (t.reset_index(drop=True) for t in (train, holdout, synthetic))
+    held = {family: dict(tests) for family, tests in (held or {}).items()}
+    out = {}
+    for leak, prepared, largest in _prepared_leaks(
+        train,
+        holdout,
+        synthetic,
+        keys=keys,
+        sensitive=sensitive,
+        leaks=list(sizes),
+        draws=draws,
+        numeric_tolerance=numeric_tolerance,
+        rare_share=rare_share,
+        confidence=confidence,
+        seed=_seed(random_state),
+        max_queries=max_queries,
+    ):
+        for size in sizes[leak]:
+            found = [prepared.p_values(d, min(int(size), largest)) for d in range(draws)]
+            for family in FAMILIES[leak]:
+                out[leak, int(size), family] = _caught_share(found, family, held, confidence)
+    return out
+
+
+def _caught_share(found: list[dict], family: str, held: Mapping, confidence: float) -> float:
+    """The share of draws (their tests' p-values) in which ``family`` reads risk."""
+    fixed = held.get(family, {})
+    return float(
+        np.mean(
+            [
+                family_caught(_of_family(p, family) | fixed, family=family, confidence=confidence)
+                for p in found
+            ]
+        )
+    )
+
+
 def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed) -> list:
     """The limits of one leak, one per family that judges it; every draw's p-values at a size are
     read once and shared by the families."""
@@ -785,15 +893,7 @@ def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence,
     def detect(size: int, family: str) -> float:
         if size not in outcomes:
             outcomes[size] = [prepared.p_values(d, size) for d in range(draws)]
-        fixed = held.get(family, {})
-        return float(
-            np.mean(
-                [
-                    family_caught(_of_family(found, family) | fixed, family=family, confidence=confidence)
-                    for found in outcomes[size]
-                ]
-            )
-        )
+        return _caught_share(outcomes[size], family, held, confidence)
 
     out = []
     for family in FAMILIES[leak]:
