@@ -34,19 +34,23 @@ The copy leaks are judged by the identity family (:func:`privlib.records.copy_te
 false-positive rates of 0.1 % and 1 %, :func:`privlib.records.nn_mia_low_fpr`, and
 :func:`privlib.attacks.near_copy_test`); the attributions by the attribute family
 (:func:`privlib.rare_attributions.rare_attribution_test`, one test per sensitive variable). A
-family's other exact tests enter Holm's adjustment with the p-values the audit read (``held``);
-planting would only make them more significant, so holding them can only overstate the limit.
-The attack ensemble (:func:`privlib.attacks.attack_ensemble`) is held this way: its classifier
-attack would have to be refitted on every planted release, which is no incremental update.
-Tests judged by an interval, and measures outside these families, are not re-run either.
+family's other exact tests enter Holm's adjustment with the p-values the audit read (``held``):
+the limit counts nothing they might add to the evidence, only the share of the error rate they
+take. The attack ensemble (:func:`privlib.attacks.attack_ensemble`) is held this way: its
+classifier attack would have to be refitted on every planted release, which is no incremental
+update. Tests judged by an interval, and measures outside these families, are not re-run either.
 
 Adding records can only bring a real record's nearest synthetic record closer: its new distance
-is the smaller of the old one, computed once, and its distance to the nearest planted record,
-searched among the planted records only within the old distance (:func:`planted_distances`).
-A real record copied before stays copied, and one that was not is copied when a planted record
-copies it. The rare records and the real records' distances to each other do not depend on the
-release. So one draw costs a search of the real records among ``M`` planted records, not an
-audit.
+is the smaller of the old one, computed once, and its distance to the nearest planted record
+(:func:`nearest_planted`, the engine's Gower terms in bounded blocks; a record already at distance
+0 is not searched), and a draw's larger leak is updated from its smaller one by the records added
+between them. A real record copied before stays copied, and one that was not is copied when a
+planted record copies it. Planted values are training values, or moved within the training range,
+so the variables' ranges, which scale the distances and the copy test's tolerance, do not change;
+the rare records and the real records' distances to each other do not depend on the release at
+all. So one draw costs a comparison of the real records with ``M`` planted records, not an audit;
+``tests/test_detection_limits.py`` checks that every distance and p-value equals that of the test
+run on the planted release, bit for bit.
 
 References
 ----------
@@ -407,6 +411,10 @@ def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator)
     ]
     if not numeric:  # every variable categorical: one value replaced by another the training data holds
         choices = [c for c in out.columns if train[c].nunique() > 1]
+        if not choices:
+            raise PrivlibError(
+                "no variable of the training data takes two values: a near copy cannot differ."
+            )
         pick = rng.integers(len(choices), size=len(out))
         for position, column in enumerate(choices):
             chosen = np.flatnonzero(pick == position)
