@@ -168,11 +168,8 @@ def main():
 
     print(f"{machine()}; {args.draws} draws per size, {args.fresh} fresh draws, seed {args.seed}\n")
     for dataset in args.datasets:
-        print(
-            "\n".join(
-                run(dataset, draws=args.draws, fresh=args.fresh, seed=args.seed, whole_audit=args.whole_audit)
-            )
-        )
+        lines = run(dataset, draws=args.draws, fresh=args.fresh, seed=args.seed, whole_audit=args.whole_audit)
+        print("\n".join(lines), flush=True)  # each dataset's section as it ends
 
 
 if __name__ == "__main__":
