@@ -894,18 +894,37 @@ def _caught_share(found: list[dict], family: str, held: Mapping, confidence: flo
 
 
 def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed) -> list:
-    """The limits of one leak, one per family that judges it; every draw's p-values at a size are
-    read once and shared by the families."""
-    outcomes: dict[int, list[dict]] = {}
+    """The limits of one leak, one per family that judges it. Every draw's p-values at a size are
+    read once and shared by the families; while searching, a size's draws are read only until its
+    decision is certain (enough caught, or too many missed), and the rates stated at the limit and
+    below it are read on every draw."""
+    found: dict[int, list[dict]] = {}
+    needed = math.ceil(rate * draws - 1e-9)  # draws caught that meet the rate
 
-    def detect(size: int, family: str) -> float:
-        if size not in outcomes:
-            outcomes[size] = [prepared.p_values(d, size) for d in range(draws)]
-        return _caught_share(outcomes[size], family, held, confidence)
+    def caught(size: int, draw: int, family: str) -> bool:
+        read = found.setdefault(size, [])
+        while len(read) <= draw:
+            read.append(prepared.p_values(len(read), size))
+        fixed = held.get(family, {})
+        return family_caught(_of_family(read[draw], family) | fixed, family=family, confidence=confidence)
+
+    def decided(size: int, family: str) -> float:
+        """A share on the same side of ``rate`` as the share of every draw."""
+        hits = 0
+        for draw in range(draws):
+            hits += caught(size, draw, family)
+            if hits >= needed or draw + 1 - hits > draws - needed:
+                break
+        return hits / draws if hits >= needed else (draws - (draw + 1 - hits)) / draws
+
+    def share(size: int, family: str) -> float:
+        return float(np.mean([caught(size, draw, family) for draw in range(draws)]))
 
     out = []
     for family in FAMILIES[leak]:
-        limit, at_limit, below, at_below = smallest_caught(partial(detect, family=family), largest, rate)
+        limit, _, below, _ = smallest_caught(partial(decided, family=family), largest, rate)
+        at_limit = share(largest if limit is None else limit, family)
+        at_below = None if below is None else share(below, family)
         out.append(
             DetectionLimit(
                 leak=leak,
@@ -919,7 +938,7 @@ def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence,
                 below=below,
                 rate_below=at_below,
                 random_state=seed,
-                tests=tuple(_of_family(outcomes[largest if limit is None else limit][0], family)),
+                tests=tuple(_of_family(found[largest if limit is None else limit][0], family)),
                 held=tuple(held.get(family, {})),
             )
         )
