@@ -68,6 +68,7 @@ from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
+from numba import njit, prange
 from scipy.stats import hypergeom, nhypergeom
 
 from privlib.attacks import (
@@ -245,17 +246,37 @@ def smallest_caught(detect: Callable[[int], float], largest: int, rate: float) -
 # --------------------------------------------------------------------------------------------
 # Incremental distances and copies
 # --------------------------------------------------------------------------------------------
-#: Most pairwise terms held at once by :func:`nearest_planted` (8 bytes each).
-BLOCK_TERMS = 2**20
+@njit(parallel=True, cache=True, nogil=True)
+def _nearest_kernel(query, planted, weights, is_code, bound, out):  # pragma: no cover - compiled
+    """Per query row, the smallest weighted sum of Gower terms to a planted row, the terms added in
+    column order as the engine adds them; a sum is abandoned once above ``bound`` (the terms are
+    never negative, so it could only grow), leaving ``inf`` where no planted row comes within it."""
+    for i in prange(query.shape[0]):
+        best = np.inf
+        for j in range(planted.shape[0]):
+            total = 0.0
+            for f in range(query.shape[1]):
+                if is_code[f]:
+                    total += weights[f] if query[i, f] != planted[j, f] else 0.0
+                else:
+                    gap = abs(query[i, f] - planted[j, f])
+                    total += weights[f] * (gap if gap < 1.0 else 1.0)
+                if total > bound[i]:
+                    break
+            if total <= bound[i] and total < best:
+                best = total
+        out[i] = best
 
 
-def nearest_planted(query: np.ndarray, planted: np.ndarray, encoder) -> np.ndarray:
-    """Gower distance from each encoded ``query`` record to its nearest encoded ``planted`` record
-    (``inf`` with none), in blocks of at most :data:`BLOCK_TERMS` pairs.
+def nearest_planted(
+    query: np.ndarray, planted: np.ndarray, encoder, within: np.ndarray | None = None
+) -> np.ndarray:
+    """Gower distance from each encoded ``query`` record to its nearest encoded ``planted`` record,
+    ``inf`` where there is none (or none within ``within``, one bound per query record).
 
-    The terms are those of :func:`privlib.neighbors.kneighbors`, summed in the same order
+    The terms are those of :func:`privlib.neighbors.kneighbors`, added in the same order
     (``sum_k w_k min(|a_k - b_k|, 1)``, a category adding ``w_k`` when it differs, then divided by
-    the total weight), so the distances are the engine's, bit for bit.
+    the total weight), so the distances are the engine's, bit for bit; no pairwise matrix is held.
 
     Examples
     --------
@@ -265,23 +286,19 @@ def nearest_planted(query: np.ndarray, planted: np.ndarray, encoder) -> np.ndarr
     >>> nearest_planted(encoder.transform(real), encoder.transform(real.iloc[[2]]), encoder).tolist()
     [1.0, 0.5, 0.0]
     """
-    weights, scale = encoder.feature_weights, encoder.scale
-    is_code = [encoder.kinds_[c] != NUMERIC for c in encoder.columns_]
-    out = np.full(len(query), np.inf)
-    if not len(planted):
-        return out
-    step = max(1, BLOCK_TERMS // len(planted))
-    for start in range(0, len(query), step):
-        block = query[start : start + step]
-        total = np.zeros((len(block), len(planted)))
-        for f, code in enumerate(is_code):
-            a, b = block[:, f, None], planted[None, :, f]
-            if code:
-                total += np.where(a != b, weights[f], 0.0)
-            else:
-                gap = np.abs(a - b)
-                total += weights[f] * np.where(gap < 1.0, gap, 1.0)
-        out[start : start + step] = total.min(axis=1)
+    scale = encoder.scale
+    # the bound in the kernel's units, widened so that rounding never drops a sum within it
+    bound = np.full(len(query), np.inf) if within is None else np.asarray(within, float) * scale * (1 + 1e-9)
+    out = np.empty(len(query))
+    is_code = np.array([encoder.kinds_[c] != NUMERIC for c in encoder.columns_])
+    _nearest_kernel(
+        np.ascontiguousarray(query, dtype="float64"),
+        np.ascontiguousarray(planted, dtype="float64"),
+        encoder.feature_weights,
+        is_code,
+        bound,
+        out,
+    )
     return out / scale
 
 
@@ -305,7 +322,9 @@ def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) ->
     new = np.array(old, dtype="float64", copy=True)
     open_ = np.flatnonzero(new > 0)
     if open_.size and len(planted):
-        new[open_] = np.minimum(new[open_], nearest_planted(query[open_], planted, encoder))
+        new[open_] = np.minimum(
+            new[open_], nearest_planted(query[open_], planted, encoder, within=new[open_])
+        )
     return new
 
 
