@@ -68,7 +68,7 @@ from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import njit
 from scipy.stats import hypergeom, nhypergeom
 
 from privlib.attacks import (
@@ -246,12 +246,14 @@ def smallest_caught(detect: Callable[[int], float], largest: int, rate: float) -
 # --------------------------------------------------------------------------------------------
 # Incremental distances and copies
 # --------------------------------------------------------------------------------------------
-@njit(parallel=True, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _nearest_kernel(query, planted, weights, is_code, bound, out):  # pragma: no cover - compiled
     """Per query row, the smallest weighted sum of Gower terms to a planted row, the terms added in
     column order as the engine adds them; a sum is abandoned once above ``bound`` (the terms are
     never negative, so it could only grow), leaving ``inf`` where no planted row comes within it."""
-    for i in prange(query.shape[0]):
+    # one thread: a call compares a few thousand records with a few planted ones, and starting
+    # threads for it costs more than it saves on a shared machine
+    for i in range(query.shape[0]):
         best = np.inf
         for j in range(planted.shape[0]):
             total = 0.0

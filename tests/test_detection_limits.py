@@ -43,8 +43,8 @@ def _split(dataset: str, size: int, seed: int):
 
 @pytest.fixture(scope="module")
 def adult_small():
-    train, holdout, other = _split("adult", 300, 11)
-    return train, holdout, other.sample(300, random_state=3).reset_index(drop=True)
+    train, holdout, other = _split("adult", 200, 11)
+    return train, holdout, other
 
 
 # -- the incremental readings equal the tests run on the planted release -------------------------
@@ -60,7 +60,7 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
         for d in range(2)
     ]
     draws = _CopyDraws(state, plants, 0.95)
-    for draw, size in ((0, 3), (0, min(17, pool.size)), (1, min(40, pool.size)), (0, 1)):  # grown and shrunk
+    for draw, size in ((0, 3), (1, min(40, pool.size)), (0, min(17, pool.size))):  # grown, another draw
         planted = pd.concat([synthetic, plants[draw].iloc[:size]], ignore_index=True)
         read = draws.p_values(draw, size)
         # the nearest synthetic distances: a brute-force search of the whole planted release
@@ -74,7 +74,7 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
         assert read["rare_copy_test"] == rare.p_value
         for rate in (0.001, 0.01):
             point = nn_mia_low_fpr(train=train, holdout=holdout, synthetic=planted, fpr=rate, random_state=5)
-            # at 300 holdout records the 0.1% reading is not assessable: NaN on both sides
+            # at 200 holdout records the 0.1% reading is not assessable: NaN on both sides
             np.testing.assert_equal(read[point.measure], point.p_value)
         assert (
             read["near_copy_test"] == near_copy_test(train=train, holdout=holdout, synthetic=planted).p_value
