@@ -462,16 +462,35 @@ def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator)
     return out
 
 
-def _leak_records(leak: str, state: _Release, pool: np.ndarray, largest: int, keys, sensitive, rng):
-    """The ``largest`` records one draw of ``leak`` plants, in order: a leak of size ``M`` is the
-    first ``M``."""
-    sources = state.train.iloc[rng.choice(pool, largest, replace=False)]
+def _leak_records(leak: str, state: _Release, sources: np.ndarray, keys, sensitive, rng):
+    """The records ``leak`` plants from the training records at positions ``sources``, in order."""
+    copies = state.train.iloc[sources]
     if leak == "near copies":
-        return _nudged(sources, state.train, rng)
+        return _nudged(copies, state.train, rng)
     if leak == "rare-key attributions":
-        hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=largest)]
-        return _with_rows(hosts, sources, [*keys, *sensitive])
-    return sources.reset_index(drop=True)
+        hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=len(sources))]
+        return _with_rows(hosts, copies, [*keys, *sensitive])
+    return copies.reset_index(drop=True)
+
+
+#: Records of the first piece of a draw's planted sequence prepared at once; each next piece is
+#: twice as long, so a draw asked only small sizes prepares few records and a large one few pieces.
+FIRST_PIECE = 64
+
+
+def _pieces(largest: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the pieces of a sequence of ``largest`` records.
+
+    Examples
+    --------
+    >>> _pieces(300)
+    [(0, 64), (64, 192), (192, 300)]
+    """
+    out, start, length = [], 0, FIRST_PIECE
+    while start < largest:
+        out.append((start, min(start + length, largest)))
+        start, length = start + length, 2 * length
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -511,20 +530,28 @@ class _CopyDraws:
     """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
     and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
 
-    def __init__(self, state: _Release, plants: Sequence[pd.DataFrame], confidence: float):
-        self.state, self.confidence = state, confidence
-        ends = np.cumsum([len(p) for p in plants])[:-1]
-        everything = pd.concat(plants, ignore_index=True)
-        self.encoded = np.split(state.encoder.transform(everything), ends)
-        real_groups, plant_groups = joint_codes(
-            [_copy_parts(state.real, state.widths), _copy_parts(everything, state.widths)]
-        )
-        self.real_groups, self.plant_groups = real_groups, np.split(plant_groups, ends)
+    def __init__(self, state: _Release, plant: Callable, draws: int, confidence: float):
+        """``plant(draw, piece)`` gives the records of one piece of a draw's sequence (:func:`_pieces`)."""
+        self.state, self.confidence, self.plant = state, confidence, plant
+        self.real_parts = _copy_parts(state.real, state.widths)
         self.real_numbers = _copy_numbers(state.real, state.widths)
-        self.plant_numbers = np.split(_copy_numbers(everything, state.widths), ends)
         # widened by a relative 1e-9 as the copy test widens it, so that a boundary value is not lost
         self.width = np.array(list(state.widths.values())) * (1 + 1e-9)
-        self.known: list[dict] = [{0: (state.copied, state.to_synthetic)} for _ in plants]
+        self.known: list[dict] = [{0: (state.copied, state.to_synthetic)} for _ in range(draws)]
+        self.prepared: list[list] = [[] for _ in range(draws)]  # per draw: (encoded, groups, numbers) pieces
+
+    def _planted(self, draw: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Records ``start`` to ``stop`` of a draw, encoded, their exact-match groups (coded with the
+        real records, so a group a real record holds is the same number) and their numbers."""
+        pieces = self.prepared[draw]
+        while sum(len(piece[0]) for piece in pieces) < stop:
+            records = self.plant(draw, len(pieces))
+            real_groups, groups = joint_codes([self.real_parts, _copy_parts(records, self.state.widths)])
+            self.real_groups = real_groups  # the same on every call: the real records come first
+            pieces.append(
+                (self.state.encoder.transform(records), groups, _copy_numbers(records, self.state.widths))
+            )
+        return tuple(np.concatenate([piece[i] for piece in pieces])[start:stop] for i in range(3))  # type: ignore[return-value]
 
     def _grown(self, draw: int, size: int) -> tuple[np.ndarray, np.ndarray]:
         """Copied records and nearest distances of draw ``draw`` with its first ``size`` records."""
@@ -532,10 +559,9 @@ class _CopyDraws:
         if size not in known:
             start = max(s for s in known if s < size)
             copied, nearest = known[start]
-            rows = slice(start, size)
+            encoded, groups, numbers = self._planted(draw, start, size)
             copied = copied.copy()
             open_ = np.flatnonzero(~copied)
-            groups = self.plant_groups[draw][rows]
             if self.width.size:
                 x = self.real_numbers[open_]
                 found = count_matches(
@@ -543,12 +569,12 @@ class _CopyDraws:
                     groups,
                     x - self.width,
                     x + self.width,
-                    self.plant_numbers[draw][rows],
+                    numbers,
                 )
                 copied[open_] = found > 0
             else:
                 copied[open_] = np.isin(self.real_groups[open_], groups)
-            nearest = _closer(self.state.scored, self.encoded[draw][rows], nearest, self.state.encoder)
+            nearest = _closer(self.state.scored, encoded, nearest, self.state.encoder)
             known[size] = (copied, nearest)
         return known[size]
 
@@ -780,6 +806,13 @@ def _seed(random_state) -> int:
     return int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
 
 
+def _piece(leak, state, orders, pieces, keys, sensitive, seed, draw: int, piece: int) -> pd.DataFrame:
+    """The records of one piece of one draw's planted sequence."""
+    start, stop = pieces[piece]
+    rng = np.random.default_rng([seed, LEAKS.index(leak), draw, piece])
+    return _leak_records(leak, state, orders[draw][start:stop], keys, sensitive, rng)
+
+
 def _prepared_leaks(
     train,
     holdout,
@@ -825,22 +858,27 @@ def _prepared_leaks(
         if largest < 1:
             logger.info("detection limits: no record to plant for %s", leak)
             continue
-        plants = [
-            _leak_records(
-                leak,
-                state,
-                pools[leak],
-                largest,
-                keys,
-                sensitive,
-                np.random.default_rng([seed, LEAKS.index(leak), d]),
-            )
+        # each draw's order of training records, then each piece's records from a seed of its own,
+        # so that the records planted never depend on which sizes are asked
+        orders = [
+            np.random.default_rng([seed, LEAKS.index(leak), d]).choice(pools[leak], largest, replace=False)
             for d in range(draws)
         ]
+        plant = partial(_piece, leak, state, orders, _pieces(largest), keys, sensitive, seed)
         prepared: _CopyDraws | _AttributionDraws = (
-            _AttributionDraws(state, plants, keys, sensitive, numeric_tolerance, confidence)
+            _AttributionDraws(
+                state,
+                [
+                    pd.concat([plant(d, i) for i in range(len(_pieces(largest)))], ignore_index=True)
+                    for d in range(draws)
+                ],
+                keys,
+                sensitive,
+                numeric_tolerance,
+                confidence,
+            )
             if leak == "rare-key attributions"
-            else _CopyDraws(state, plants, confidence)
+            else _CopyDraws(state, plant, draws, confidence)
         )
         yield leak, prepared, largest
 

@@ -5,6 +5,7 @@ of a release from other people on Adult (verbatim copies caught) and ACS (near c
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -55,11 +56,10 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
         train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
     )
     pool = {"rare copies": state.rare_train}.get(leak, np.arange(len(train)))
-    plants = [
-        _leak_records(leak, state, pool, min(40, pool.size), None, None, np.random.default_rng(d))
-        for d in range(2)
-    ]
-    draws = _CopyDraws(state, plants, 0.95)
+    rngs = [np.random.default_rng(d) for d in range(2)]
+    size = min(40, pool.size)
+    plants = [_leak_records(leak, state, r.choice(pool, size, replace=False), None, None, r) for r in rngs]
+    draws = _CopyDraws(state, lambda draw, piece: plants[draw], 2, 0.95)  # one piece holds them all
     for draw, size in ((0, 3), (1, min(40, pool.size)), (0, min(17, pool.size))):  # grown, another draw
         planted = pd.concat([synthetic, plants[draw].iloc[:size]], ignore_index=True)
         read = draws.p_values(draw, size)
@@ -89,7 +89,8 @@ def test_incremental_attributions_equal_the_test_on_the_planted_release(adult_sm
     )
     pool = _unique_on_keys(train, holdout, info.keys)
     rng = np.random.default_rng(9)
-    plants = [_leak_records("rare-key attributions", state, pool, 30, info.keys, info.sensitive, rng)]
+    sources = rng.choice(pool, 30, replace=False)
+    plants = [_leak_records("rare-key attributions", state, sources, info.keys, info.sensitive, rng)]
     draws = _AttributionDraws(state, plants, info.keys, info.sensitive, 0.01, 0.95)
     for size in (1, 12, 30):
         planted = pd.concat([synthetic, plants[0].iloc[:size]], ignore_index=True)
@@ -198,3 +199,23 @@ def test_acs_near_copies_at_one_percent_are_beyond_reach():
     for found in limits:
         assert found.limit is None or found.limit > 20, found
     assert LEAKS[2] == "near copies"
+
+
+def test_pieces_prepared_one_by_one_read_as_the_whole_sequence(adult_small, monkeypatch):
+    import privlib.detection_limits as limits
+
+    train, holdout, synthetic = adult_small
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    monkeypatch.setattr(limits, "FIRST_PIECE", 4)  # pieces of 4, 8, 16 and 12 records
+    pieces = limits._pieces(40)
+    assert pieces == [(0, 4), (4, 12), (12, 28), (28, 40)]
+    order = [np.random.default_rng(1).permutation(len(train))[:40]]
+    plant = partial(limits._piece, "near copies", state, order, pieces, None, None, 3)
+    whole = pd.concat([plant(0, i) for i in range(len(pieces))], ignore_index=True)
+    lazy = _CopyDraws(state, plant, 1, 0.95)
+    eager = _CopyDraws(state, lambda draw, piece: whole, 1, 0.95)
+    for size in (3, 30, 13, 40):
+        np.testing.assert_equal(lazy.p_values(0, size), eager.p_values(0, size))  # NaN equal to NaN
+        np.testing.assert_array_equal(lazy._grown(0, size)[1], eager._grown(0, size)[1])
