@@ -745,9 +745,11 @@ def detection_limits(
     numeric_tolerance, rare_share, confidence, max_queries
         As the audit's copy tests, near-copy test and distance attack read them.
     random_state : int, numpy.random.Generator or None
-        Seed of the records read (as the audit's, for the same records) and of every draw: draw
-        ``d`` of leak ``l`` is seeded by ``(random_state, l, d)``. ``None``: a fresh seed, kept in
-        the results.
+        Seed of the records read (as the audit's, for the same records) and of every draw: the
+        order of the training records of draw ``d`` of leak ``l`` is seeded by
+        ``(random_state, l, d)``, and the changes and hosts of its ``i``-th piece of records
+        (:data:`FIRST_PIECE`) by ``(random_state, l, d, i)``. ``None``: a fresh seed, kept in the
+        results.
 
     Returns
     -------
