@@ -70,6 +70,7 @@ _SUBMODULES = {
     "rare_attributions",
     "rare_copies",
     "attacks",
+    "detection_limits",
     "matching",
     "validation",
     "slides",

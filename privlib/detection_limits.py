@@ -1,0 +1,1022 @@
+"""Detection limits: how many leaked records the audit's own tests would have caught.
+
+A family that reads "no evidence of risk" is only as strong as its tests. This module plants
+leaked records into the user's own release and re-runs the record-level tests that target them,
+judged by the audit's decision rule (:func:`privlib.audit.family_rule.family_verdict`, Holm's step
+included), to find the smallest number of planted records caught in at least 90 % of seeded draws.
+
+The leaks
+---------
+``verbatim``
+    copies of distinct training records drawn at random;
+``rare copies``
+    copies of distinct *rare* training records (the rare records of
+    :func:`privlib.rare_copies.rare_copy_test`);
+``near copies``
+    copies of distinct training records with one value changed: one numeric variable moved by 1 %
+    to 3 % of its training range (up, unless that leaves the range; rounded for whole numbers),
+    just beyond the copy test's tolerance; with no numeric variable, one categorical value changed
+    to another value of the training data;
+``rare-key attributions``
+    a synthetic record drawn from the release with the keys and every sensitive value of a
+    training record unique on the keys (:func:`privlib.rare_attributions.rare_attribution_test`).
+
+Planted records are *added* to the release. Within a draw the planted records of size ``M`` are
+the first ``M`` of one seeded sequence, so a larger leak holds every smaller one of its draw and
+the detection rate rises with ``M``; the smallest size caught in at least ``rate`` of ``draws``
+draws is found by doubling from 1 and then bisecting (integers from 1 up to the release's size, or
+to the records a leak can copy).
+
+Which tests, and what they cost
+-------------------------------
+The copy leaks are judged by the identity family (:func:`privlib.records.copy_test`,
+:func:`privlib.rare_copies.rare_copy_test`) and the membership family (the distance attack at
+false-positive rates of 0.1 % and 1 %, :func:`privlib.records.nn_mia_low_fpr`, and
+:func:`privlib.attacks.near_copy_test`); the attributions by the attribute family
+(:func:`privlib.rare_attributions.rare_attribution_test`, one test per sensitive variable). A
+family's other exact tests enter Holm's adjustment with the p-values the audit read (``held``):
+the limit counts nothing they might add to the evidence, only the share of the error rate they
+take. The attack ensemble (:func:`privlib.attacks.attack_ensemble`) is held this way: its
+classifier attack would have to be refitted on every planted release, which is no incremental
+update. Tests judged by an interval, and measures outside these families, are not re-run either.
+
+Adding records can only bring a real record's nearest synthetic record closer: its new distance
+is the smaller of the old one, computed once, and its distance to the nearest planted record
+(:func:`nearest_planted`, the engine's Gower terms in bounded blocks; a record already at distance
+0 is not searched), and a draw's larger leak is updated from its smaller one by the records added
+between them. A real record copied before stays copied, and one that was not is copied when a
+planted record copies it. Planted values are training values, or moved within the training range,
+so the variables' ranges, which scale the distances and the copy test's tolerance, do not change;
+the rare records and the real records' distances to each other do not depend on the release at
+all. So one draw costs a comparison of the real records with ``M`` planted records, not an audit;
+``tests/test_detection_limits.py`` checks that every distance and p-value equals that of the test
+run on the planted release, bit for bit.
+
+References
+----------
+Jagielski M, Ullman J, Oprea A. Auditing differentially private machine learning: how private is
+private SGD? NeurIPS 2020 (planting canaries to measure what an audit can detect).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+import numpy as np
+import pandas as pd
+from numba import njit
+from scipy.stats import hypergeom, nhypergeom
+
+from privlib.attacks import (
+    N_NEIGHBOURS,
+    _attack_rows,
+    _check_release,
+    _log_ratio,
+    _neighbourhoods,
+)
+from privlib.errors import PrivlibError
+from privlib.matching import (
+    comparable_values,
+    count_matches,
+    gower_setup,
+    joint_codes,
+    query_samples,
+    sampled,
+)
+from privlib.rare_attributions import certain_attributions
+from privlib.rare_copies import DEFAULT_RARE_SHARE, rare_records
+from privlib.records import (
+    DEFAULT_NUMERIC_TOLERANCE,
+    LOW_FPRS,
+    _copy_widths,
+    _has_copy,
+    _upper_tail,
+    family_tests,
+    low_fpr_key,
+)
+from privlib.results import NO_EVIDENCE, RISK
+from privlib.schema import CATEGORICAL, NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
+from privlib.search_reuse import shared_searches
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
+from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, validate_params
+
+__all__ = [
+    "DEFAULT_DRAWS",
+    "DEFAULT_RATE",
+    "LEAKS",
+    "DetectionLimit",
+    "detection_limits",
+    "detection_rates",
+    "family_caught",
+    "nearest_planted",
+    "planted_distances",
+    "smallest_caught",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The leak kinds, in the order of the results.
+LEAKS = ("verbatim", "rare copies", "near copies", "rare-key attributions")
+#: Share of the draws that must be caught at the limit.
+DEFAULT_RATE = 0.9
+#: Seeded draws per size tried.
+DEFAULT_DRAWS = 50
+#: The families whose tests each leak is judged by.
+FAMILIES = {
+    "verbatim": ("identity", "membership"),
+    "rare copies": ("identity", "membership"),
+    "near copies": ("identity", "membership"),
+    "rare-key attributions": ("attribute",),
+}
+#: Share of its training range by which a near copy's numeric value moves.
+NEAR_MOVE = (0.01, 0.03)
+#: What each leak plants, for the sentences.
+_WHAT = {
+    "verbatim": "copied training records",
+    "rare copies": "copied rare training records",
+    "near copies": "near copies of training records (one value changed)",
+    "rare-key attributions": "records giving away the sensitive value of people unique on the keys",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The result
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DetectionLimit:
+    """The smallest leak of one kind that one family's tests catch (:func:`detection_limits`).
+
+    ``limit`` is the fewest planted records caught in at least ``rate`` of ``draws`` seeded draws
+    (``None`` when no size up to ``largest`` is), ``rate_at_limit`` the share caught there;
+    ``below`` is the largest size tried under the limit (``None`` when the limit is 1) and
+    ``rate_below`` its share caught. ``largest`` is the most records the leak could plant (the
+    release's size, or fewer records of the kind), ``release_size`` the release's records.
+    ``tests`` names the tests re-run on every draw, ``held`` those that entered Holm's adjustment
+    at the audit's p-values. Counts and shares only: no record's value.
+    """
+
+    leak: str
+    family: str
+    limit: int | None
+    release_size: int
+    largest: int
+    draws: int
+    rate: float
+    rate_at_limit: float | None
+    below: int | None
+    rate_below: float | None
+    random_state: int
+    tests: tuple = ()
+    held: tuple = ()
+
+    @property
+    def share(self) -> float | None:
+        """The limit as a share of the release's records."""
+        return None if self.limit is None else self.limit / self.release_size
+
+    def reading(self) -> str:
+        """One sentence: the limit and what lies beyond it."""
+        what = _WHAT[self.leak]
+        tried = f"{self.draws} seeded draws per size"
+        if self.limit is None:
+            whole = "the whole release" if self.largest == self.release_size else f"all {self.largest}"
+            return (
+                f"The {self.family} tests would not have caught {what} reliably at any size up to "
+                f"{whole} ({self.largest} records added): with {self.largest} the leak is caught in "
+                f"{self.rate_at_limit:.0%} of {tried}, below the {self.rate:.0%} asked; a leak of "
+                "this kind is beyond what these files can show."
+            )
+        assert self.share is not None and self.rate_at_limit is not None
+        below = (
+            f"; {self.below} are caught in {self.rate_below:.0%}, so smaller leaks of this kind are "
+            "beyond what these files can show reliably"
+            if self.below is not None
+            else ""
+        )
+        return (
+            f"The {self.family} tests would have caught {self.limit} {what} added to the release "
+            f"({self.share:.1%} of its {self.release_size} records) in {self.rate_at_limit:.0%} of "
+            f"{tried} (at least {self.rate:.0%} asked){below}."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The search of a bisection
+# --------------------------------------------------------------------------------------------
+def smallest_caught(detect: Callable[[int], float], largest: int, rate: float) -> tuple:
+    """The smallest size ``m`` in ``1..largest`` with ``detect(m) >= rate``, for a detection rate
+    that rises with the size: doubling from 1, then bisecting between the last size missed and the
+    first caught. Returns ``(limit, rate at limit, largest size tried below, its rate)``; the limit
+    is ``None`` (and the rate that of ``largest``) when even ``largest`` is not caught.
+
+    Examples
+    --------
+    >>> smallest_caught(lambda m: float(m >= 37), 2000, 0.9)
+    (37, 1.0, 36, 0.0)
+    >>> smallest_caught(lambda m: 0.5, 10, 0.9)
+    (None, 0.5, None, None)
+    """
+    if largest < 1:
+        raise PrivlibError("a detection limit needs at least one record to plant.")
+    rates: dict[int, float] = {}
+
+    def caught(size: int) -> bool:
+        if size not in rates:
+            rates[size] = detect(size)
+        return rates[size] >= rate
+
+    low, high = 0, 1  # low: the largest size missed (0: none tried), high: a size to try
+    while not caught(high):
+        if high == largest:
+            return None, rates[high], None, None
+        low, high = high, min(2 * high, largest)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if caught(middle):
+            high = middle
+        else:
+            low = middle
+    return high, rates[high], (low or None), (rates[low] if low else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental distances and copies
+# --------------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _nearest_kernel(query, planted, weights, is_code, bound, out):  # pragma: no cover - compiled
+    """Per query row, the smallest weighted sum of Gower terms to a planted row, the terms added in
+    column order as the engine adds them; a sum is abandoned once above ``bound`` (the terms are
+    never negative, so it could only grow), leaving ``inf`` where no planted row comes within it."""
+    # one thread: a call compares a few thousand records with a few planted ones, and starting
+    # threads for it costs more than it saves on a shared machine
+    for i in range(query.shape[0]):
+        best = np.inf
+        for j in range(planted.shape[0]):
+            total = 0.0
+            for f in range(query.shape[1]):
+                if is_code[f]:
+                    total += weights[f] if query[i, f] != planted[j, f] else 0.0
+                else:
+                    gap = abs(query[i, f] - planted[j, f])
+                    total += weights[f] * (gap if gap < 1.0 else 1.0)
+                if total > bound[i]:
+                    break
+            if total <= bound[i] and total < best:
+                best = total
+        out[i] = best
+
+
+def nearest_planted(
+    query: np.ndarray, planted: np.ndarray, encoder, within: np.ndarray | None = None
+) -> np.ndarray:
+    """Gower distance from each encoded ``query`` record to its nearest encoded ``planted`` record,
+    ``inf`` where there is none (or none within ``within``, one bound per query record).
+
+    The terms are those of :func:`privlib.neighbors.kneighbors`, added in the same order
+    (``sum_k w_k min(|a_k - b_k|, 1)``, a category adding ``w_k`` when it differs, then divided by
+    the total weight), so the distances are the engine's, bit for bit; no pairwise matrix is held.
+
+    Examples
+    --------
+    >>> from privlib.matching import gower_setup
+    >>> real = pd.DataFrame({"x": [0.0, 5.0, 10.0]})
+    >>> encoder = gower_setup(real, real, real)
+    >>> nearest_planted(encoder.transform(real), encoder.transform(real.iloc[[2]]), encoder).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    scale = encoder.scale
+    # the bound in the kernel's units, widened so that rounding never drops a sum within it
+    bound = np.full(len(query), np.inf) if within is None else np.asarray(within, float) * scale * (1 + 1e-9)
+    out = np.empty(len(query))
+    is_code = np.array([encoder.kinds_[c] != NUMERIC for c in encoder.columns_])
+    _nearest_kernel(
+        np.ascontiguousarray(query, dtype="float64"),
+        np.ascontiguousarray(planted, dtype="float64"),
+        encoder.feature_weights,
+        is_code,
+        bound,
+        out,
+    )
+    return out / scale
+
+
+def planted_distances(query: pd.DataFrame, planted: pd.DataFrame, old: np.ndarray, encoder) -> np.ndarray:
+    """Each query record's distance to its nearest synthetic record once ``planted`` is added to the
+    release: the smaller of its ``old`` distance and its distance to the nearest planted record (a
+    record already at distance 0 is not searched).
+
+    Examples
+    --------
+    >>> from privlib.matching import gower_setup
+    >>> real = pd.DataFrame({"x": [0.0, 5.0, 10.0]})
+    >>> encoder = gower_setup(real, real, real)
+    >>> planted_distances(real, real.iloc[[2]], np.array([0.3, 0.2, 0.4]), encoder).tolist()
+    [0.3, 0.2, 0.0]
+    """
+    return _closer(encoder.transform(query), encoder.transform(planted), old, encoder)
+
+
+def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) -> np.ndarray:
+    new = np.array(old, dtype="float64", copy=True)
+    open_ = np.flatnonzero(new > 0)
+    if open_.size and len(planted):
+        new[open_] = np.minimum(
+            new[open_], nearest_planted(query[open_], planted, encoder, within=new[open_])
+        )
+    return new
+
+
+def _copy_parts(frame: pd.DataFrame, widths: Mapping) -> list[pd.Series]:
+    """The values a copy repeats exactly (as :func:`privlib.records.copy_test` reads them): every
+    non-numeric value, and whether each number is missing."""
+    exact = [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in widths]
+    return exact + [frame[c].isna().reset_index(drop=True) for c in widths]
+
+
+def _copy_numbers(frame: pd.DataFrame, widths: Mapping) -> np.ndarray:
+    """The numbers a copy repeats within its width, a missing one as 0 (its group pairs missing
+    with missing)."""
+    columns = [np.nan_to_num(numeric_values(frame[c]), nan=0.0) for c in widths]
+    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
+
+
+# --------------------------------------------------------------------------------------------
+# What the release gives before planting, computed once
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Release:
+    """The state of the release before planting that the tests update (module documentation)."""
+
+    train: pd.DataFrame
+    holdout: pd.DataFrame
+    synthetic: pd.DataFrame
+    real: pd.DataFrame  # every training, then every holdout record
+    encoder: TableEncoder
+    scored: np.ndarray  # encoded: the training, then the holdout records the distance tests read
+    n_scored_train: int
+    to_synthetic: np.ndarray  # their nearest synthetic distance
+    to_real: np.ndarray  # their nearest other real distance
+    scale: float
+    widths: dict
+    copied: np.ndarray  # every training, then holdout record: has a synthetic copy
+    rare_train: np.ndarray  # positions of the rare training / holdout records
+    rare_holdout: np.ndarray
+
+
+def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, random_state, max_queries):
+    rows = query_samples(random_state, max_queries, train=len(train), holdout=len(holdout))
+    hoods = _neighbourhoods(train, holdout, synthetic, 1, None, (rows["train"], rows["holdout"]))
+    encoder = gower_setup(train, holdout, synthetic)
+    scored = [
+        encoder.transform(sampled(t, rows[role])) for t, role in ((train, "train"), (holdout, "holdout"))
+    ]
+    # the rare records as rare_copy_test draws them (its own sample beyond ATTACK_RECORDS)
+    rng = np.random.default_rng(random_state)
+    rare_rows = (_attack_rows(len(train), rng), _attack_rows(len(holdout), rng))
+    rare_hoods = _neighbourhoods(train, holdout, synthetic, N_NEIGHBOURS, None, rare_rows)
+    rare, _ = rare_records(rare_hoods.to_real, rare_share)
+    n_rare_train = rare_hoods.n_train
+    positions = [np.arange(len(t)) if r is None else r for t, r in zip((train, holdout), rare_rows)]
+    widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
+    return _Release(
+        train=train,
+        holdout=holdout,
+        synthetic=synthetic,
+        real=pd.concat([train, holdout], ignore_index=True),
+        encoder=encoder,
+        scored=np.vstack(scored),
+        n_scored_train=hoods.n_train,
+        to_synthetic=hoods.to_synthetic[:, 0],
+        to_real=hoods.to_real[:, 0],
+        scale=hoods.scale,
+        widths=widths,
+        copied=np.concatenate(_has_copy([train, holdout], synthetic, widths)),
+        rare_train=positions[0][rare[:n_rare_train]],
+        rare_holdout=positions[1][rare[n_rare_train:]],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Planting
+# --------------------------------------------------------------------------------------------
+def _unique_on_keys(train: pd.DataFrame, holdout: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """Positions of the training records no other real record shares the keys of (the rare records
+    of :func:`privlib.rare_attributions.rare_attribution_test` at its default class size)."""
+    kinds = infer_kinds(train)
+    codes = np.concatenate(
+        joint_codes([[comparable_values(t[k], kinds[k]) for k in keys] for t in (train, holdout)])
+    )
+    return np.flatnonzero(np.bincount(codes)[codes[: len(train)]] == 1)
+
+
+def _with_rows(base: pd.DataFrame, values: pd.DataFrame, columns) -> pd.DataFrame:
+    """``base`` (reindexed) with ``columns`` taken from ``values``, row for row, each column keeping
+    ``base``'s dtype."""
+    out = base.reset_index(drop=True).copy()
+    for column in columns:
+        out[column] = pd.Series(values[column].to_numpy(), dtype=base[column].dtype)
+    return out
+
+
+def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """Near copies: one value of each record changed (module documentation)."""
+    out = copies.reset_index(drop=True).copy()
+    numeric = [
+        c
+        for c in out.columns
+        if pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
+    ]
+    if not numeric:  # every variable categorical: one value replaced by another the training data holds
+        choices = [c for c in out.columns if train[c].nunique() > 1]
+        if not choices:
+            raise PrivlibError(
+                "no variable of the training data takes two values: a near copy cannot differ."
+            )
+        pick = rng.integers(len(choices), size=len(out))
+        for position, column in enumerate(choices):
+            chosen = np.flatnonzero(pick == position)
+            labels = pd.unique(train[column].dropna())
+            # an index among the other labels: drawn among len - 1, then shifted past the record's own
+            own = pd.Index(labels).get_indexer(pd.Index(out[column].iloc[chosen]))
+            other = rng.integers(labels.size - 1, size=chosen.size)
+            other += (own >= 0) & (other >= own)
+            values = out[column].to_numpy(dtype=object, copy=True)
+            values[chosen] = labels[other]
+            out[column] = pd.Series(values, dtype=out[column].dtype)
+        return out
+    pick = rng.integers(len(numeric), size=len(out))
+    for position, column in enumerate(numeric):
+        chosen = np.flatnonzero(pick == position)
+        values = out[column].to_numpy(dtype="float64", copy=True)
+        low, high = float(np.nanmin(train[column])), float(np.nanmax(train[column]))
+        step = rng.uniform(*NEAR_MOVE, size=chosen.size) * (high - low)
+        start = values[chosen]
+        values[chosen] = np.where(start + step <= high, start + step, start - step)
+        if pd.api.types.is_integer_dtype(out[column]):
+            values = np.round(values)
+        out[column] = pd.Series(values, dtype=out[column].dtype)
+    return out
+
+
+def _leak_records(leak: str, state: _Release, sources: np.ndarray, keys, sensitive, rng):
+    """The records ``leak`` plants from the training records at positions ``sources``, in order."""
+    copies = state.train.iloc[sources]
+    if leak == "near copies":
+        return _nudged(copies, state.train, rng)
+    if leak == "rare-key attributions":
+        hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=len(sources))]
+        return _with_rows(hosts, copies, [*keys, *sensitive])
+    return copies.reset_index(drop=True)
+
+
+#: Records of the first piece of a draw's planted sequence prepared at once; each next piece is
+#: twice as long, so a draw asked only small sizes prepares few records and a large one few pieces.
+FIRST_PIECE = 64
+
+
+def _pieces(largest: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the pieces of a sequence of ``largest`` records.
+
+    Examples
+    --------
+    >>> _pieces(300)
+    [(0, 64), (64, 192), (192, 300)]
+    """
+    out, start, length = [], 0, FIRST_PIECE
+    while start < largest:
+        out.append((start, min(start + length, largest)))
+        start, length = start + length, 2 * length
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The tests on a planted release
+# --------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _fisher_tail(n1: int, n2: int, copied: int) -> np.ndarray:
+    """``P(X >= x)`` of the training records among ``copied`` under Fisher's null, as the copy
+    tests compute it (:func:`privlib.records.copy_test`); it depends on the counts only, so a
+    bisection's many draws compute it once per total."""
+    return _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
+
+
+def _fisher_p(a: int, n1: int, b: int, n2: int) -> float:
+    """Fisher's one-sided p-value of ``a`` of ``n1`` training against ``b`` of ``n2`` holdout records."""
+    return float(_fisher_tail(n1, n2, a + b)[a])
+
+
+@lru_cache(maxsize=256)
+def _called_tail(m: int, n: int, allowed: int) -> np.ndarray:
+    """``P(X >= x)`` of the members an attack blind to membership calls, as
+    :func:`privlib.records.tpr_at_low_fpr` computes it."""
+    return _upper_tail(nhypergeom.pmf(np.arange(m + 1), m + n, m, allowed + 1))
+
+
+def _low_fpr_p(members: np.ndarray, nonmembers: np.ndarray, fpr: float) -> float:
+    """The p-value of :func:`privlib.records.tpr_at_low_fpr` (NaN when not assessable)."""
+    allowed = math.floor(fpr * nonmembers.size + 1e-9)
+    if allowed < 1:
+        return math.nan
+    threshold = np.partition(nonmembers, nonmembers.size - 1 - allowed)[nonmembers.size - 1 - allowed]
+    called = int(np.count_nonzero(members > threshold))
+    return float(_called_tail(members.size, nonmembers.size, allowed)[called])
+
+
+class _CopyDraws:
+    """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
+    and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
+
+    def __init__(self, state: _Release, plant: Callable, draws: int, confidence: float):
+        """``plant(draw, piece)`` gives the records of one piece of a draw's sequence (:func:`_pieces`)."""
+        self.state, self.confidence, self.plant = state, confidence, plant
+        self.real_parts = _copy_parts(state.real, state.widths)
+        self.real_numbers = _copy_numbers(state.real, state.widths)
+        # widened by a relative 1e-9 as the copy test widens it, so that a boundary value is not lost
+        self.width = np.array(list(state.widths.values())) * (1 + 1e-9)
+        self.known: list[dict] = [{0: (state.copied, state.to_synthetic)} for _ in range(draws)]
+        self.prepared: list[list] = [[] for _ in range(draws)]  # per draw: (encoded, groups, numbers) pieces
+
+    def _planted(self, draw: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Records ``start`` to ``stop`` of a draw, encoded, their exact-match groups (coded with the
+        real records, so a group a real record holds is the same number) and their numbers."""
+        pieces = self.prepared[draw]
+        while sum(len(piece[0]) for piece in pieces) < stop:
+            records = self.plant(draw, len(pieces))
+            real_groups, groups = joint_codes([self.real_parts, _copy_parts(records, self.state.widths)])
+            self.real_groups = real_groups  # the same on every call: the real records come first
+            pieces.append(
+                (self.state.encoder.transform(records), groups, _copy_numbers(records, self.state.widths))
+            )
+        return tuple(np.concatenate([piece[i] for piece in pieces])[start:stop] for i in range(3))  # type: ignore[return-value]
+
+    def _grown(self, draw: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Copied records and nearest distances of draw ``draw`` with its first ``size`` records."""
+        known = self.known[draw]
+        if size not in known:
+            start = max(s for s in known if s < size)
+            copied, nearest = known[start]
+            encoded, groups, numbers = self._planted(draw, start, size)
+            copied = copied.copy()
+            open_ = np.flatnonzero(~copied)
+            if self.width.size:
+                x = self.real_numbers[open_]
+                found = count_matches(
+                    self.real_groups[open_],
+                    groups,
+                    x - self.width,
+                    x + self.width,
+                    numbers,
+                )
+                copied[open_] = found > 0
+            else:
+                copied[open_] = np.isin(self.real_groups[open_], groups)
+            nearest = _closer(self.state.scored, encoded, nearest, self.state.encoder)
+            known[size] = (copied, nearest)
+        return known[size]
+
+    def p_values(self, draw: int, size: int) -> dict:
+        """The copy, rare-copy, distance-attack and near-copy tests' p-values at this size."""
+        state, confidence = self.state, self.confidence
+        copied, nearest = self._grown(draw, size)
+        n = len(state.train)
+        train_copied, holdout_copied = copied[:n], copied[n:]
+        out = {
+            "copy_test": _fisher_p(int(train_copied.sum()), n, int(holdout_copied.sum()), len(state.holdout))
+        }
+        if state.rare_train.size and state.rare_holdout.size:
+            out["rare_copy_test"] = _fisher_p(
+                int(train_copied[state.rare_train].sum()),
+                state.rare_train.size,
+                int(holdout_copied[state.rare_holdout].sum()),
+                state.rare_holdout.size,
+            )
+        member = np.arange(nearest.size) < state.n_scored_train
+        for rate in LOW_FPRS:
+            out[low_fpr_key("nn_mia", rate)] = _low_fpr_p(-nearest[member], -nearest[~member], rate)
+        score = _log_ratio(state.to_real, nearest, state.scale)
+        # the near-copy test: Holm over its readings at the two rates, the smallest adjusted p
+        readings = {rate: _low_fpr_p(score[member], score[~member], rate) for rate in LOW_FPRS}
+        adjusted = family_tests(readings, confidence=confidence).adjusted
+        out["near_copy_test"] = min(adjusted.values(), default=math.nan)
+        return out
+
+
+class _AttributionDraws:
+    """The rare-key attributions' planted records of every draw, coded once with the real and
+    synthetic records; the attribution test of each sensitive variable re-read per size."""
+
+    def __init__(self, state: _Release, plants, keys, sensitive, numeric_tolerance: float, confidence: float):
+        self.confidence = confidence
+        ends = np.cumsum([len(p) for p in plants])[:-1]
+        everything = pd.concat(plants, ignore_index=True)
+        tables = (state.train, state.holdout, state.synthetic, everything)
+        kinds = infer_kinds(state.train)
+        codes = joint_codes([[comparable_values(t[k], kinds[k]) for k in keys] for t in tables])
+        self.real_keys = np.concatenate(codes[:2])
+        self.synthetic_keys, self.plant_keys = codes[2], np.split(codes[3], ends)
+        rare = np.bincount(self.real_keys)[self.real_keys] <= 1
+        n = len(state.train)
+        self.rare = (rare[:n], rare[n:])
+        self.targets: dict[str, tuple] = {}
+        for column in sensitive:
+            alone = [t[[column]] for t in tables[:3]]
+            widths = _copy_widths(alone[0], alone[1], alone[2], numeric_tolerance)
+            if column in widths:
+                values = [numeric_values(t[column]) for t in tables]
+            else:
+                values = [
+                    c.astype(float)
+                    for c in joint_codes([[comparable_values(t[column], kinds[column])] for t in tables])
+                ]
+            real = np.concatenate(values[:2])
+            width = widths.get(column, 0.0)
+            before = certain_attributions(real, self.real_keys, values[2], self.synthetic_keys, width)
+            self.targets[column] = (real, values[2], np.split(values[3], ends), width, before)
+
+    def p_values(self, draw: int, size: int) -> dict:
+        """Each sensitive variable's rare-key attribution test at this size."""
+        planted_keys = self.plant_keys[draw][:size]
+        touched = np.isin(self.real_keys, planted_keys)
+        hosts = np.isin(self.synthetic_keys, planted_keys)
+        n = self.rare[0].size
+        out: dict[str, float] = {}
+        if not (self.rare[0].any() and self.rare[1].any()):
+            return out
+        for column, (real, synthetic, planted, width, before) in self.targets.items():
+            certain = before.copy()
+            certain[touched] = certain_attributions(
+                real[touched],
+                self.real_keys[touched],
+                np.concatenate([synthetic[hosts], planted[draw][:size]]),
+                np.concatenate([self.synthetic_keys[hosts], planted_keys]),
+                width,
+            )
+            out[f"rare_attribution_test[{column}]"] = _fisher_p(
+                int(certain[:n][self.rare[0]].sum()),
+                int(self.rare[0].sum()),
+                int(certain[n:][self.rare[1]].sum()),
+                int(self.rare[1].sum()),
+            )
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# The audit's decision
+# --------------------------------------------------------------------------------------------
+def family_caught(p_values: Mapping[str, float], *, family: str, confidence: float) -> bool:
+    """Whether the audit's family rule reads ``risk`` from these exact tests' p-values (each judged
+    ``risk`` on its own when its p-value is at most ``1 - confidence``, then Holm's adjustment of
+    :func:`privlib.audit.family_rule.family_verdict`).
+
+    Examples
+    --------
+    >>> family_caught({"copy_test": 0.03, "rare_copy_test": 0.5}, family="identity", confidence=0.95)
+    False
+    >>> family_caught({"copy_test": 0.03}, family="identity", confidence=0.95)
+    True
+    """
+    # the audit's rule: imported here, so that the measure modules load no audit module
+    from privlib.audit.family_rule import Judged, family_verdict
+
+    level = 1 - confidence
+    judged = [
+        Judged(key, key, RISK if p <= level else NO_EVIDENCE, exact=True, p_value=p, confidence=confidence)
+        for key, p in p_values.items()
+        if p is not None and not math.isnan(p)
+    ]
+    return family_verdict(judged, title=family, confidence=confidence).verdict == RISK
+
+
+# --------------------------------------------------------------------------------------------
+# The limits
+# --------------------------------------------------------------------------------------------
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "draws": [Integer(low=1, high=10_000)],
+        "rate": [Number(low=0, high=1, closed="right")],
+        "numeric_tolerance": [Number(low=0, high=1)],
+        "rare_share": [Number(low=0, high=1, closed="right")],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+        "max_queries": [Integer(low=2), None],
+    }
+)
+def detection_limits(
+    *,
+    train,
+    holdout,
+    synthetic,
+    keys=None,
+    sensitive=None,
+    held=None,
+    leaks=LEAKS,
+    draws=DEFAULT_DRAWS,
+    rate=DEFAULT_RATE,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    rare_share=DEFAULT_RARE_SHARE,
+    confidence=DEFAULT_CONFIDENCE,
+    random_state=None,
+    max_queries=None,
+) -> tuple[DetectionLimit, ...]:
+    """The smallest leak of each kind that each family's tests catch in ``rate`` of ``draws`` draws.
+
+    Parameters
+    ----------
+    train, holdout, synthetic : pandas.DataFrame
+        The generator's training data, real records it never saw, the release.
+    keys, sensitive : list of str, optional
+        The key and sensitive variables; without both, the rare-key attributions are left out.
+    held : mapping of str to mapping of str to float, optional
+        Per family (``"identity"``, ``"membership"``, ``"attribute"``), the audit's p-values of
+        its other exact tests (e.g. ``{"membership": {"attack_ensemble": 0.4}}``), which enter
+        Holm's adjustment unchanged on every draw.
+    leaks : sequence of str, default :data:`LEAKS`
+    draws : int, default 50
+        Seeded draws per size tried.
+    rate : float, default 0.9
+        Share of the draws that must be caught.
+    numeric_tolerance, rare_share, confidence, max_queries
+        As the audit's copy tests, near-copy test and distance attack read them.
+    random_state : int, numpy.random.Generator or None
+        Seed of the records read (as the audit's, for the same records) and of every draw: the
+        order of the training records of draw ``d`` of leak ``l`` is seeded by
+        ``(random_state, l, d)``, and the changes and hosts of its ``i``-th piece of records
+        (:data:`FIRST_PIECE`) by ``(random_state, l, d, i)``. ``None``: a fresh seed, kept in the
+        results.
+
+    Returns
+    -------
+    tuple of DetectionLimit
+        One per leak and family that judges it, in the order of :data:`LEAKS`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(200)], "g": ["a", "b"] * 100})
+    >>> holdout = pd.DataFrame({"x": [i + 200.5 for i in range(200)], "g": ["a", "b"] * 100})
+    >>> synthetic = pd.DataFrame({"x": [i + 0.25 for i in range(0, 400, 2)], "g": ["a"] * 200})
+    >>> (limit,) = detection_limits(train=train, holdout=holdout, synthetic=synthetic,
+    ...                             leaks=["verbatim"], held={"membership": {}}, draws=5, random_state=0)[:1]
+    >>> limit.family, limit.limit is not None and limit.limit < 20
+    ('identity', True)
+    """
+    confidence = check_confidence(confidence)
+    holdout, synthetic = _check_release(train, holdout, synthetic)
+    train, holdout, synthetic = (t.reset_index(drop=True) for t in (train, holdout, synthetic))
+    seed = _seed(random_state)
+    held = {family: dict(tests) for family, tests in (held or {}).items()}
+    out: list[DetectionLimit] = []
+    for leak, prepared, largest in _prepared_leaks(
+        train,
+        holdout,
+        synthetic,
+        keys=keys,
+        sensitive=sensitive,
+        leaks=leaks,
+        draws=draws,
+        numeric_tolerance=numeric_tolerance,
+        rare_share=rare_share,
+        confidence=confidence,
+        seed=seed,
+        max_queries=max_queries,
+    ):
+        out += _leak_limits(
+            leak,
+            prepared,
+            draws=draws,
+            largest=largest,
+            rate=rate,
+            held=held,
+            confidence=confidence,
+            release_size=len(synthetic),
+            seed=seed,
+        )
+    return tuple(out)
+
+
+def _seed(random_state) -> int:
+    """An integer seed from ``random_state`` (a fresh one for ``None``), kept in the results."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
+
+
+def _piece(leak, state, orders, pieces, keys, sensitive, seed, draw: int, piece: int) -> pd.DataFrame:
+    """The records of one piece of one draw's planted sequence."""
+    start, stop = pieces[piece]
+    rng = np.random.default_rng([seed, LEAKS.index(leak), draw, piece])
+    return _leak_records(leak, state, orders[draw][start:stop], keys, sensitive, rng)
+
+
+def _prepared_leaks(
+    train,
+    holdout,
+    synthetic,
+    *,
+    keys,
+    sensitive,
+    leaks,
+    draws,
+    numeric_tolerance,
+    rare_share,
+    confidence,
+    seed,
+    max_queries,
+):
+    """Per leak that has records to plant: ``(leak, its draws prepared, the most records it can
+    plant)``, the release's state computed once for all."""
+    unknown = [leak for leak in leaks if leak not in LEAKS]
+    if unknown:
+        raise PrivlibError(f"`leaks` must be among {list(LEAKS)}, got {unknown}.")
+    attributes = bool(keys) and bool(sensitive)
+    if attributes:
+        keys = check_columns(train, keys, "keys", "train")
+        sensitive = check_columns(train, sensitive, "sensitive", "train")
+    with shared_searches():
+        state = _release_state(
+            train,
+            holdout,
+            synthetic,
+            numeric_tolerance=numeric_tolerance,
+            rare_share=rare_share,
+            random_state=seed,
+            max_queries=max_queries,
+        )
+    pools = {
+        "verbatim": np.arange(len(train)),
+        "near copies": np.arange(len(train)),
+        "rare copies": state.rare_train,
+        "rare-key attributions": _unique_on_keys(train, holdout, keys) if attributes else np.array([], int),
+    }
+    for leak in leaks:
+        largest = min(len(synthetic), pools[leak].size)
+        if largest < 1:
+            logger.info("detection limits: no record to plant for %s", leak)
+            continue
+        # each draw's order of training records, then each piece's records from a seed of its own,
+        # so that the records planted never depend on which sizes are asked
+        orders = [
+            np.random.default_rng([seed, LEAKS.index(leak), d]).choice(pools[leak], largest, replace=False)
+            for d in range(draws)
+        ]
+        plant = partial(_piece, leak, state, orders, _pieces(largest), keys, sensitive, seed)
+        prepared: _CopyDraws | _AttributionDraws = (
+            _AttributionDraws(
+                state,
+                [
+                    pd.concat([plant(d, i) for i in range(len(_pieces(largest)))], ignore_index=True)
+                    for d in range(draws)
+                ],
+                keys,
+                sensitive,
+                numeric_tolerance,
+                confidence,
+            )
+            if leak == "rare-key attributions"
+            else _CopyDraws(state, plant, draws, confidence)
+        )
+        yield leak, prepared, largest
+
+
+def detection_rates(
+    *,
+    train,
+    holdout,
+    synthetic,
+    sizes,
+    keys=None,
+    sensitive=None,
+    held=None,
+    draws=DEFAULT_DRAWS,
+    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
+    rare_share=DEFAULT_RARE_SHARE,
+    confidence=DEFAULT_CONFIDENCE,
+    random_state=None,
+    max_queries=None,
+) -> dict:
+    """The share of ``draws`` seeded draws each family catches, per leak and size asked: ``sizes``
+    maps a leak to its sizes, the result ``(leak, size, family)`` to the share. With a seed other
+    than that of :func:`detection_limits`, these are fresh draws, to check a limit's power.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"x": [float(i) for i in range(200)], "g": ["a", "b"] * 100})
+    >>> holdout = pd.DataFrame({"x": [i + 200.5 for i in range(200)], "g": ["a", "b"] * 100})
+    >>> synthetic = pd.DataFrame({"x": [i + 0.25 for i in range(0, 400, 2)], "g": ["a"] * 200})
+    >>> rates = detection_rates(train=train, holdout=holdout, synthetic=synthetic,
+    ...                         sizes={"verbatim": [1, 40]}, draws=5, random_state=1)
+    >>> rates["verbatim", 40, "identity"]
+    1.0
+    """
+    holdout, synthetic = _check_release(train, holdout, synthetic)
+    train, holdout, synthetic = (t.reset_index(drop=True) for t in (train, holdout, synthetic))
+    held = {family: dict(tests) for family, tests in (held or {}).items()}
+    out = {}
+    for leak, prepared, largest in _prepared_leaks(
+        train,
+        holdout,
+        synthetic,
+        keys=keys,
+        sensitive=sensitive,
+        leaks=list(sizes),
+        draws=draws,
+        numeric_tolerance=numeric_tolerance,
+        rare_share=rare_share,
+        confidence=confidence,
+        seed=_seed(random_state),
+        max_queries=max_queries,
+    ):
+        for size in sizes[leak]:
+            found = [prepared.p_values(d, min(int(size), largest)) for d in range(draws)]
+            for family in FAMILIES[leak]:
+                out[leak, int(size), family] = _caught_share(found, family, held, confidence)
+    return out
+
+
+def _caught_share(found: list[dict], family: str, held: Mapping, confidence: float) -> float:
+    """The share of draws (their tests' p-values) in which ``family`` reads risk."""
+    fixed = held.get(family, {})
+    return float(
+        np.mean(
+            [
+                family_caught(_of_family(p, family) | fixed, family=family, confidence=confidence)
+                for p in found
+            ]
+        )
+    )
+
+
+def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed) -> list:
+    """The limits of one leak, one per family that judges it. Every draw's p-values at a size are
+    read once and shared by the families; while searching, a size's draws are read only until its
+    decision is certain (enough caught, or too many missed), and the rates stated at the limit and
+    below it are read on every draw."""
+    found: dict[int, list[dict]] = {}
+    needed = math.ceil(rate * draws - 1e-9)  # draws caught that meet the rate
+
+    def caught(size: int, draw: int, family: str) -> bool:
+        read = found.setdefault(size, [])
+        while len(read) <= draw:
+            read.append(prepared.p_values(len(read), size))
+        fixed = held.get(family, {})
+        return family_caught(_of_family(read[draw], family) | fixed, family=family, confidence=confidence)
+
+    def decided(size: int, family: str) -> float:
+        """A share on the same side of ``rate`` as the share of every draw."""
+        hits = 0
+        for draw in range(draws):
+            hits += caught(size, draw, family)
+            if hits >= needed or draw + 1 - hits > draws - needed:
+                break
+        return hits / draws if hits >= needed else (draws - (draw + 1 - hits)) / draws
+
+    def share(size: int, family: str) -> float:
+        return float(np.mean([caught(size, draw, family) for draw in range(draws)]))
+
+    out = []
+    for family in FAMILIES[leak]:
+        limit, _, below, _ = smallest_caught(partial(decided, family=family), largest, rate)
+        at_limit = share(largest if limit is None else limit, family)
+        at_below = None if below is None else share(below, family)
+        out.append(
+            DetectionLimit(
+                leak=leak,
+                family=family,
+                limit=limit,
+                release_size=release_size,
+                largest=largest,
+                draws=draws,
+                rate=float(rate),
+                rate_at_limit=at_limit,
+                below=below,
+                rate_below=at_below,
+                random_state=seed,
+                tests=tuple(_of_family(found[largest if limit is None else limit][0], family)),
+                held=tuple(held.get(family, {})),
+            )
+        )
+        logger.info("detection limit, %s by the %s tests: %s", leak, family, limit)
+    return out
+
+
+def _of_family(p_values: dict, family: str) -> dict:
+    return {key: p for key, p in p_values.items() if _FAMILY_OF[key.split("[", 1)[0]] == family}
+
+
+#: The family of each test re-run.
+_FAMILY_OF = {
+    "copy_test": "identity",
+    "rare_copy_test": "identity",
+    "nn_mia_tpr_at_0.1pct": "membership",
+    "nn_mia_tpr_at_1pct": "membership",
+    "near_copy_test": "membership",
+    "rare_attribution_test": "attribute",
+}
