@@ -102,7 +102,17 @@ from privlib.results import NO_EVIDENCE, RISK
 from privlib.schema import CATEGORICAL, NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
 from privlib.search_reuse import shared_searches
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Integer, Number, RandomState, Table, validate_params
+from privlib.validation import (
+    CONFIDENCE,
+    Instance,
+    Integer,
+    Names,
+    Number,
+    RandomState,
+    Subset,
+    Table,
+    validate_params,
+)
 
 __all__ = [
     "DEFAULT_DRAWS",
@@ -706,6 +716,10 @@ def family_caught(p_values: Mapping[str, float], *, family: str, confidence: flo
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
         "max_queries": [Integer(low=2), None],
+        "keys": [Names(), None],
+        "sensitive": [Names(), None],
+        "held": [Instance(Mapping, description="a mapping of family to {test: p-value}"), None],
+        "leaks": [Subset(*LEAKS)],
     }
 )
 def detection_limits(
@@ -885,6 +899,23 @@ def _prepared_leaks(
         yield leak, prepared, largest
 
 
+@validate_params(
+    {
+        "train": [Table()],
+        "holdout": [Table()],
+        "synthetic": [Table()],
+        "sizes": [Instance(Mapping, description="a mapping of leak to its sizes")],
+        "keys": [Names(), None],
+        "sensitive": [Names(), None],
+        "held": [Instance(Mapping, description="a mapping of family to {test: p-value}"), None],
+        "draws": [Integer(low=1, high=10_000)],
+        "numeric_tolerance": [Number(low=0, high=1)],
+        "rare_share": [Number(low=0, high=1, closed="right")],
+        "confidence": [CONFIDENCE],
+        "random_state": [RandomState()],
+        "max_queries": [Integer(low=2), None],
+    }
+)
 def detection_rates(
     *,
     train,

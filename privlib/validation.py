@@ -190,6 +190,23 @@ class Options(_Constraint):
         return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
 
 
+class Subset(_Constraint):
+    """A non-empty list or tuple of distinct values, each one of a fixed set."""
+
+    def __init__(self, *options):
+        self.options = options
+        self.description = "a non-empty list of some of " + ", ".join(repr(o) for o in options)
+
+    def problem(self, value, name):
+        ok = (
+            isinstance(value, (list, tuple))
+            and len(value) > 0
+            and len(set(map(repr, value))) == len(value)
+            and all(Options(*self.options).problem(v, name) is None for v in value)
+        )
+        return None if ok else f"`{name}` must be {self.description}, got {_short(value)}."
+
+
 class Names(_Constraint):
     """A column name or a non-empty list of them (names are strings or numbers)."""
 

@@ -33,6 +33,7 @@ from privlib.validation import (
     Numbers,
     Options,
     RandomState,
+    Subset,
     Table,
     check_value,
 )
@@ -90,6 +91,8 @@ def valid_value(constraint):
         return middle if isinstance(constraint, Number) else [middle]
     if isinstance(constraint, Options):
         return constraint.options[0]
+    if isinstance(constraint, Subset):
+        return [constraint.options[0]]
     if isinstance(constraint, Names):
         return "sex"
     if isinstance(constraint, RandomState):

@@ -108,3 +108,13 @@ def test_constraints_describe_what_they_accept():
         with pytest.raises(PrivlibError) as error:
             f(**arguments)
         assert type(error.value) is kind and str(error.value).startswith(message), (str(error.value), message)
+
+
+def test_a_subset_is_a_non_empty_list_of_distinct_options():
+    from privlib.validation import Subset
+
+    leaks = Subset("verbatim", "near copies")
+    for accepted in (["verbatim"], ("near copies", "verbatim")):
+        assert leaks.problem(accepted, "leaks") is None
+    for refused in ([], "verbatim", ["verbatim", "verbatim"], ["exact"], [1], None):
+        assert leaks.problem(refused, "leaks").startswith("`leaks` must be a non-empty list of some of")
