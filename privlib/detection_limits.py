@@ -817,9 +817,10 @@ def detection_limits(
 
 def _seed(random_state) -> int:
     """An integer seed from ``random_state`` (a fresh one for ``None``), kept in the results."""
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2**31 - 1))
-    return int(np.random.default_rng().integers(2**31 - 1)) if random_state is None else int(random_state)
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        # None: a fresh seed, as every stochastic function of the kit reads it
+        return int(np.random.default_rng(random_state).integers(2**31 - 1))
+    return int(random_state)
 
 
 def _piece(leak, state, orders, pieces, keys, sensitive, seed, draw: int, piece: int) -> pd.DataFrame:
