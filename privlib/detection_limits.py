@@ -92,6 +92,8 @@ from privlib.rare_copies import DEFAULT_RARE_SHARE, rare_records
 from privlib.records import (
     DEFAULT_NUMERIC_TOLERANCE,
     LOW_FPRS,
+    _copy_numbers,
+    _copy_parts,
     _copy_widths,
     _has_copy,
     _upper_tail,
@@ -99,7 +101,7 @@ from privlib.records import (
     low_fpr_key,
 )
 from privlib.results import NO_EVIDENCE, RISK
-from privlib.schema import CATEGORICAL, NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
+from privlib.schema import NUMERIC, TableEncoder, check_columns, infer_kinds, numeric_values
 from privlib.search_reuse import shared_searches
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import (
@@ -338,20 +340,6 @@ def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) ->
             new[open_], nearest_planted(query[open_], planted, encoder, within=new[open_])
         )
     return new
-
-
-def _copy_parts(frame: pd.DataFrame, widths: Mapping) -> list[pd.Series]:
-    """The values a copy repeats exactly (as :func:`privlib.records.copy_test` reads them): every
-    non-numeric value, and whether each number is missing."""
-    exact = [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in widths]
-    return exact + [frame[c].isna().reset_index(drop=True) for c in widths]
-
-
-def _copy_numbers(frame: pd.DataFrame, widths: Mapping) -> np.ndarray:
-    """The numbers a copy repeats within its width, a missing one as 0 (its group pairs missing
-    with missing)."""
-    columns = [np.nan_to_num(numeric_values(frame[c]), nan=0.0) for c in widths]
-    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 
 
 # --------------------------------------------------------------------------------------------

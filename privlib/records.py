@@ -608,30 +608,32 @@ def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[floa
     return (difference - math.hypot(p1 - low1, high2 - p2), difference + math.hypot(high1 - p1, p2 - low2))
 
 
+def _copy_parts(frame: pd.DataFrame, widths: Mapping) -> list[pd.Series]:
+    """The values a copy repeats exactly: every non-numeric value, and whether each number (a
+    column of ``widths``) is missing."""
+    exact = [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in widths]
+    return exact + [frame[c].isna().reset_index(drop=True) for c in widths]
+
+
+def _copy_numbers(frame: pd.DataFrame, widths: Mapping) -> np.ndarray:
+    """The numbers a copy repeats within its width, a missing one as 0 (the exact part pairs
+    missing with missing)."""
+    columns = [np.nan_to_num(numeric_values(frame[c]), nan=0.0) for c in widths]
+    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
+
+
 def _has_copy(reals: Sequence[pd.DataFrame], synthetic: pd.DataFrame, tolerance: dict) -> list[np.ndarray]:
     """Per record of each real table: some synthetic record equals it, numbers within
     ``tolerance`` (a width per numeric column; missing equal to missing). The synthetic records
     are coded and sorted once for all the real tables."""
-    numeric = list(tolerance)
-
-    def exact_part(frame):  # the other values, and whether each number is missing
-        return [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in tolerance] + [
-            frame[c].isna().reset_index(drop=True) for c in numeric
-        ]
-
-    *per_table, synthetic_groups = joint_codes([exact_part(t) for t in (*reals, synthetic)])
+    *per_table, synthetic_groups = joint_codes([_copy_parts(t, tolerance) for t in (*reals, synthetic)])
     real_groups, ends = np.concatenate(per_table), np.cumsum([len(t) for t in reals])[:-1]
-    if not numeric:
+    if not tolerance:
         return np.split(np.isin(real_groups, synthetic_groups), ends)
-
-    def numbers(tables):  # a missing number is set to 0: the exact part pairs missing with missing
-        return np.vstack(
-            [np.column_stack([np.nan_to_num(numeric_values(t[c]), nan=0.0) for c in numeric]) for t in tables]
-        )
-
-    x, y = numbers(reals), numbers([synthetic])
+    x = np.vstack([_copy_numbers(t, tolerance) for t in reals])
+    y = _copy_numbers(synthetic, tolerance)
     # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
-    width = np.array([tolerance[c] for c in numeric]) * (1 + 1e-9)
+    width = np.array(list(tolerance.values())) * (1 + 1e-9)
     found = count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
     return np.split(found, ends)
 
