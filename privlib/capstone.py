@@ -208,7 +208,7 @@ def exact_tests(families) -> tuple:
     import dataclasses
     import typing
 
-    from privlib.audit.measures import CATALOGUE
+    from privlib.catalogue import CATALOGUE
 
     def reports_p(spec) -> bool:
         returned = typing.get_type_hints(spec.function.resolve()).get("return")

@@ -3,7 +3,7 @@
 Data below the measures: this module imports only :mod:`privlib.rules` (which builds the rules
 shared by several measures), so that judging a result (:func:`privlib.thresholds.judge`) loads no
 measure, no audit and no rendering. A measure's declaration
-(:mod:`privlib.audit.measures`) takes its rule from :data:`RULES` under its own key;
+(listed in :mod:`privlib.catalogue`) takes its rule from :data:`RULES` under its own key;
 ``tests/test_measures.py`` checks that every declared rule is the one here.
 """
 

@@ -1,8 +1,8 @@
 """What a rule is (:class:`Threshold`: cut-off, direction, source and words) and the pieces that
 several rules share: the rules of a family of measures, and the sources they cite.
 
-Each measure's rule is written in its declaration, in :mod:`privlib.audit.measures`, beside its
-title and wiring; :data:`privlib.thresholds.REGISTRY` reads them from there. A cut-off is either
+Each measure's rule is written in its declaration, beside its title and wiring (the catalogue,
+:mod:`privlib.catalogue`, lists them); :data:`privlib.thresholds.REGISTRY` reads them from there. A cut-off is either
 **published** (a paper and where in it) or a **kit default** judged against the measure's baseline
 with a stated margin; the rule says which, and why.
 

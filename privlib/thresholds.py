@@ -1,8 +1,8 @@
 """The threshold registry: one place for every cut-off, its direction, its source and its words.
 
-Each entry is keyed by ``Result.measure`` and is declared once, in :mod:`privlib.measure_rules`
-(data below the measures, which the measures' declarations in :mod:`privlib.audit.measures` take
-their rules from): judging a result loads no measure, audit, plotting or model library. A cut-off
+Each entry is keyed by ``Result.measure`` and is declared once, in the measure's declaration
+(read from :mod:`privlib.catalogue`): judging a result loads no audit, rendering or templating
+module. A cut-off
 is either **published** (a paper and where in it) or a **kit default** judged against the
 measure's baseline with a stated margin (e.g. "an attack AUC above 0.5 by more than 0.05"); the
 entry says which, and why. Three kinds of rule exist:
@@ -40,8 +40,8 @@ from collections.abc import Mapping
 from numbers import Real
 from types import MappingProxyType
 
+from privlib.catalogue import RULES
 from privlib.errors import PrivlibError
-from privlib.measure_rules import RULES
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.rules import Threshold, corrected_verdict, is_missing
 
@@ -56,8 +56,8 @@ __all__ = [
 ]
 
 
-#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; from
-#: :mod:`privlib.measure_rules`).
+#: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; from the declarations
+#: listed in :mod:`privlib.catalogue`).
 REGISTRY: Mapping[str, Threshold] = MappingProxyType(RULES)
 
 

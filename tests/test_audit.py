@@ -31,8 +31,8 @@ from privlib.audit import (
     run,
     sha256,
 )
-from privlib.audit.catalogue import release
 from privlib.audit.report import NOT_ASSESSED
+from privlib.declaration import release
 from privlib.errors import DataError, ParameterError, PrivlibError
 from privlib.pipeline import params_file, run_course
 from privlib.results import NO_EVIDENCE, RISK, Result
@@ -270,7 +270,7 @@ def test_unknown_thresholds_and_settings_are_refused_with_the_valid_keys():
         AuditSpec.build(train="t.csv", synthetic="s.csv", seed=-5)
 
 
-def test_the_fidelity_sample_is_a_record_count_or_every_record(tmp_path):
+def test_the_fidelity_sample_is_a_record_count_orevery_record(tmp_path):
     def sample(**given):
         return AuditSpec.build(train="t.csv", synthetic="s.csv", **given).fidelity_sample
 
@@ -472,8 +472,7 @@ def test_report_plots_draw_the_given_points():
     ("n_train", "n_holdout", "every", "of_both"), [(30, 50, 30, 50), (25_000, 1_000, 20_000, 20_000)]
 )
 def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, every, of_both):
-    from privlib.audit.catalogue import Context
-    from privlib.audit.measures import MAX_ATTACK_TARGETS, _every_record, _every_record_of_both
+    from privlib.declaration import MAX_ATTACK_TARGETS, Context, every_record, every_record_of_both
 
     assert MAX_ATTACK_TARGETS == 20_000
     tables = {
@@ -491,7 +490,7 @@ def test_criteria_attacks_target_every_record_up_to_a_bound(n_train, n_holdout, 
         binned=lambda table: table,
         kinds={},
     )
-    assert (_every_record(context), _every_record_of_both(context)) == (every, of_both)
+    assert (every_record(context), every_record_of_both(context)) == (every, of_both)
 
 
 def test_a_family_decided_by_an_exact_test_names_its_adjusted_p_value(files):

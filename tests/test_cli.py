@@ -23,15 +23,15 @@ import pytest
 
 import privlib as pl
 from privlib.audit import comparable_metrics
-from privlib.audit.catalogue import Context
-from privlib.audit.measures import CATALOGUE
+from privlib.catalogue import CATALOGUE
 from privlib.cli import main
+from privlib.declaration import Context
 from privlib.pipeline import AUDIT_FILES
 from privlib.schema import infer_kinds
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-#: The inputs the audit of these tests gives (keys of ``privlib.audit.catalogue.NEEDS``): no
+#: The inputs the audit of these tests gives (keys of ``privlib.declaration.NEEDS``): no
 #: generator for the targeted attack.
 GIVEN = {"holdout", "keys", "sensitive", "several_synthetic", "population_size"}
 

@@ -242,6 +242,8 @@ CORE = (
     "privlib.uncertainty",
     "privlib.rules",
     "privlib.measure_rules",
+    "privlib.declaration",
+    "privlib.catalogue",
     "privlib.thresholds",
     "privlib.validation",
     "privlib.schema",

@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 import privlib
-from privlib.audit.catalogue import FAMILIES, NEEDS, FamilyKey, MeasureSpec, Need, Reference
-from privlib.audit.measures import _DECLARED, CATALOGUE, MEASURES
+from privlib.catalogue import _DECLARED, CATALOGUE, MEASURES
+from privlib.declaration import FAMILIES, NEEDS, FamilyKey, MeasureSpec, Need, Reference
 from privlib.results import Result
 from privlib.rules import Threshold
 from privlib.thresholds import REGISTRY as RULES
@@ -294,7 +294,7 @@ def test_a_threshold_direction_that_is_not_true_or_false_fails(direction):
 
 def test_a_module_that_declares_a_typo_fails_at_import(tmp_path, monkeypatch):
     (tmp_path / "scratch_declarations.py").write_text(
-        "from privlib.audit.catalogue import MeasureSpec\n"
+        "from privlib.declaration import MeasureSpec\n"
         "SPEC = MeasureSpec('scratch', 'Scratch', 'identiy', None)\n",
         encoding="utf-8",
     )

@@ -188,8 +188,7 @@ def test_the_audit_gives_every_distance_measure_the_bound_and_its_seed():
     """50,000 records per table, well above the 2,000 of the pinned audits, and the audit's seed,
     so that the measures read the same records and the audit searches each question once."""
     from privlib.audit import CATALOGUE
-    from privlib.audit.catalogue import Context
-    from privlib.audit.measures import MAX_DISTANCE_QUERIES
+    from privlib.declaration import MAX_DISTANCE_QUERIES, Context
 
     assert MAX_DISTANCE_QUERIES == 50_000
     table = pd.DataFrame({"a": np.zeros(4)})
@@ -216,7 +215,7 @@ def test_an_audit_of_tables_beyond_the_bound_states_its_samples(monkeypatch):
     """The audit passes the bound to every distance measure; each names the sample in its details
     and reading, and the first page says what a sample cannot show."""
     import privlib as pl
-    import privlib.audit.measures as measures
+    import privlib.catalogue as measures
     from privlib.render.audit_pages import decision_html
 
     adult = pl.datasets.load_dataset("adult")

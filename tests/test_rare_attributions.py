@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import fisher_exact, norm
 
 import privlib as pl
-from privlib.audit.measures import CATALOGUE, MEASURES
+from privlib.catalogue import CATALOGUE, MEASURES
 from privlib.errors import ParameterError, PrivlibError
 from privlib.rare_attributions import rare_attribution_test
 from privlib.thresholds import judge

@@ -32,7 +32,7 @@ matplotlib.use("Agg")
 
 
 def _judged(result):
-    """The verdict the registry's rule gives (privlib.audit.measures declares it)."""
+    """The verdict the registry's rule gives (its declaration holds it)."""
     return judge(result).verdict
 
 

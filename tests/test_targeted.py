@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import mannwhitneyu, norm
 
 from privlib import targeted
-from privlib.audit.measures import MEASURES
+from privlib.catalogue import MEASURES
 from privlib.errors import PrivlibError
 from privlib.thresholds import judge
 

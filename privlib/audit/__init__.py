@@ -3,8 +3,8 @@
 * :mod:`privlib.audit.spec`: :class:`AuditSpec`, every setting of an audit (defaults live there);
 * :mod:`privlib.audit.inputs` and :mod:`privlib.audit.checks`: read and check the tables;
 * :mod:`privlib.audit.params`: params files (YAML) and the tables of a bundled-dataset audit;
-* :mod:`privlib.audit.catalogue`: what a measure declaration is; :mod:`privlib.audit.measures`:
-  every measure, declared once (title, family, threshold rule, audit wiring);
+* the measures the audit runs are read from :mod:`privlib.catalogue` (each measure declared once,
+  in its own module, with :class:`privlib.declaration.MeasureSpec`);
 * :mod:`privlib.audit.runner`: :func:`run`, which computes, judges once and returns
 * :mod:`privlib.audit.report`: :class:`AuditReport`, the typed result that HTML, PDF, the
   notebook display and ``metrics.json`` come from.
@@ -24,19 +24,19 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from privlib.audit.catalogue import FAMILIES, MeasureSpec
     from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs, sha256
-    from privlib.audit.measures import CATALOGUE, MEASURES
     from privlib.audit.params import materialise, read_params
     from privlib.audit.report import AuditReport, comparable_metrics, metrics_schema
     from privlib.audit.runner import Audit, AuditError, inputs_of, run
     from privlib.audit.spec import AuditSpec
+    from privlib.catalogue import CATALOGUE, MEASURES
+    from privlib.declaration import FAMILIES, MeasureSpec
 
-#: Where each public name lives (its module under ``privlib.audit``).
+#: Where each public name lives (its module, under ``privlib.audit`` unless dotted).
 _HOMES = {
-    "catalogue": ("FAMILIES", "MeasureSpec"),
+    "privlib.declaration": ("FAMILIES", "MeasureSpec"),
     "inputs": ("MIN_ROWS", "AuditInputs", "load_audit_inputs", "sha256"),
-    "measures": ("CATALOGUE", "MEASURES"),
+    "privlib.catalogue": ("CATALOGUE", "MEASURES"),
     "params": ("materialise", "read_params"),
     "report": ("AuditReport", "comparable_metrics", "metrics_schema"),
     "runner": ("Audit", "AuditError", "inputs_of", "run"),
@@ -68,7 +68,8 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in _HOME_OF:
-        value = getattr(import_module(f"privlib.audit.{_HOME_OF[name]}"), name)
+        home = _HOME_OF[name]
+        value = getattr(import_module(home if "." in home else f"privlib.audit.{home}"), name)
         globals()[name] = value  # once looked up, an ordinary attribute
         return value
     raise AttributeError(f"module 'privlib.audit' has no attribute {name!r}")

@@ -3,8 +3,8 @@ section, the sentences that explain two verdicts of one family that differ, and 
 of a family's exact tests (:func:`family_decision`), which the family rule
 (:mod:`privlib.audit.family_rule`) reads.
 
-These need each measure's title and family (:mod:`privlib.audit.measures`), so they live here
-rather than in :mod:`privlib.thresholds`, which judges a result without importing any measure.
+These need each measure's title and family (:mod:`privlib.catalogue`) and speak for the audit, so
+they live here rather than in :mod:`privlib.thresholds`, which only judges a result.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from privlib.audit.measures import MEASURES
+from privlib.catalogue import MEASURES
 from privlib.results import NO_EVIDENCE, RISK
 from privlib.uncertainty import DEFAULT_CONFIDENCE
 

@@ -2,7 +2,7 @@
 
 :func:`run` is the one entry point: the CLI (through the audit notebook) and a notebook user call
 it, with DataFrames or paths. It reads and checks the inputs, runs each entry of
-:data:`~privlib.audit.measures.CATALOGUE` (or records why it was skipped), judges every result with
+:data:`~privlib.catalogue.CATALOGUE` (or records why it was skipped), judges every result with
 the threshold registry and the spec's overrides (:func:`privlib.thresholds.judge`), and returns an
 :class:`~privlib.audit.report.AuditReport`. It computes nothing itself: every number comes from the
 public function a notebook would call.
@@ -28,10 +28,8 @@ from typing import Any
 
 import pandas as pd
 
-from privlib.audit.catalogue import FAMILIES, NEEDS, Context, FamilyKey, MeasureSpec, Need
 from privlib.audit.family_rule import SEVERITY, Judged, family_verdict
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
-from privlib.audit.measures import CATALOGUE
 from privlib.audit.report import (
     DO_NOT_RELEASE,
     NO_EVIDENCE_FOUND,
@@ -48,6 +46,8 @@ from privlib.audit.report import (
     plain_number,
 )
 from privlib.audit.spec import AuditSpec
+from privlib.catalogue import CATALOGUE
+from privlib.declaration import FAMILIES, NEEDS, Context, FamilyKey, MeasureSpec, Need
 from privlib.errors import DataError, ParameterError, PrivlibError, blanked
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, Result
 from privlib.schema import NUMERIC, infer_kinds

@@ -93,7 +93,7 @@ def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -
 def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, Any]]:
     """``(record, result, plot)`` for every computed measure of ``family`` that has a figure (a
     report read back from metrics.json has no results to draw, so none)."""
-    from privlib.audit.measures import MEASURES
+    from privlib.catalogue import MEASURES
 
     return [
         (m, report.result(m.key), MEASURES[m.measure].plot)
@@ -105,7 +105,7 @@ def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, 
 def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord, pd.DataFrame]]:
     """``(record, table)`` for every computed measure of ``family`` whose declaration shows a
     table (none for a report read back from metrics.json, which has no results)."""
-    from privlib.audit.measures import MEASURES
+    from privlib.catalogue import MEASURES
 
     shown = []
     for m in report.by_family(family):

@@ -1,7 +1,7 @@
 """The audit report's glossary and references, generated from what the report says.
 
 The glossary has one entry per term of :data:`TERMS` that the report's text uses (the measures'
-own titles, rules and sources, from their declarations in :mod:`privlib.audit.measures`, are in
+own titles, rules and sources, from their declarations in :mod:`privlib.catalogue`, are in
 the verdict lines and the appendix). The references list each work of
 :data:`REFERENCES` that the report's text cites, one work per entry. Both read the report's text
 (its JSON dump and the fixed sentences of its pages), so a term or work the report does not use

@@ -1,88 +1,37 @@
-"""Every measure of the kit, declared once: title, family, threshold rule and audit wiring.
+"""The catalogue: every measure's declaration, in the order the audit runs and the report shows them.
 
-Each :class:`~privlib.audit.catalogue.MeasureSpec` below is keyed by the ``Result.measure`` of the
-results its function returns and carries the :class:`~privlib.rules.Threshold` that judges them,
-with its cut-off, source and words, taken under its key from :data:`privlib.measure_rules.RULES`
-(data below the measures, which the threshold registry :data:`privlib.thresholds.REGISTRY` reads
-too, so that judging a result loads no audit module). :data:`MEASURES` holds the declarations; the
-audit's :data:`CATALOGUE` is read from it, so a measure's title and wiring are typed once.
-
-This module imports no measure module and no plotting library: a declaration names its function,
-and a table helper of a measure module, by a :class:`~privlib.audit.catalogue.Reference` (imported
-on first call), and its figure helpers import the plots when they draw. So judging a result, which
-reads the rules here, loads none of them. ``tests/test_measures.py`` checks that every public
-measure is declared here exactly once, that every result the audit can produce has a rule and that
-every reference resolves. To add a measure, see ``privlib/audit/README.md``.
+A measure is a unit: its module holds its key, its result, its function with its constraints and
+its declaration (:class:`~privlib.declaration.MeasureSpec`: title, family, threshold rule with its
+source, and audit wiring). This module only lists those declarations, in order, and reads from
+them the maps the rest of the kit uses: :data:`MEASURES` (every declaration by key),
+:data:`CATALOGUE` (the ones the audit lists) and :data:`RULES` (each key's threshold rule, which
+:func:`privlib.thresholds.judge` reads). It imports no audit, rendering or plotting module.
+Declarations not yet moved into their measure's module are written here. To add a measure, see
+``privlib/audit/README.md``.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from privlib.audit.catalogue import Context, MeasureSpec, Reference, release, with_settings
+from privlib.declaration import (
+    DISCRIMINATOR_SAMPLE,
+    MAX_DISTANCE_QUERIES,
+    SAMPLED_RELEASE,
+    Context,
+    MeasureSpec,
+    Reference,
+    criterion,
+    every_record,
+    every_record_of_both,
+    release,
+    with_settings,
+)
 from privlib.measure_rules import RULES
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import NUMERIC, harmonize
 
-__all__ = ["MEASURES", "CATALOGUE"]
-
-#: Most records per table the discriminator fits and scores (a seeded sample beyond it, stated
-#: in its reading): its repeated fits cost as much as several whole-table neighbour searches at a
-#: million records, while its intervals at this size are already narrower than its margin.
-DISCRIMINATOR_SAMPLE = 100_000
-
-
-#: Most targets an attack of the criteria draws per group. Up to it every record is a target; past
-#: it a seeded draw of this many keeps the cost of a large audit bounded, while the interval of a
-#: rate over 20,000 targets (at most +-0.007) stays far inside the rules' margin of 0.05. The
-#: reading names the number of attacks made.
-MAX_ATTACK_TARGETS = 20_000
-
-#: Most records per table whose nearest-neighbour distances the distance measures read (a seeded
-#: sample beyond it, the same records for every distance measure, each searched among every
-#: record, stated in their readings): a search of every record of a table costs about a whole-table
-#: search per measure question, nine of them at a million records. Over 50,000 records per table
-#: the 95% interval of adversarial accuracy spans about +-0.003 and that of the privacy loss about
-#: +-0.005 (benchmarks/README.md, 200,000 Adult-like records), a tenth of their margins (0.05 and
-#: 0.1) or less; a test at a false-positive rate of 0.1% still rests on 50 holdout records. Exact
-#: copies are counted on every record (copy_test), whatever the size.
-MAX_DISTANCE_QUERIES = 50_000
-
-
-def _every_record(context: Context) -> int:
-    """Attacks of each criterion of Opinion 05/2014 (singling out, linkability, inference): one
-    per training record, every record a target up to :data:`MAX_ATTACK_TARGETS`, so that the
-    attacks have all the power the data give (the functions draw no more targets than the smaller
-    of training and control has)."""
-    return min(len(context.train), MAX_ATTACK_TARGETS)
-
-
-def _every_record_of_both(context: Context) -> int:
-    """Targets per group of the inference attack, which draws each group's own number: every
-    training and every holdout record, whichever table is larger (a larger control narrows the
-    control rate's interval), up to :data:`MAX_ATTACK_TARGETS`."""
-    assert context.holdout is not None  # the measure needs a holdout
-    return min(max(len(context.train), len(context.holdout)), MAX_ATTACK_TARGETS)
-
-
-# -- argument builders ---------------------------------------------------------------------------
-def _distance_release(context: Context) -> dict:
-    """The release, its distances read on at most :data:`MAX_DISTANCE_QUERIES` records per table."""
-    return release(context) | {"max_queries": MAX_DISTANCE_QUERIES}
-
-
-_SAMPLED_RELEASE = with_settings(_distance_release, random_state="seed")
-
-
-def _criterion(**fixed):
-    """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
-    return with_settings(
-        lambda c: (
-            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": _every_record(c)}
-            | fixed
-        ),
-        random_state="seed",
-    )
+__all__ = ["MEASURES", "CATALOGUE", "RULES"]
 
 
 def _cap_arguments(context: Context) -> dict:
@@ -216,7 +165,7 @@ _DECLARED = (
         "identity",
         RULES["dcr_zero_share"],
         Reference("privlib.identity:dcr_summary"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         plot=_plot_dcr,
     ),
     MeasureSpec(
@@ -239,7 +188,7 @@ _DECLARED = (
         "identity",
         RULES["singling_out_univariate"],
         Reference("privlib.identity:singling_out"),
-        _criterion(mode="univariate"),
+        criterion(mode="univariate"),
         needs=("holdout",),
         at_risk=lambda r: (
             r.attack_successes,
@@ -252,7 +201,7 @@ _DECLARED = (
         "identity",
         RULES["singling_out_multivariate"],
         Reference("privlib.identity:singling_out"),
-        _criterion(mode="multivariate", n_cols=3),
+        criterion(mode="multivariate", n_cols=3),
         needs=("holdout",),
     ),
     MeasureSpec(
@@ -267,7 +216,7 @@ _DECLARED = (
                 "train": c.train,
                 "control": c.holdout,
                 "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
-                "n_attacks": _every_record(c),
+                "n_attacks": every_record(c),
             },
             random_state="seed",
         ),
@@ -332,7 +281,7 @@ _DECLARED = (
                 "control": c.holdout,
                 "secret": c.target,
                 "aux_columns": list(c.keys),
-                "n_attacks": _every_record_of_both(c),
+                "n_attacks": every_record_of_both(c),
             },
             random_state="seed",
         ),
@@ -361,7 +310,7 @@ _DECLARED = (
         "membership",
         RULES["dcr_holdout_share"],
         Reference("privlib.membership:dcr_holdout_share"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         needs=("holdout",),
     ),
     MeasureSpec(
@@ -370,7 +319,7 @@ _DECLARED = (
         "membership",
         RULES["threshold_attack_precision"],
         Reference("privlib.membership:threshold_attack"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         needs=("holdout",),
         plot=_plot_threshold_attack,
     ),
@@ -380,7 +329,7 @@ _DECLARED = (
         "membership",
         RULES["nn_mia_auc"],
         Reference("privlib.membership:nn_mia"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         needs=("holdout",),
         plot=_plot_nn_mia,
     ),
@@ -391,7 +340,7 @@ _DECLARED = (
         "membership",
         RULES["nn_mia_tpr_at_0.1pct"],
         Reference("privlib.membership:nn_mia_low_fpr"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         needs=("holdout",),
         plot=_plot_low_fpr,
         table=Reference("privlib.records:operating_points"),
@@ -552,7 +501,7 @@ _DECLARED = (
         "membership",
         RULES["near_copy_test"],
         Reference("privlib.attacks:near_copy_test"),
-        _SAMPLED_RELEASE,
+        SAMPLED_RELEASE,
         needs=("holdout",),
         table=lambda r: r.per_attack(),
         at_risk=lambda r: (
@@ -584,3 +533,6 @@ MEASURES: dict[str, MeasureSpec] = {spec.key: spec for spec in _DECLARED}
 
 #: The measures the audit lists, in the order it runs them.
 CATALOGUE: tuple[MeasureSpec, ...] = tuple(spec for spec in _DECLARED if spec.audited)
+
+#: Each measure's threshold rule, by key (a measure compared by eye has none).
+RULES: dict = {spec.key: spec.rule for spec in _DECLARED if spec.rule is not None}

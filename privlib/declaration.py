@@ -4,7 +4,8 @@ A :class:`MeasureSpec` is everything the kit knows about one measure, under one 
 ``Result.measure`` of its results): human title, family, threshold rule (with its source and
 words), and, when the audit runs it, the public function it calls, the inputs it needs, how its
 keyword arguments are built from the audit's tables and settings, and its figure, table and
-records-at-risk counter. The declarations themselves are in :mod:`privlib.audit.measures`.
+records-at-risk counter. Each measure's module holds its declaration; :mod:`privlib.catalogue`
+lists them in order. This module is part of the core: it imports nothing above the measures.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ __all__ = [
     "NEEDS",
     "with_settings",
     "release",
+    "criterion",
+    "every_record",
+    "every_record_of_both",
+    "distance_release",
+    "SAMPLED_RELEASE",
+    "DISCRIMINATOR_SAMPLE",
+    "MAX_ATTACK_TARGETS",
+    "MAX_DISTANCE_QUERIES",
 ]
 
 #: The kinds of disclosure, each a section of the report (:data:`FAMILIES`).
@@ -325,3 +334,64 @@ def with_settings(build: Callable[[Context], dict], **settings: str) -> Callable
 def release(context: Context) -> dict:
     """The three tables of a release, by role: training, holdout and the synthetic data assessed."""
     return {"train": context.train, "holdout": context.holdout, "synthetic": context.synthetic}
+
+
+# -- arguments shared by several measures' declarations ----------------------------------
+#: Most records per table the discriminator fits and scores (a seeded sample beyond it, stated
+#: in its reading): its repeated fits cost as much as several whole-table neighbour searches at a
+#: million records, while its intervals at this size are already narrower than its margin.
+DISCRIMINATOR_SAMPLE = 100_000
+
+
+#: Most targets an attack of the criteria draws per group. Up to it every record is a target; past
+#: it a seeded draw of this many keeps the cost of a large audit bounded, while the interval of a
+#: rate over 20,000 targets (at most +-0.007) stays far inside the rules' margin of 0.05. The
+#: reading names the number of attacks made.
+MAX_ATTACK_TARGETS = 20_000
+
+#: Most records per table whose nearest-neighbour distances the distance measures read (a seeded
+#: sample beyond it, the same records for every distance measure, each searched among every
+#: record, stated in their readings): a search of every record of a table costs about a whole-table
+#: search per measure question, nine of them at a million records. Over 50,000 records per table
+#: the 95% interval of adversarial accuracy spans about +-0.003 and that of the privacy loss about
+#: +-0.005 (benchmarks/README.md, 200,000 Adult-like records), a tenth of their margins (0.05 and
+#: 0.1) or less; a test at a false-positive rate of 0.1% still rests on 50 holdout records. Exact
+#: copies are counted on every record (copy_test), whatever the size.
+MAX_DISTANCE_QUERIES = 50_000
+
+
+def every_record(context: Context) -> int:
+    """Attacks of each criterion of Opinion 05/2014 (singling out, linkability, inference): one
+    per training record, every record a target up to :data:`MAX_ATTACK_TARGETS`, so that the
+    attacks have all the power the data give (the functions draw no more targets than the smaller
+    of training and control has)."""
+    return min(len(context.train), MAX_ATTACK_TARGETS)
+
+
+def every_record_of_both(context: Context) -> int:
+    """Targets per group of the inference attack, which draws each group's own number: every
+    training and every holdout record, whichever table is larger (a larger control narrows the
+    control rate's interval), up to :data:`MAX_ATTACK_TARGETS`."""
+    assert context.holdout is not None  # the measure needs a holdout
+    return min(max(len(context.train), len(context.holdout)), MAX_ATTACK_TARGETS)
+
+
+# -- argument builders ---------------------------------------------------------------------------
+def distance_release(context: Context) -> dict:
+    """The release, its distances read on at most :data:`MAX_DISTANCE_QUERIES` records per table."""
+    return release(context) | {"max_queries": MAX_DISTANCE_QUERIES}
+
+
+#: The release with its distances read on a seeded sample of at most MAX_DISTANCE_QUERIES records.
+SAMPLED_RELEASE = with_settings(distance_release, random_state="seed")
+
+
+def criterion(**fixed):
+    """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
+    return with_settings(
+        lambda c: (
+            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": every_record(c)}
+            | fixed
+        ),
+        random_state="seed",
+    )
