@@ -94,45 +94,6 @@ def _population(context: Context) -> pd.DataFrame:
     return pd.concat([both["train"], both["holdout"]], ignore_index=True)
 
 
-def _plot_dcr(result, ax):
-    from privlib import plots
-
-    shown = {"synthetic to training": result.distances}
-    if result.holdout_distances is not None:
-        shown["holdout to training"] = result.holdout_distances
-    return plots.plot_dcr_histogram(shown, ax=ax, title="Distance to the closest training record")
-
-
-def _plot_cap(result, ax):
-    from privlib import plots
-
-    return plots.plot_cap_scatter(result, ax=ax, title=f"CAP per training record: {result.target[0]}")
-
-
-def _plot_threshold_attack(result, ax):
-    from privlib import plots
-
-    return plots.plot_threshold_precision(result, ax=ax, title="Distance-threshold attack")
-
-
-def _plot_nn_mia(result, ax):
-    from privlib import plots
-
-    return plots.plot_roc(
-        result.fpr, result.tpr, auc=result.auc, ax=ax, title="Nearest-neighbour membership attack"
-    )
-
-
-def _plot_low_fpr(result, ax):
-    from privlib import plots
-
-    return plots.plot_roc_loglog(
-        {"distance to the nearest synthetic record": (result.member_scores, result.nonmember_scores)},
-        ax=ax,
-        title="Distance attack: ROC on log axes",
-    )
-
-
 _DECLARED = (
     # -- identity ---------------------------------------------------------------------------------
     MeasureSpec(
@@ -166,7 +127,7 @@ _DECLARED = (
         RULES["dcr_zero_share"],
         Reference("privlib.identity:dcr_summary"),
         SAMPLED_RELEASE,
-        plot=_plot_dcr,
+        plot=Reference("privlib.measure_figures:dcr_figure"),
     ),
     MeasureSpec(
         "replicated_uniques",
@@ -240,7 +201,7 @@ _DECLARED = (
         _cap_arguments,
         needs=("holdout", "keys", "sensitive"),
         per_target=True,
-        plot=_plot_cap,
+        plot=Reference("privlib.measure_figures:cap_figure"),
         at_risk=lambda r: (
             int((r.per_record == 1).sum()),
             "training records have their sensitive value on every synthetic record with their keys (CAP = 1)",
@@ -321,7 +282,7 @@ _DECLARED = (
         Reference("privlib.membership:threshold_attack"),
         SAMPLED_RELEASE,
         needs=("holdout",),
-        plot=_plot_threshold_attack,
+        plot=Reference("privlib.measure_figures:threshold_attack_figure"),
     ),
     MeasureSpec(
         "nn_mia_auc",
@@ -331,7 +292,7 @@ _DECLARED = (
         Reference("privlib.membership:nn_mia"),
         SAMPLED_RELEASE,
         needs=("holdout",),
-        plot=_plot_nn_mia,
+        plot=Reference("privlib.measure_figures:nn_mia_figure"),
     ),
     MeasureSpec(
         # after nn_mia_auc: it reads that attack's distances again, without a second search
@@ -342,7 +303,7 @@ _DECLARED = (
         Reference("privlib.membership:nn_mia_low_fpr"),
         SAMPLED_RELEASE,
         needs=("holdout",),
-        plot=_plot_low_fpr,
+        plot=Reference("privlib.measure_figures:low_fpr_figure"),
         table=Reference("privlib.records:operating_points"),
         at_risk=lambda r: (
             r.excess_members,
