@@ -36,7 +36,7 @@ UTILITY = {"tstr", "pmse", "mean_tvd"}
 
 #: Values of the placeholders of measure names built with an f-string.
 PLACEHOLDERS = {
-    "mode": ("univariate", "multivariate"),  # criteria.singling_out's two modes
+    "mode": ("univariate", "multivariate"),  # identity.singling_out's two modes
     # records.tpr_at_low_fpr: the kit's attacks at its two false-positive rates (records.LOW_FPRS)
     "attack": ("nn_mia", "density_attack", "shadow_model"),
     "rate": ("0.1", "1"),
@@ -46,6 +46,8 @@ PLACEHOLDERS = {
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
 _KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
 _BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
+# ``KEY = "..."`` (or ``ACCURACY_KEY = ...``): a measure module's key constant, which its function uses
+_CONSTANT = re.compile(r"""^[A-Z_]*KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
 # docstring examples (``>>> ...``): they name measures, they do not produce them
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
 # ``measure: str = "..."``: the default of a Result class
@@ -78,7 +80,7 @@ def measure_names_in_source() -> dict[str, set[str]]:
     for path in sorted(SOURCE.rglob("*.py")):
         text = _DOCTEST.sub("", path.read_text(encoding="utf-8"))
         where = str(path.relative_to(SOURCE.parent))
-        for pattern in (_KEYWORD, _BUILDER):
+        for pattern in (_KEYWORD, _BUILDER, _CONSTANT):
             for match in pattern.finditer(text):
                 for name in expand(match.group(3), match.group(1) == "f", where):
                     found[name].add(where)
@@ -206,7 +208,7 @@ def test_the_scan_expands_f_strings_and_refuses_unknown_placeholders():
 @pytest.mark.parametrize("mode", PLACEHOLDERS["mode"])
 def test_singling_out_results_carry_a_declared_key(mode):
     train = pd.DataFrame({"a": list("xyzwxyzw"), "b": list("ppqqrrss"), "c": list("mnmnmnmn")})
-    result = privlib.criteria.singling_out(
+    result = privlib.identity.singling_out(
         synthetic=train, train=train, control=train, mode=mode, n_cols=2, n_attacks=4, random_state=0
     )
     assert result.measure == f"singling_out_{mode}"
