@@ -22,12 +22,15 @@ anyone else, 1 when it tells everything. Each rate carries a Wilson interval (Wi
 risk's interval propagates the two rates' half-widths to first order, as anonymeter does. The
 inference attack averages each target over ``TIE_DRAWS`` draws of its random tie-break, so its
 rates are means of per-target chances, with the normal interval of a mean; its risk compares the
-two rates at one mix of the secret's values (:func:`inference`).
+two rates at one mix of the secret's values (:func:`privlib.attribute.inference`).
 
-The three attacks (:func:`singling_out`, :func:`linkability`, :func:`inference`) follow the
-paper and anonymeter 1.1.0, the authors' implementation; they run on the kit's own
-nearest-neighbour engine (:mod:`privlib.neighbors`) and predicate evaluator, and differ from
-anonymeter where the docstrings say so:
+The three attacks (:func:`privlib.identity.singling_out`, :func:`privlib.identity.linkability`,
+:func:`privlib.attribute.inference`, one module each) share what this module holds: their
+results' base classes, the rates, risk and verdict, the checks and encoding of the tables, and the
+nearest-synthetic-record search of the last two. They follow the paper and anonymeter 1.1.0,
+the authors' implementation; they run on the kit's own nearest-neighbour engine
+(:mod:`privlib.neighbors`) and predicate evaluator, and differ from anonymeter where the
+docstrings say so:
 
 * **seeding**: every random step (targets, predicates, tie-breaking, baseline guesses) draws from
   one :class:`numpy.random.Generator` made from ``random_state``, so a seed reproduces the
@@ -89,12 +92,6 @@ from privlib.schema import (
 from privlib.uncertainty import WILSON, wilson_interval
 
 __all__ = ["CriterionRisk"]
-
-#: Predicate terms: equal, differs, below, above, at most, at least, is missing, is not missing.
-EQ, NE, LT, GT, LE, GE, ISNA, NOTNA = range(8)
-
-#: Synthetic records drawn per round of the multivariate predicate search.
-_ROUND = 2_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,7 +407,7 @@ def _encode(columns, synthetic, train, control) -> tuple[list[np.ndarray], list[
 #: ``ci_method`` of the risk when its rates are means of tie-averaged chances (normal intervals).
 NORMAL = "normal"
 
-#: Draws of the random tie-break that :func:`inference` averages each attack over: a target's
+#: Draws of the random tie-break that :func:`privlib.attribute.inference` averages each attack over: a target's
 #: success is then its chance over the tie-break rather than one coin flip among equally near
 #: synthetic records, which on data with few distinct keys halves the interval of the risk
 #: (the expected rates are those of one draw).

@@ -12,7 +12,18 @@ from scipy.stats import norm
 import privlib as pl
 from privlib import PrivlibError, criteria
 from privlib.attribute.inference import _guess_is_right
-from privlib.identity.singling_out import _Indexed, _Predicates, _singles_out, singling_out_probability
+from privlib.identity.singling_out import (
+    EQ,
+    GT,
+    ISNA,
+    LE,
+    NE,
+    NOTNA,
+    _Indexed,
+    _Predicates,
+    _singles_out,
+    singling_out_probability,
+)
 from privlib.results import NOT_ASSESSABLE, RISK
 
 
@@ -85,12 +96,12 @@ def test_a_unique_missing_value_singles_out_and_missing_differs_from_values():
 
     table = np.array([[np.nan], [1.0], [2.0]])
     terms = [
-        (criteria.NE, 1.0),
-        (criteria.EQ, 1.0),
-        (criteria.LE, 1.0),
-        (criteria.ISNA, np.nan),
-        (criteria.NOTNA, np.nan),
-        (criteria.GT, 1.0),
+        (NE, 1.0),
+        (EQ, 1.0),
+        (LE, 1.0),
+        (ISNA, np.nan),
+        (NOTNA, np.nan),
+        (GT, 1.0),
     ]
     predicates = _Predicates(
         np.zeros((len(terms), 1), dtype=np.int64),

@@ -15,6 +15,7 @@ import dataclasses
 import importlib
 import inspect
 import re
+import sys
 import typing
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pandas as pd
 import pytest
 
 import privlib
+import privlib.catalogue
 from privlib.catalogue import _DECLARED, CATALOGUE, MEASURES
 from privlib.declaration import FAMILIES, NEEDS, FamilyKey, MeasureSpec, Need, Reference
 from privlib.results import Result
@@ -303,3 +305,69 @@ def test_a_module_that_declares_a_typo_fails_at_import(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ValueError, match="unknown family 'identiy'; use one of"):
         importlib.import_module("scratch_declarations")
+
+
+# --------------------------------------------------------------------------------------------
+# (3) the walk-through of privlib/audit/README.md, on a scratch measure
+# --------------------------------------------------------------------------------------------
+SCRATCH_MODULE = '''"""A scratch measure written as privlib/audit/README.md says: the share of synthetic records
+equal to a training record."""
+
+from dataclasses import dataclass
+
+from privlib.declaration import MeasureSpec, Reference, release
+from privlib.results import Result
+from privlib.rules import Threshold
+from privlib.validation import Table, validate_params
+
+__all__ = ["ScratchShare", "scratch_share"]
+
+KEY = "scratch_share"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScratchShare(Result):
+    n_copies: int = 0
+
+
+@validate_params({"train": [Table()], "holdout": [Table(), None], "synthetic": [Table()]})
+def scratch_share(*, train, holdout=None, synthetic):
+    copies = len(synthetic.merge(train.drop_duplicates(), how="inner"))
+    share = copies / len(synthetic)
+    return ScratchShare(measure=KEY, value=share, ci_low=share, ci_high=share, n_copies=copies)
+
+
+SCRATCH_SHARE = MeasureSpec(
+    KEY,
+    "Scratch: synthetic records equal to a training record",
+    "identity",
+    Threshold(0.5, source="kit default: the scratch measure's cut-off"),
+    Reference("scratch_measure:scratch_share"),
+    release,
+)
+'''
+
+
+@pytest.mark.parametrize("copied, verdict", [(30, "risk"), (10, "no evidence of risk")])
+def test_a_measure_written_as_the_walk_through_says_is_run_and_judged(copied, verdict, tmp_path, monkeypatch):
+    from privlib.audit import Audit, AuditSpec, load_audit_inputs
+
+    (tmp_path / "scratch_measure.py").write_text(SCRATCH_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "scratch_measure", raising=False)
+    spec = importlib.import_module("scratch_measure").SCRATCH_SHARE
+    # its line in the catalogue puts its rule in the registry, which reads the declarations' rules
+    monkeypatch.setitem(privlib.catalogue.RULES, spec.key, spec.rule)
+    assert RULES["scratch_share"] is spec.rule
+    # 40 people; the synthetic data repeats `copied` of them and moves the others' ages out of range
+    train = pd.DataFrame({"age": range(20, 60), "sex": ["F", "M"] * 20})
+    synthetic = pd.concat(
+        [train.head(copied), train.tail(40 - copied).assign(age=lambda t: t["age"] + 100)], ignore_index=True
+    )
+    inputs = load_audit_inputs(train=train, synthetic=synthetic)
+    settings = AuditSpec.build(train="train.csv", synthetic=["synthetic.csv"])
+    report = Audit(inputs, settings, catalogue=(spec,)).run()
+    (measured,) = report.measures
+    # copied of 40 against the cut-off 0.5: 30/40 = 0.75 above it, 10/40 = 0.25 below
+    assert (measured.key, measured.value, measured.verdict) == ("scratch_share", copied / 40, verdict)
+    assert measured.title == "Scratch: synthetic records equal to a training record"

@@ -13,15 +13,6 @@ import numpy as np
 from numba import njit, prange
 
 from privlib.criteria import (
-    _ROUND,
-    EQ,
-    GE,
-    GT,
-    ISNA,
-    LE,
-    LT,
-    NE,
-    NOTNA,
     CriterionRisk,
     _check_count,
     _check_tables,
@@ -55,6 +46,12 @@ __all__ = ["SinglingOutRisk", "singling_out", "singling_out_probability"]
 
 UNIVARIATE_KEY = "singling_out_univariate"
 MULTIVARIATE_KEY = "singling_out_multivariate"
+
+#: Predicate terms: equal, differs, below, above, at most, at least, is missing, is not missing.
+EQ, NE, LT, GT, LE, GE, ISNA, NOTNA = range(8)
+
+#: Synthetic records drawn per round of the multivariate predicate search.
+_ROUND = 2_000
 
 
 @dataclass(frozen=True, kw_only=True)
