@@ -15,21 +15,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
-from privlib.matching import (
-    comparable_values,
-    count_matches,
-    joint_codes,
-)
-from privlib.schema import (
-    CATEGORICAL,
-    NUMERIC,
-    infer_kinds,
-    numeric_values,
-)
+from privlib.matching import comparable_values, count_matches, joint_codes
+from privlib.schema import CATEGORICAL, NUMERIC, infer_kinds, numeric_values
 from privlib.uncertainty import wilson_interval
 
 #: Share of a numeric variable's range within which two values count as the same in
-#: :func:`copy_test`.
+#: :func:`privlib.identity.copy_test`.
 DEFAULT_NUMERIC_TOLERANCE = 0.01
 
 #: ``ci_method`` of a difference of two proportions by Newcombe's hybrid score interval.
@@ -50,7 +41,6 @@ def _critical(tail: np.ndarray, level: float) -> int:
     return int(significant[0]) if significant.size else tail.size
 
 
-# --------------------------------------------------------------------------------------------
 def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[float, float]:
     """Newcombe's hybrid score interval of ``a / n1 - b / n2`` (1998, method 10)."""
     p1, p2 = a / n1, b / n2
@@ -133,7 +123,3 @@ def _fisher_excess(a: int, n1: int, b: int, n2: int, confidence: float) -> dict:
         critical_count=critical,
         p_value=float(tail[a]),
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Multiple testing

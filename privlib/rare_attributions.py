@@ -68,18 +68,12 @@ import numpy as np
 import pandas as pd
 
 from privlib.attacks import _check_release
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    release,
-)
+from privlib.declaration import MeasureSpec, Reference, release
 from privlib.errors import DataError, ParameterError
 from privlib.matching import comparable_values, joint_codes
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, _copy_widths, _fisher_excess
 from privlib.results import Result
-from privlib.rules import (
-    Threshold,
-)
+from privlib.rules import Threshold
 from privlib.schema import check_columns, infer_kinds, numeric_values
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Integer, Names, Number, Table, validate_params

@@ -44,19 +44,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    release,
-    with_settings,
-)
+from privlib.declaration import MeasureSpec, Reference, release, with_settings
 from privlib.errors import DataError
 from privlib.matching import sample_size, sampled
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.results import QuerySampled
-from privlib.rules import (
-    Threshold,
-)
+from privlib.rules import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CLIENT, CONFIDENCE, Number, RandomState, Table, validate_params
 

@@ -76,6 +76,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, nhypergeom
 
+# the copy test and what it shares with the detection limits, importable from here as before
 from privlib.copies import DEFAULT_NUMERIC_TOLERANCE as DEFAULT_NUMERIC_TOLERANCE
 from privlib.copies import NEWCOMBE as NEWCOMBE
 from privlib.copies import _copy_numbers as _copy_numbers
@@ -88,12 +89,7 @@ from privlib.copies import _newcombe as _newcombe
 from privlib.errors import DataError, ParameterError
 from privlib.identity.copy_test import CopyTest as CopyTest
 from privlib.identity.copy_test import copy_test as copy_test
-from privlib.matching import (
-    attack_distances,
-    check_tables,
-    query_samples,
-    sample_size,
-)
+from privlib.matching import attack_distances, check_tables, query_samples, sample_size
 from privlib.results import NOT_ASSESSABLE, QuerySampled, Result, per_record
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
@@ -159,6 +155,7 @@ def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENC
     return low, high
 
 
+# --------------------------------------------------------------------------------------------
 # Low false-positive operating points
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
@@ -537,8 +534,7 @@ def nn_mia_low_fpr(
 
 
 # --------------------------------------------------------------------------------------------
-# Copies
-# --------------------------------------------------------------------------------------------
+# Multiple testing
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FamilyTests:

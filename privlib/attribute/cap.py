@@ -19,17 +19,11 @@ from privlib.attribute.control import (
     _value_codes,
 )
 from privlib.attribute.discretize import discretize
-from privlib.declaration import (
-    Context,
-    MeasureSpec,
-    Reference,
-)
+from privlib.declaration import Context, MeasureSpec, Reference
 from privlib.errors import ParameterError
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
-from privlib.rules import (
-    control_rule,
-)
+from privlib.rules import control_rule
 from privlib.schema import NUMERIC
 from privlib.uncertainty import (
     BOOTSTRAP,
@@ -38,14 +32,7 @@ from privlib.uncertainty import (
     percentile_interval,
     resampled_means,
 )
-from privlib.validation import (
-    CONFIDENCE,
-    Names,
-    Options,
-    RandomState,
-    Table,
-    validate_params,
-)
+from privlib.validation import CONFIDENCE, Names, Options, RandomState, Table, validate_params
 
 __all__ = ["CAPResult", "cap"]
 

@@ -9,15 +9,8 @@ import pandas as pd
 
 from privlib.errors import DataError, ParameterError
 from privlib.results import NOT_ASSESSABLE, _fmt
-from privlib.schema import (
-    check_columns,
-    check_comparable,
-    check_frame,
-)
-from privlib.uncertainty import (
-    percentile_interval,
-    resampled_means,
-)
+from privlib.schema import check_columns, check_comparable, check_frame
+from privlib.uncertainty import percentile_interval, resampled_means
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,21 +8,8 @@ import numpy as np
 import pandas as pd
 
 from privlib.errors import ParameterError
-from privlib.schema import (
-    NUMERIC,
-    check_columns,
-    check_comparable,
-    check_frame,
-    infer_kinds,
-    numeric_values,
-)
-from privlib.validation import (
-    Instance,
-    Integer,
-    Names,
-    Table,
-    validate_params,
-)
+from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
+from privlib.validation import Instance, Integer, Names, Table, validate_params
 
 __all__ = ["discretize"]
 

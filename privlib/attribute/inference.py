@@ -25,31 +25,12 @@ from privlib.criteria import (
     _standardised_rates,
     _TargetedRisk,
 )
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    every_record_of_both,
-    with_settings,
-)
+from privlib.declaration import MeasureSpec, Reference, every_record_of_both, with_settings
 from privlib.errors import DataError, ParameterError
-from privlib.rules import (
-    criterion_rule,
-)
-from privlib.schema import (
-    NUMERIC,
-    infer_kinds,
-    numeric_values,
-)
+from privlib.rules import criterion_rule
+from privlib.schema import NUMERIC, infer_kinds, numeric_values
 from privlib.uncertainty import check_confidence
-from privlib.validation import (
-    CONFIDENCE,
-    Integer,
-    Names,
-    Number,
-    RandomState,
-    Table,
-    validate_params,
-)
+from privlib.validation import CONFIDENCE, Integer, Names, Number, RandomState, Table, validate_params
 
 __all__ = ["InferenceRisk", "inference"]
 

@@ -21,26 +21,14 @@ from privlib.attribute.control import (
     _no_control,
     _value_codes,
 )
-from privlib.declaration import (
-    Context,
-    MeasureSpec,
-    Reference,
-)
+from privlib.declaration import Context, MeasureSpec, Reference
 from privlib.errors import DataError, ParameterError
 from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
 from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
-from privlib.rules import (
-    control_rule,
-)
-from privlib.schema import (
-    MISSING,
-    NUMERIC,
-    TableEncoder,
-    infer_kinds,
-    numeric_values,
-)
+from privlib.rules import control_rule
+from privlib.schema import MISSING, NUMERIC, TableEncoder, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,

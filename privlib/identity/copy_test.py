@@ -10,32 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.copies import (
-    DEFAULT_NUMERIC_TOLERANCE,
-    _copy_widths,
-    _fisher_excess,
-    _has_copy,
-)
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    release,
-)
+from privlib.copies import DEFAULT_NUMERIC_TOLERANCE, _copy_widths, _fisher_excess, _has_copy
+from privlib.declaration import MeasureSpec, Reference, release
 from privlib.results import Result
-from privlib.rules import (
-    Threshold,
-)
-from privlib.schema import (
-    check_comparable,
-    check_frame,
-)
+from privlib.rules import Threshold
+from privlib.schema import check_comparable, check_frame
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import (
-    CONFIDENCE,
-    Number,
-    Table,
-    validate_params,
-)
+from privlib.validation import CONFIDENCE, Number, Table, validate_params
 
 __all__ = ["CopyTest", "copy_test"]
 

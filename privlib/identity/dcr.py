@@ -11,31 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from privlib import neighbors
-from privlib.declaration import (
-    SAMPLED_RELEASE,
-    MeasureSpec,
-    Reference,
-)
+from privlib.declaration import SAMPLED_RELEASE, MeasureSpec, Reference
 from privlib.identity.shares import _check_release, _pct, _share_interval
-from privlib.matching import (
-    query_samples,
-    sample_size,
-    sampled,
-)
+from privlib.matching import query_samples, sample_size, sampled
 from privlib.results import QuerySampled, per_record
-from privlib.rules import (
-    CHANCE_COPIES,
-    Threshold,
-)
-from privlib.schema import (
-    TableEncoder,
-    check_comparable,
-    check_frame,
-)
-from privlib.uncertainty import (
-    DEFAULT_CONFIDENCE,
-    check_confidence,
-)
+from privlib.rules import CHANCE_COPIES, Threshold
+from privlib.schema import TableEncoder, check_comparable, check_frame
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import (
     CLIENT,
     CONFIDENCE,

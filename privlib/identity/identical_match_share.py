@@ -8,26 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    release,
-)
+from privlib.declaration import MeasureSpec, Reference, release
 from privlib.identity.shares import _check_release, _pct, _row_codes, _share_interval
 from privlib.results import Result, per_record
-from privlib.rules import (
-    CHANCE_COPIES,
-    Threshold,
-)
-from privlib.uncertainty import (
-    DEFAULT_CONFIDENCE,
-    check_confidence,
-)
-from privlib.validation import (
-    CONFIDENCE,
-    Table,
-    validate_params,
-)
+from privlib.rules import CHANCE_COPIES, Threshold
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
+from privlib.validation import CONFIDENCE, Table, validate_params
 
 __all__ = ["IdenticalMatchShare", "identical_match_share"]
 

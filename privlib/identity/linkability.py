@@ -19,25 +19,11 @@ from privlib.criteria import (
     _TargetedRisk,
     _targets,
 )
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    every_record,
-    with_settings,
-)
+from privlib.declaration import MeasureSpec, Reference, every_record, with_settings
 from privlib.errors import ParameterError
-from privlib.rules import (
-    criterion_rule,
-)
+from privlib.rules import criterion_rule
 from privlib.uncertainty import check_confidence
-from privlib.validation import (
-    CONFIDENCE,
-    Instance,
-    Integer,
-    RandomState,
-    Table,
-    validate_params,
-)
+from privlib.validation import CONFIDENCE, Instance, Integer, RandomState, Table, validate_params
 
 __all__ = ["LinkabilityRisk", "linkability"]
 

@@ -14,28 +14,13 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from privlib.declaration import (
-    MeasureSpec,
-)
+from privlib.declaration import MeasureSpec
 from privlib.errors import DataError, ParameterError
 from privlib.identity.shares import _pct, _share
-from privlib.matching import (
-    comparable_values,
-    count_matches,
-    joint_codes,
-)
+from privlib.matching import comparable_values, count_matches, joint_codes
 from privlib.results import Result, per_record
-from privlib.rules import (
-    Threshold,
-)
-from privlib.schema import (
-    NUMERIC,
-    check_columns,
-    check_comparable,
-    check_frame,
-    infer_kinds,
-    numeric_values,
-)
+from privlib.rules import Threshold
+from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,

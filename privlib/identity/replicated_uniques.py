@@ -12,30 +12,13 @@ import numpy as np
 from scipy.stats import hypergeom
 
 from privlib.copies import NEWCOMBE, _newcombe
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-)
+from privlib.declaration import MeasureSpec, Reference
 from privlib.identity.shares import _pct, _row_codes, _share, _share_interval
 from privlib.results import Result, per_record
-from privlib.rules import (
-    Threshold,
-)
-from privlib.schema import (
-    check_columns,
-    check_comparable,
-    check_frame,
-)
-from privlib.uncertainty import (
-    DEFAULT_CONFIDENCE,
-    check_confidence,
-)
-from privlib.validation import (
-    CONFIDENCE,
-    Names,
-    Table,
-    validate_params,
-)
+from privlib.rules import Threshold
+from privlib.schema import check_columns, check_comparable, check_frame
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
+from privlib.validation import CONFIDENCE, Names, Table, validate_params
 
 __all__ = ["ReplicatedUniques", "replicated_uniques"]
 

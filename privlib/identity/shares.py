@@ -8,19 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privlib.matching import (
-    comparable_values,
-    joint_codes,
-)
-from privlib.schema import (
-    check_comparable,
-    check_frame,
-    infer_kinds,
-)
-from privlib.uncertainty import (
-    WILSON,
-    wilson_interval,
-)
+from privlib.matching import comparable_values, joint_codes
+from privlib.schema import check_comparable, check_frame, infer_kinds
+from privlib.uncertainty import WILSON, wilson_interval
 
 
 def _row_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:

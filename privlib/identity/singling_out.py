@@ -12,35 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from privlib.criteria import (
-    CriterionRisk,
-    _check_count,
-    _check_tables,
-    _encode,
-    _finish,
-)
-from privlib.declaration import (
-    MeasureSpec,
-    Reference,
-    criterion,
-)
+from privlib.criteria import CriterionRisk, _check_count, _check_tables, _encode, _finish
+from privlib.declaration import MeasureSpec, Reference, criterion
 from privlib.errors import ParameterError
 from privlib.results import per_record
-from privlib.rules import (
-    criterion_rule,
-)
-from privlib.schema import (
-    MISSING,
-)
+from privlib.rules import criterion_rule
+from privlib.schema import MISSING
 from privlib.uncertainty import check_confidence
-from privlib.validation import (
-    CONFIDENCE,
-    Integer,
-    Options,
-    RandomState,
-    Table,
-    validate_params,
-)
+from privlib.validation import CONFIDENCE, Integer, Options, RandomState, Table, validate_params
 
 __all__ = ["SinglingOutRisk", "singling_out", "singling_out_probability"]
 
@@ -413,7 +392,7 @@ def _control_correction(predicates, control, n_train, rng) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# Public measures
+# The attack
 # --------------------------------------------------------------------------------------------
 @validate_params(
     {
