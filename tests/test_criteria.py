@@ -1,4 +1,5 @@
-"""Singling out, linkability and inference (privlib.criteria): toy tables worked out by hand."""
+"""Singling out, linkability and inference (privlib.identity, privlib.attribute, on privlib.criteria):
+toy tables worked out by hand."""
 
 import json
 import math

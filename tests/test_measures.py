@@ -1,9 +1,10 @@
-"""Every measure is declared once, in privlib/audit/measures.py, and every result the kit can
-produce has a rule there (issue 20).
+"""Every measure is declared once, in its module, listed in order in privlib/catalogue.py, and every
+result the kit can produce has a rule there.
 
 The checks read the declarations (``MEASURES``, ``CATALOGUE``, ``_DECLARED``) and the library's
-source: a measure name typed into a compute function but missing from the declarations, a key
-declared twice, each fails here with the name at fault. A family or an input that does not exist,
+source: a measure name typed into a compute function or a module's key constant but missing from
+the declarations, a key declared twice, each fails here with the name at fault. A measure module
+written as privlib/audit/README.md says is run and judged by the audit. A family or an input that does not exist,
 or a threshold direction that is not True or False, fails earlier, when the declaration is made
 (at import), with the valid names (issue 30); the tests below show it does.
 """
@@ -181,7 +182,7 @@ def test_every_measure_name_in_the_source_is_declared_with_a_rule():
         name: sorted(files) for name, files in found.items() if name not in UTILITY and name not in RULES
     }
     assert not missing, (
-        f"measure names with no declaration or no rule in privlib/audit/measures.py: {missing}"
+        f"measure names with no declaration or no rule in privlib/catalogue.py: {missing}"
     )
 
 
