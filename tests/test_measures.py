@@ -181,9 +181,7 @@ def test_every_measure_name_in_the_source_is_declared_with_a_rule():
     missing = {
         name: sorted(files) for name, files in found.items() if name not in UTILITY and name not in RULES
     }
-    assert not missing, (
-        f"measure names with no declaration or no rule in privlib/catalogue.py: {missing}"
-    )
+    assert not missing, f"measure names with no declaration or no rule in privlib/catalogue.py: {missing}"
 
 
 def test_every_rule_is_a_measure_the_source_produces():
