@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from privlib.attribute.cap import CAP
+from privlib.attribute.inference import INFERENCE_RISK
+from privlib.attribute.knn_risk import KNN_RISK_ACCURACY, KNN_RISK_RELATIVE_ERROR
 from privlib.declaration import (
     DISCRIMINATOR_SAMPLE,
     MAX_DISTANCE_QUERIES,
@@ -21,57 +24,23 @@ from privlib.declaration import (
     Context,
     MeasureSpec,
     Reference,
-    criterion,
-    every_record,
-    every_record_of_both,
     release,
     with_settings,
 )
+from privlib.identity.copy_test import COPY_TEST
+from privlib.identity.dcr import DCR_ZERO_SHARE
+from privlib.identity.identical_match_share import IDENTICAL_MATCH_SHARE
+from privlib.identity.linkability import LINKABILITY_RISK
+from privlib.identity.match_risk import EXPECTED_MATCH_RISK
+from privlib.identity.replicated_uniques import REPLICATED_UNIQUES
+from privlib.identity.singling_out import SINGLING_OUT_MULTIVARIATE, SINGLING_OUT_UNIVARIATE
 from privlib.measure_rules import RULES
+from privlib.rare_attributions import RARE_ATTRIBUTION_TEST
+from privlib.rare_copies import RARE_COPY_TEST
 from privlib.rules import LOW_FPRS, low_fpr_key
-from privlib.schema import NUMERIC, harmonize
+from privlib.schema import harmonize
 
 __all__ = ["MEASURES", "CATALOGUE", "RULES"]
-
-
-def _cap_arguments(context: Context) -> dict:
-    columns = context.keys + [context.target]
-    original, synthetic = context.binned(columns)
-    assert context.holdout is not None  # the measure needs a holdout
-    holdout = context.holdout[columns]
-    numeric = [c for c in columns if context.kinds.get(c) == NUMERIC]
-    if numeric:  # the control cut into the training data's bins, as the synthetic data is
-        from privlib.attribute import discretize
-
-        holdout = discretize(
-            original=context.train[columns],
-            synthetic=holdout,
-            columns=numeric,
-            n_bins=context.settings["cap_bins"],
-        )[1]
-    return {
-        "original": original,
-        "synthetic": synthetic,
-        "holdout": holdout,
-        "keys": context.keys,
-        "target": context.target,
-        "random_state": context.settings["seed"],
-    }
-
-
-def _knn_arguments(context: Context) -> dict:
-    return {
-        "original": context.train,
-        "synthetic": context.synthetic,
-        "holdout": context.holdout,
-        "keys": context.keys,
-        "target": context.target,
-        "random_state": context.settings["seed"],
-    }
-
-
-def _numeric_target(context: Context) -> bool:
-    return context.kinds.get(context.target) == NUMERIC
 
 
 def _partition_arguments(context: Context) -> dict:
@@ -96,174 +65,20 @@ def _population(context: Context) -> pd.DataFrame:
 
 _DECLARED = (
     # -- identity ---------------------------------------------------------------------------------
-    MeasureSpec(
-        "identical_match_share",
-        "Exact copies of training records",
-        "identity",
-        RULES["identical_match_share"],
-        Reference("privlib.identity:identical_match_share"),
-        release,
-        # with a holdout, the copy test replaces this fixed margin
-        applies=lambda c: c.holdout is None,
-        at_risk=lambda r: (r.n_train_matches, "synthetic records are exact copies of a training record"),
-    ),
-    MeasureSpec(
-        "copy_test",
-        "Training records with a synthetic copy, beyond chance",
-        "identity",
-        RULES["copy_test"],
-        Reference("privlib.identity:copy_test"),
-        release,
-        needs=("holdout",),
-        at_risk=lambda r: (
-            r.records_at_risk,
-            "training records have a synthetic copy beyond the copies chance gives holdout records",
-        ),
-    ),
-    MeasureSpec(
-        "dcr_zero_share",
-        "Synthetic records at distance 0 from a training record",
-        "identity",
-        RULES["dcr_zero_share"],
-        Reference("privlib.identity:dcr_summary"),
-        SAMPLED_RELEASE,
-        plot=Reference("privlib.measure_figures:dcr_figure"),
-    ),
-    MeasureSpec(
-        "replicated_uniques",
-        "Unique people replicated as unique records",
-        "identity",
-        RULES["replicated_uniques"],
-        Reference("privlib.identity:replicated_uniques"),
-        lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
-        needs=("keys",),
-        at_risk=lambda r: (
-            r.records_at_risk,
-            "training records unique on the keys are unique, with the same keys, in the synthetic data, "
-            "beyond the share of the holdout's unique records the release replicates",
-        ),
-    ),
-    MeasureSpec(
-        "singling_out_univariate",
-        "Singling out with one column",
-        "identity",
-        RULES["singling_out_univariate"],
-        Reference("privlib.identity:singling_out"),
-        criterion(mode="univariate"),
-        needs=("holdout",),
-        at_risk=lambda r: (
-            r.attack_successes,
-            "predicates read off the synthetic data single out exactly one training record",
-        ),
-    ),
-    MeasureSpec(
-        "singling_out_multivariate",
-        "Singling out with several columns",
-        "identity",
-        RULES["singling_out_multivariate"],
-        Reference("privlib.identity:singling_out"),
-        criterion(mode="multivariate", n_cols=3),
-        needs=("holdout",),
-    ),
-    MeasureSpec(
-        "linkability_risk",
-        "Linkability",
-        "identity",
-        RULES["linkability_risk"],
-        Reference("privlib.identity:linkability"),
-        with_settings(
-            lambda c: {
-                "synthetic": c.synthetic,
-                "train": c.train,
-                "control": c.holdout,
-                "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
-                "n_attacks": every_record(c),
-            },
-            random_state="seed",
-        ),
-        needs=("holdout", "keys"),
-    ),
-    MeasureSpec(
-        "expected_match_risk",
-        "Expected matches of partially synthetic records",
-        "identity",
-        RULES["expected_match_risk"],
-        not_applicable="it applies to partially synthetic data, where synthetic record i stands "
-        "for training record i; the audit treats the synthetic data as fully synthetic",
-    ),
+    IDENTICAL_MATCH_SHARE,
+    COPY_TEST,
+    DCR_ZERO_SHARE,
+    REPLICATED_UNIQUES,
+    SINGLING_OUT_UNIVARIATE,
+    SINGLING_OUT_MULTIVARIATE,
+    LINKABILITY_RISK,
+    EXPECTED_MATCH_RISK,
     # -- attribute --------------------------------------------------------------------------------
-    MeasureSpec(
-        "cap",
-        "Correct attribution probability (CAP)",
-        "attribute",
-        RULES["cap"],
-        Reference("privlib.attribute:cap"),
-        _cap_arguments,
-        needs=("holdout", "keys", "sensitive"),
-        per_target=True,
-        plot=Reference("privlib.measure_figures:cap_figure"),
-        at_risk=lambda r: (
-            int((r.per_record == 1).sum()),
-            "training records have their sensitive value on every synthetic record with their keys (CAP = 1)",
-        ),
-    ),
-    MeasureSpec(
-        "knn_risk_accuracy",
-        "Nearest-neighbour prediction of a sensitive category",
-        "attribute",
-        RULES["knn_risk_accuracy"],
-        Reference("privlib.attribute:knn_risk"),
-        _knn_arguments,
-        needs=("holdout", "keys", "sensitive"),
-        per_target=True,
-        applies=lambda c: not _numeric_target(c),
-    ),
-    MeasureSpec(
-        "knn_risk_relative_error",
-        "Nearest-neighbour prediction of a sensitive number",
-        "attribute",
-        RULES["knn_risk_relative_error"],
-        Reference("privlib.attribute:knn_risk"),
-        _knn_arguments,
-        needs=("holdout", "keys", "sensitive"),
-        per_target=True,
-        applies=_numeric_target,
-    ),
-    MeasureSpec(
-        "inference_risk",
-        "Inference of a sensitive value",
-        "attribute",
-        RULES["inference_risk"],
-        Reference("privlib.attribute:inference"),
-        with_settings(
-            lambda c: {
-                "synthetic": c.synthetic,
-                "train": c.train,
-                "control": c.holdout,
-                "secret": c.target,
-                "aux_columns": list(c.keys),
-                "n_attacks": every_record_of_both(c),
-            },
-            random_state="seed",
-        ),
-        needs=("holdout", "keys", "sensitive"),
-        per_target=True,
-    ),
-    MeasureSpec(
-        "rare_attribution_test",
-        "Certain attributions to people unique on the keys, beyond chance",
-        "attribute",
-        RULES["rare_attribution_test"],
-        Reference("privlib.rare_attributions:rare_attribution_test"),
-        lambda c: release(c) | {"keys": c.keys, "target": c.target},
-        needs=("holdout", "keys", "sensitive"),
-        per_target=True,
-        at_risk=lambda r: (
-            r.records_at_risk,
-            "training records unique on the keys have their sensitive value on every synthetic record "
-            "with their keys, beyond the holdout's rate",
-        ),
-    ),
+    CAP,
+    KNN_RISK_ACCURACY,
+    KNN_RISK_RELATIVE_ERROR,
+    INFERENCE_RISK,
+    RARE_ATTRIBUTION_TEST,
     # -- membership -------------------------------------------------------------------------------
     MeasureSpec(
         "dcr_holdout_share",
@@ -442,20 +257,7 @@ _DECLARED = (
         needs=("several_synthetic", "holdout", "keys", "sensitive"),
     ),
     # -- the memorised few (issue 32): after the distance measures, whose searches they reuse ----
-    MeasureSpec(
-        "rare_copy_test",
-        "Rare training records with a synthetic copy, beyond chance",
-        "identity",
-        RULES["rare_copy_test"],
-        Reference("privlib.rare_copies:rare_copy_test"),
-        with_settings(release, random_state="seed"),
-        needs=("holdout",),
-        at_risk=lambda r: (
-            r.records_at_risk,
-            "rare training records (no real twin, among the most isolated) have a synthetic copy "
-            "beyond the copies chance gives rare holdout records",
-        ),
-    ),
+    RARE_COPY_TEST,
     MeasureSpec(
         "near_copy_test",
         "Near copies: synthetic records far nearer than real neighbours",

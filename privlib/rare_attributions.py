@@ -68,15 +68,19 @@ import numpy as np
 import pandas as pd
 
 from privlib.attacks import _check_release
+from privlib.declaration import MeasureSpec, Reference, release
 from privlib.errors import DataError, ParameterError
 from privlib.matching import comparable_values, joint_codes
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, _copy_widths, _fisher_excess
 from privlib.results import Result
+from privlib.rules import Threshold
 from privlib.schema import check_columns, infer_kinds, numeric_values
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CONFIDENCE, Integer, Names, Number, Table, validate_params
 
 __all__ = ["DEFAULT_MAX_CLASS_SIZE", "RareAttributionTest", "certain_attributions", "rare_attribution_test"]
+
+KEY = "rare_attribution_test"
 
 #: Most real records (training and holdout pooled) that may share a rare record's keys.
 DEFAULT_MAX_CLASS_SIZE = 1
@@ -266,7 +270,7 @@ def rare_attribution_test(
     )
     fields = _fisher_excess(a, int(rare_train.sum()), b, int(rare_holdout.sum()), confidence)
     return RareAttributionTest(
-        measure="rare_attribution_test",
+        measure=KEY,
         keys=tuple(keys),
         target=column,
         numeric_target=column in widths,
@@ -276,3 +280,36 @@ def rare_attribution_test(
         holdout_attributed=fields.pop("holdout_copied"),
         **fields,
     )
+
+
+RARE_ATTRIBUTION_TEST = MeasureSpec(
+    KEY,
+    "Certain attributions to people unique on the keys, beyond chance",
+    "attribute",
+    Threshold(
+        0.0,
+        from_baseline=True,
+        exact_test=True,
+        source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the training "
+        "records unique on the keys whose sensitive value the release gives with certainty against the "
+        "holdout records with one, no margin, since each is a disclosure about a person who can be "
+        "singled out; a certain attribution is a correct attribution probability of 1 (Taub, Elliot, "
+        "Pampaka & Smith 2018, PSD; Taub & Elliot's targeted CAP, 2019)",
+        scope="looks only at people whose keys no other real record (training or holdout) shares, and "
+        "counts those for whom every synthetic record with their keys carries their sensitive value "
+        "(a number within 1% of its range), so a few people exposed are not averaged away",
+        risk_words="the release gives the sensitive value of people unique on the keys more often for "
+        "training records than for people it never saw",
+        safe_words="the release gives the sensitive value of training records unique on the keys no "
+        "more often than that of unique people it never saw, at this confidence",
+    ),
+    Reference("privlib.rare_attributions:rare_attribution_test"),
+    lambda c: release(c) | {"keys": c.keys, "target": c.target},
+    needs=("holdout", "keys", "sensitive"),
+    per_target=True,
+    at_risk=lambda r: (
+        r.records_at_risk,
+        "training records unique on the keys have their sensitive value on every synthetic record "
+        "with their keys, beyond the holdout's rate",
+    ),
+)

@@ -44,14 +44,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from privlib.attacks import N_NEIGHBOURS, _attack_rows, _check_release, _neighbourhoods
+from privlib.declaration import MeasureSpec, Reference, release, with_settings
 from privlib.errors import DataError
 from privlib.matching import sample_size, sampled
 from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _fisher_excess, _has_copy
 from privlib.results import QuerySampled
+from privlib.rules import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import CLIENT, CONFIDENCE, Number, RandomState, Table, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
+
+KEY = "rare_copy_test"
 
 #: Share of the real records, the most isolated, that count as rare.
 DEFAULT_RARE_SHARE = 0.02
@@ -185,10 +189,42 @@ def rare_copy_test(
         for found in _has_copy([train[rare_train], holdout[rare_holdout]], synthetic, widths)
     )
     return RareCopyTest(
-        measure="rare_copy_test",
+        measure=KEY,
         numeric_tolerance=float(numeric_tolerance),
         rare_share=float(rare_share),
         isolation=cut,
         sample_size=sample_size(*rows),
         **_fisher_excess(a, int(rare_train.sum()), b, int(rare_holdout.sum()), confidence),
     )
+
+
+RARE_COPY_TEST = MeasureSpec(
+    KEY,
+    "Rare training records with a synthetic copy, beyond chance",
+    "identity",
+    Threshold(
+        0.0,
+        from_baseline=True,
+        exact_test=True,
+        source="kit default: Fisher's exact test, one-sided at the audit's confidence, of the rare "
+        "training records with a synthetic copy against the rare holdout records with one, no margin, "
+        "since every rare record copied is a disclosure of a person who can be singled out (Stadler, "
+        "Oprisanu & Troncoso 2022, USENIX Security; Meeus et al. 2023, 'Achilles' heels', ESORICS)",
+        scope="counts copies (every categorical value equal, every number within 1% of its range) of "
+        "the rare real records only: no exact real twin and among the 2% most isolated by mean distance "
+        "to their 5 nearest other real records, so the chance copies of common records do not drown "
+        "them",
+        risk_words="the release copies rare training records, people who stand out, more often than "
+        "rare people it never saw",
+        safe_words="rare training records have a synthetic copy no more often than rare holdout "
+        "records, at this confidence",
+    ),
+    Reference("privlib.rare_copies:rare_copy_test"),
+    with_settings(release, random_state="seed"),
+    needs=("holdout",),
+    at_risk=lambda r: (
+        r.records_at_risk,
+        "rare training records (no real twin, among the most isolated) have a synthetic copy "
+        "beyond the copies chance gives rare holdout records",
+    ),
+)

@@ -69,34 +69,30 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta, hypergeom, nhypergeom
+from scipy.stats import beta, nhypergeom
 
+# the copy test and what it shares with the detection limits, importable from here as before
+from privlib.copies import DEFAULT_NUMERIC_TOLERANCE as DEFAULT_NUMERIC_TOLERANCE
+from privlib.copies import NEWCOMBE as NEWCOMBE
+from privlib.copies import _copy_numbers as _copy_numbers
+from privlib.copies import _copy_parts as _copy_parts
+from privlib.copies import _copy_widths as _copy_widths
+from privlib.copies import _critical, _upper_tail
+from privlib.copies import _fisher_excess as _fisher_excess
+from privlib.copies import _has_copy as _has_copy
+from privlib.copies import _newcombe as _newcombe
 from privlib.errors import DataError, ParameterError
-from privlib.matching import (
-    attack_distances,
-    check_tables,
-    comparable_values,
-    count_matches,
-    joint_codes,
-    query_samples,
-    sample_size,
-)
+from privlib.identity.copy_test import CopyTest as CopyTest
+from privlib.identity.copy_test import copy_test as copy_test
+from privlib.matching import attack_distances, check_tables, query_samples, sample_size
 from privlib.results import NOT_ASSESSABLE, QuerySampled, Result, per_record
 from privlib.rules import LOW_FPRS, low_fpr_key
-from privlib.schema import (
-    CATEGORICAL,
-    NUMERIC,
-    check_comparable,
-    check_frame,
-    infer_kinds,
-    numeric_values,
-)
-from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence, wilson_interval
+from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import (
     CLIENT,
     CONFIDENCE,
@@ -130,15 +126,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-
-#: Share of a numeric variable's range within which two values count as the same in
-#: :func:`copy_test`.
-DEFAULT_NUMERIC_TOLERANCE = 0.01
-
 #: ``ci_method`` name of the exact binomial interval.
 CLOPPER_PEARSON = "clopper-pearson"
-#: ``ci_method`` of a difference of two proportions by Newcombe's hybrid score interval.
-NEWCOMBE = "newcombe"
 
 #: Attack name, per result class of the kit, and how to read its member and non-member scores
 #: (higher means "more likely a member").
@@ -164,20 +153,6 @@ def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENC
     low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
     high = 1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
     return low, high
-
-
-def _upper_tail(pmf: np.ndarray) -> np.ndarray:
-    """``P(X >= x)`` for x = 0..len(pmf)-1 from the probabilities of a distribution on 0..n."""
-    tail = np.clip(np.cumsum(pmf[::-1])[::-1], 0.0, 1.0)
-    tail[0] = 1.0  # exactly, whatever the rounding of the sum
-    return tail
-
-
-def _critical(tail: np.ndarray, level: float) -> int:
-    """The smallest count significant at ``level`` (``P(X >= c) <= level``); one past the end
-    when none is."""
-    significant = np.flatnonzero(tail <= level)
-    return int(significant[0]) if significant.size else tail.size
 
 
 # --------------------------------------------------------------------------------------------
@@ -556,191 +531,6 @@ def nn_mia_low_fpr(
         confidence=confidence,
     )
     return replace(point, sample_size=sample_size(*rows.values()))
-
-
-# --------------------------------------------------------------------------------------------
-# Copies
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
-class CopyTest(Result):
-    """Training records with a synthetic copy, against holdout records with one (:func:`copy_test`).
-
-    ``value`` is the excess ``train_copied - holdout_copied * n_train / n_holdout``, the
-    records at risk, with ``ci_low``/``ci_high`` its interval in records (Newcombe's, times
-    ``n_train``; shown, the verdict is the exact test's); ``records_at_risk`` the excess rounded
-    and at least 0. ``p_value`` is Fisher's
-    exact test, one-sided; ``critical_count`` the fewest copied training records (given the
-    total copied) that make it significant, and ``baseline`` the excess they would give minus one
-    record: the largest excess put down to chance.
-    """
-
-    n_train: int
-    n_holdout: int
-    train_copied: int
-    holdout_copied: int
-    numeric_tolerance: float
-    records_at_risk: int = 0
-    critical_count: int | None = None
-    p_value: float = math.nan
-
-    def reading(self) -> str:
-        tolerance = (
-            ""
-            if self.numeric_tolerance == 0
-            else f", numbers within {self.numeric_tolerance:.0%} of their range"
-        )
-        return self.with_judgement(
-            f"{self.train_copied} of {self.n_train} training records have a synthetic copy "
-            f"(every value equal{tolerance}), against {self.holdout_copied} of {self.n_holdout} "
-            f"holdout records: an excess of {self.value:+.1f} people ({self.confidence:.0%} "
-            f"interval {self.ci_low:+.1f} to {self.ci_high:+.1f} people) copied beyond the "
-            f"holdout's rate. Fisher's exact test puts an excess of up to {self.baseline:+.1f} "
-            f"people down to chance at this confidence (p = {self.p_value:.2g})."
-        )
-
-
-def _newcombe(a: int, n1: int, b: int, n2: int, confidence: float) -> tuple[float, float]:
-    """Newcombe's hybrid score interval of ``a / n1 - b / n2`` (1998, method 10)."""
-    p1, p2 = a / n1, b / n2
-    low1, high1 = wilson_interval(a, n1, confidence=confidence)
-    low2, high2 = wilson_interval(b, n2, confidence=confidence)
-    difference = p1 - p2
-    return (difference - math.hypot(p1 - low1, high2 - p2), difference + math.hypot(high1 - p1, p2 - low2))
-
-
-def _copy_parts(frame: pd.DataFrame, widths: Mapping) -> list[pd.Series]:
-    """The values a copy repeats exactly: every non-numeric value, and whether each number (a
-    column of ``widths``) is missing."""
-    exact = [comparable_values(frame[c], CATEGORICAL) for c in frame.columns if c not in widths]
-    return exact + [frame[c].isna().reset_index(drop=True) for c in widths]
-
-
-def _copy_numbers(frame: pd.DataFrame, widths: Mapping) -> np.ndarray:
-    """The numbers a copy repeats within its width, a missing one as 0 (the exact part pairs
-    missing with missing)."""
-    columns = [np.nan_to_num(numeric_values(frame[c]), nan=0.0) for c in widths]
-    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
-
-
-def _has_copy(reals: Sequence[pd.DataFrame], synthetic: pd.DataFrame, tolerance: dict) -> list[np.ndarray]:
-    """Per record of each real table: some synthetic record equals it, numbers within
-    ``tolerance`` (a width per numeric column; missing equal to missing). The synthetic records
-    are coded and sorted once for all the real tables."""
-    *per_table, synthetic_groups = joint_codes([_copy_parts(t, tolerance) for t in (*reals, synthetic)])
-    real_groups, ends = np.concatenate(per_table), np.cumsum([len(t) for t in reals])[:-1]
-    if not tolerance:
-        return np.split(np.isin(real_groups, synthetic_groups), ends)
-    x = np.vstack([_copy_numbers(t, tolerance) for t in reals])
-    y = _copy_numbers(synthetic, tolerance)
-    # widened by a relative 1e-9 so that a value exactly on the boundary is not lost to rounding
-    width = np.array(list(tolerance.values())) * (1 + 1e-9)
-    found = count_matches(real_groups, synthetic_groups, x - width, x + width, y) > 0
-    return np.split(found, ends)
-
-
-@validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
-        "numeric_tolerance": [Number(low=0, high=1)],
-        "confidence": [CONFIDENCE],
-    }
-)
-def copy_test(
-    *,
-    train,
-    holdout,
-    synthetic,
-    numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
-    confidence=DEFAULT_CONFIDENCE,
-) -> CopyTest:
-    """Records at risk: training records with a synthetic copy beyond the holdout's chance copies.
-
-    Parameters
-    ----------
-    train, holdout, synthetic : pandas.DataFrame
-        The generator's training data, real records it never saw, the release.
-    numeric_tolerance : float, default 0.01
-        Share of each numeric variable's range within which two values count as equal (0 for
-        exact copies only); see the module documentation.
-    confidence : float, default 0.95
-        Level of the interval; Fisher's test is one-sided at ``1 - confidence``.
-
-    Returns
-    -------
-    CopyTest
-        Unjudged; ``value`` the excess count of training records with a copy (records at risk).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> train = pd.DataFrame({"x": [float(i) for i in range(100)], "g": ["a", "b"] * 50})
-    >>> holdout = pd.DataFrame({"x": [i + 100.5 for i in range(100)], "g": ["a", "b"] * 50})
-    >>> synthetic = pd.concat([train.iloc[:20], holdout.iloc[:2]], ignore_index=True)
-    >>> test = copy_test(train=train, holdout=holdout, synthetic=synthetic, numeric_tolerance=0)
-    >>> test.train_copied, test.holdout_copied, test.value, test.value > test.baseline
-    (20, 2, 18.0, True)
-    """
-    confidence = check_confidence(confidence)
-    check_frame(train, "train")
-    for name, table in (("holdout", holdout), ("synthetic", synthetic)):
-        check_frame(table, name)
-        check_comparable(train, table, ("train", name), unseen="ignore")
-    columns = list(train.columns)
-    holdout, synthetic = holdout[columns], synthetic[columns]
-    widths = _copy_widths(train, holdout, synthetic, numeric_tolerance)
-    a, b = (int(np.count_nonzero(found)) for found in _has_copy([train, holdout], synthetic, widths))
-    return CopyTest(
-        measure="copy_test",
-        numeric_tolerance=float(numeric_tolerance),
-        **_fisher_excess(a, len(train), b, len(holdout), confidence),
-    )
-
-
-def _copy_widths(
-    train: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, tolerance: float
-) -> dict:
-    """Per numeric column, the absolute width within which two values count as the same:
-    ``tolerance`` times its range over the three tables (dates in days)."""
-    kinds = infer_kinds(train)
-    widths = {}
-    for column in train.columns:
-        if kinds[column] == NUMERIC:
-            values = np.concatenate([numeric_values(t[column]) for t in (train, holdout, synthetic)])
-            spread = float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
-            widths[column] = tolerance * spread
-    return widths
-
-
-def _fisher_excess(a: int, n1: int, b: int, n2: int, confidence: float) -> dict:
-    """The fields of a :class:`CopyTest` for ``a`` of ``n1`` training and ``b`` of ``n2`` holdout
-    records copied: the excess, Fisher's one-sided test and Newcombe's interval."""
-    copied = a + b
-    # Fisher's exact test, one-sided: given the records copied in all, how many are training.
-    tail = _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
-    critical = _critical(tail, 1 - confidence)
-    ratio = n1 / n2
-
-    def excess(train_count):
-        return train_count - (copied - train_count) * ratio
-
-    low, high = _newcombe(a, n1, b, n2, confidence)
-    return dict(
-        value=excess(a),
-        baseline=excess(min(critical, copied + 1) - 1),
-        confidence=confidence,
-        n_train=n1,
-        n_holdout=n2,
-        train_copied=a,
-        holdout_copied=b,
-        ci_low=n1 * low,
-        ci_high=n1 * high,
-        ci_method=NEWCOMBE,
-        records_at_risk=max(0, round(excess(a))),
-        critical_count=critical,
-        p_value=float(tail[a]),
-    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ NOT_MEASURES = ("privlib.__main__", "privlib.cli", "privlib.pipeline", "privlib.
 #: inside one (a check there would repeat the measure's on every call). Listed by name so that
 #: any other public function without constraints fails; each must exist and be a plain function.
 HELPERS = {
-    "criteria.singling_out_probability",
+    "identity.singling_out.singling_out_probability",
     "detection_limits.family_caught",
     "detection_limits.nearest_planted",
     "detection_limits.planted_distances",

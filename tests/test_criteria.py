@@ -1,4 +1,5 @@
-"""Singling out, linkability and inference (privlib.criteria): toy tables worked out by hand."""
+"""Singling out, linkability and inference (privlib.identity, privlib.attribute, on privlib.criteria):
+toy tables worked out by hand."""
 
 import json
 import math
@@ -11,6 +12,19 @@ from scipy.stats import norm
 
 import privlib as pl
 from privlib import PrivlibError, criteria
+from privlib.attribute.inference import _guess_is_right
+from privlib.identity.singling_out import (
+    EQ,
+    GT,
+    ISNA,
+    LE,
+    NE,
+    NOTNA,
+    _Indexed,
+    _Predicates,
+    _singles_out,
+    singling_out_probability,
+)
 from privlib.results import NOT_ASSESSABLE, RISK
 
 
@@ -83,21 +97,21 @@ def test_a_unique_missing_value_singles_out_and_missing_differs_from_values():
 
     table = np.array([[np.nan], [1.0], [2.0]])
     terms = [
-        (criteria.NE, 1.0),
-        (criteria.EQ, 1.0),
-        (criteria.LE, 1.0),
-        (criteria.ISNA, np.nan),
-        (criteria.NOTNA, np.nan),
-        (criteria.GT, 1.0),
+        (NE, 1.0),
+        (EQ, 1.0),
+        (LE, 1.0),
+        (ISNA, np.nan),
+        (NOTNA, np.nan),
+        (GT, 1.0),
     ]
-    predicates = criteria._Predicates(
+    predicates = _Predicates(
         np.zeros((len(terms), 1), dtype=np.int64),
         np.array([[op] for op, _ in terms]),
         np.array([[v] for _, v in terms]),
         np.zeros(len(terms), dtype=np.int64),
     )
     # != 1 holds for the missing cell and 2 (two records); == 1, <= 1, missing and > 1 hold once
-    assert criteria._singles_out(predicates, table).tolist() == [False, True, True, True, False, True]
+    assert _singles_out(predicates, table).tolist() == [False, True, True, True, False, True]
 
 
 def test_multivariate_predicates_are_unique_and_single_out_their_record():
@@ -137,7 +151,7 @@ def test_predicate_evaluation_matches_a_brute_force_loop():
     columns = np.sort(np.argsort(rng.random((q, 3)), axis=1)[:, :2], axis=1)
     ops = rng.integers(0, 8, size=(q, 2))
     values = rng.integers(0, 4, size=(q, 2)).astype(float)
-    predicates = criteria._Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
+    predicates = _Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
 
     def holds(cell, op, value):
         missing = cell != cell
@@ -156,20 +170,20 @@ def test_predicate_evaluation_matches_a_brute_force_loop():
         sum(all(holds(row[columns[i, t]], ops[i, t], values[i, t]) for t in range(2)) for row in table) == 1
         for i in range(q)
     ]
-    assert criteria._singles_out(predicates, table).tolist() == expected
+    assert _singles_out(predicates, table).tolist() == expected
     subset = np.array([5, 7, 11, 40])
     expected_subset = [
         sum(all(holds(table[r, columns[i, t]], ops[i, t], values[i, t]) for t in range(2)) for r in subset)
         == 1
         for i in range(q)
     ]
-    assert criteria._singles_out(predicates, table, subset).tolist() == expected_subset
+    assert _singles_out(predicates, table, subset).tolist() == expected_subset
 
 
 def test_singling_out_probability_is_the_integral_of_cohen_and_nissim():
     n = 25
     numeric, _ = integrate.quad(lambda w: n * w * (1 - w) ** (n - 1), 0.01, 0.2)
-    assert criteria.singling_out_probability(n, 0.01, 0.2) == pytest.approx(numeric)
+    assert singling_out_probability(n, 0.01, 0.2) == pytest.approx(numeric)
 
 
 @pytest.fixture
@@ -364,9 +378,9 @@ def test_inference_of_a_number_within_the_tolerance():
 def test_a_missing_secret_is_guessed_only_by_a_missing_value():
     guesses = pd.Series([np.nan, "a", np.nan, "b"], dtype=object)
     secrets = pd.Series([np.nan, np.nan, "a", "b"], dtype=object)
-    assert criteria._guess_is_right(guesses, secrets, False, 0.05).tolist() == [True, False, False, True]
+    assert _guess_is_right(guesses, secrets, False, 0.05).tolist() == [True, False, False, True]
     numbers = pd.Series([np.nan, 1.0, np.nan, 0.0])
-    assert criteria._guess_is_right(numbers, pd.Series([np.nan, np.nan, 1.0, 0.0]), True, 0.05).tolist() == [
+    assert _guess_is_right(numbers, pd.Series([np.nan, np.nan, 1.0, 0.0]), True, 0.05).tolist() == [
         True,
         False,
         False,
@@ -529,7 +543,7 @@ def test_indexed_predicate_evaluation_matches_a_brute_force_count(n_terms):
         table[rng.integers(0, 400, size=(q, n_terms)), columns],
         rng.integers(-1, 13, size=(q, n_terms)).astype(float),
     )
-    predicates = criteria._Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
+    predicates = _Predicates(columns, ops, values, np.zeros(q, dtype=np.int64))
 
     def matches(rows):
         cells = table[rows][:, columns]  # (rows, q, terms)
@@ -549,10 +563,10 @@ def test_indexed_predicate_evaluation_matches_a_brute_force_count(n_terms):
         picked = np.take_along_axis(holds, ops[None, None, :, :], axis=0)[0]
         return picked.all(axis=2).sum(axis=0)  # per predicate, records matching every term
 
-    indexed = criteria._Indexed.of(table)
-    assert (criteria._singles_out(predicates, indexed) == (matches(np.arange(400)) == 1)).all()
+    indexed = _Indexed.of(table)
+    assert (_singles_out(predicates, indexed) == (matches(np.arange(400)) == 1)).all()
     for size in (3, 40, 399):
         subset = rng.choice(400, size=size, replace=False)
         expected = matches(subset) == 1
-        assert (criteria._singles_out(predicates, indexed, subset) == expected).all()
-        assert (criteria._singles_out(predicates, table, subset) == expected).all()
+        assert (_singles_out(predicates, indexed, subset) == expected).all()
+        assert (_singles_out(predicates, table, subset) == expected).all()

@@ -18,7 +18,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 import privlib as pl
 from privlib import PrivlibError
-from privlib.attribute import _key_features, knn_risk
+from privlib.attribute import knn_risk
+from privlib.attribute.knn_risk import _key_features
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE
 from privlib.thresholds import REGISTRY, judge
 

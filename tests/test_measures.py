@@ -1,9 +1,10 @@
-"""Every measure is declared once, in privlib/audit/measures.py, and every result the kit can
-produce has a rule there (issue 20).
+"""Every measure is declared once, in its module, listed in order in privlib/catalogue.py, and every
+result the kit can produce has a rule there.
 
 The checks read the declarations (``MEASURES``, ``CATALOGUE``, ``_DECLARED``) and the library's
-source: a measure name typed into a compute function but missing from the declarations, a key
-declared twice, each fails here with the name at fault. A family or an input that does not exist,
+source: a measure name typed into a compute function or a module's key constant but missing from
+the declarations, a key declared twice, each fails here with the name at fault. A measure module
+written as privlib/audit/README.md says is run and judged by the audit. A family or an input that does not exist,
 or a threshold direction that is not True or False, fails earlier, when the declaration is made
 (at import), with the valid names (issue 30); the tests below show it does.
 """
@@ -15,6 +16,7 @@ import dataclasses
 import importlib
 import inspect
 import re
+import sys
 import typing
 from pathlib import Path
 
@@ -22,6 +24,7 @@ import pandas as pd
 import pytest
 
 import privlib
+import privlib.catalogue
 from privlib.catalogue import _DECLARED, CATALOGUE, MEASURES
 from privlib.declaration import FAMILIES, NEEDS, FamilyKey, MeasureSpec, Need, Reference
 from privlib.results import Result
@@ -36,7 +39,7 @@ UTILITY = {"tstr", "pmse", "mean_tvd"}
 
 #: Values of the placeholders of measure names built with an f-string.
 PLACEHOLDERS = {
-    "mode": ("univariate", "multivariate"),  # criteria.singling_out's two modes
+    "mode": ("univariate", "multivariate"),  # identity.singling_out's two modes
     # records.tpr_at_low_fpr: the kit's attacks at its two false-positive rates (records.LOW_FPRS)
     "attack": ("nn_mia", "density_attack", "shadow_model"),
     "rate": ("0.1", "1"),
@@ -46,6 +49,8 @@ PLACEHOLDERS = {
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
 _KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
 _BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
+# ``KEY = "..."`` (or ``ACCURACY_KEY = ...``): a measure module's key constant, which its function uses
+_CONSTANT = re.compile(r"""^[A-Z_]*KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
 # docstring examples (``>>> ...``): they name measures, they do not produce them
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
 # ``measure: str = "..."``: the default of a Result class
@@ -78,7 +83,7 @@ def measure_names_in_source() -> dict[str, set[str]]:
     for path in sorted(SOURCE.rglob("*.py")):
         text = _DOCTEST.sub("", path.read_text(encoding="utf-8"))
         where = str(path.relative_to(SOURCE.parent))
-        for pattern in (_KEYWORD, _BUILDER):
+        for pattern in (_KEYWORD, _BUILDER, _CONSTANT):
             for match in pattern.finditer(text):
                 for name in expand(match.group(3), match.group(1) == "f", where):
                     found[name].add(where)
@@ -176,9 +181,7 @@ def test_every_measure_name_in_the_source_is_declared_with_a_rule():
     missing = {
         name: sorted(files) for name, files in found.items() if name not in UTILITY and name not in RULES
     }
-    assert not missing, (
-        f"measure names with no declaration or no rule in privlib/audit/measures.py: {missing}"
-    )
+    assert not missing, f"measure names with no declaration or no rule in privlib/catalogue.py: {missing}"
 
 
 def test_every_rule_is_a_measure_the_source_produces():
@@ -206,7 +209,7 @@ def test_the_scan_expands_f_strings_and_refuses_unknown_placeholders():
 @pytest.mark.parametrize("mode", PLACEHOLDERS["mode"])
 def test_singling_out_results_carry_a_declared_key(mode):
     train = pd.DataFrame({"a": list("xyzwxyzw"), "b": list("ppqqrrss"), "c": list("mnmnmnmn")})
-    result = privlib.criteria.singling_out(
+    result = privlib.identity.singling_out(
         synthetic=train, train=train, control=train, mode=mode, n_cols=2, n_attacks=4, random_state=0
     )
     assert result.measure == f"singling_out_{mode}"
@@ -301,3 +304,69 @@ def test_a_module_that_declares_a_typo_fails_at_import(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ValueError, match="unknown family 'identiy'; use one of"):
         importlib.import_module("scratch_declarations")
+
+
+# --------------------------------------------------------------------------------------------
+# (3) the walk-through of privlib/audit/README.md, on a scratch measure
+# --------------------------------------------------------------------------------------------
+SCRATCH_MODULE = '''"""A scratch measure written as privlib/audit/README.md says: the share of synthetic records
+equal to a training record."""
+
+from dataclasses import dataclass
+
+from privlib.declaration import MeasureSpec, Reference, release
+from privlib.results import Result
+from privlib.rules import Threshold
+from privlib.validation import Table, validate_params
+
+__all__ = ["ScratchShare", "scratch_share"]
+
+KEY = "scratch_share"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScratchShare(Result):
+    n_copies: int = 0
+
+
+@validate_params({"train": [Table()], "holdout": [Table(), None], "synthetic": [Table()]})
+def scratch_share(*, train, holdout=None, synthetic):
+    copies = len(synthetic.merge(train.drop_duplicates(), how="inner"))
+    share = copies / len(synthetic)
+    return ScratchShare(measure=KEY, value=share, ci_low=share, ci_high=share, n_copies=copies)
+
+
+SCRATCH_SHARE = MeasureSpec(
+    KEY,
+    "Scratch: synthetic records equal to a training record",
+    "identity",
+    Threshold(0.5, source="kit default: the scratch measure's cut-off"),
+    Reference("scratch_measure:scratch_share"),
+    release,
+)
+'''
+
+
+@pytest.mark.parametrize("copied, verdict", [(30, "risk"), (10, "no evidence of risk")])
+def test_a_measure_written_as_the_walk_through_says_is_run_and_judged(copied, verdict, tmp_path, monkeypatch):
+    from privlib.audit import Audit, AuditSpec, load_audit_inputs
+
+    (tmp_path / "scratch_measure.py").write_text(SCRATCH_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "scratch_measure", raising=False)
+    spec = importlib.import_module("scratch_measure").SCRATCH_SHARE
+    # its line in the catalogue puts its rule in the registry, which reads the declarations' rules
+    monkeypatch.setitem(privlib.catalogue.RULES, spec.key, spec.rule)
+    assert RULES["scratch_share"] is spec.rule
+    # 40 people; the synthetic data repeats `copied` of them and moves the others' ages out of range
+    train = pd.DataFrame({"age": range(20, 60), "sex": ["F", "M"] * 20})
+    synthetic = pd.concat(
+        [train.head(copied), train.tail(40 - copied).assign(age=lambda t: t["age"] + 100)], ignore_index=True
+    )
+    inputs = load_audit_inputs(train=train, synthetic=synthetic)
+    settings = AuditSpec.build(train="train.csv", synthetic=["synthetic.csv"])
+    report = Audit(inputs, settings, catalogue=(spec,)).run()
+    (measured,) = report.measures
+    # copied of 40 against the cut-off 0.5: 30/40 = 0.75 above it, 10/40 = 0.25 below
+    assert (measured.key, measured.value, measured.verdict) == ("scratch_share", copied / 40, verdict)
+    assert measured.title == "Scratch: synthetic records equal to a training record"

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import privlib as pl
-from privlib import attribute, criteria, identity, membership, records
+from privlib import attribute, identity, membership, records
 from privlib.results import NO_EVIDENCE, RISK
 from privlib.schema import NUMERIC, infer_kinds
 from privlib.thresholds import judge
@@ -183,7 +183,7 @@ def test_measures_against_the_holdout_tell_a_copy_from_a_release_of_other_people
         uniques = identity.replicated_uniques(original=train, synthetic=synthetic, keys=keys, holdout=holdout)
         inferred = [
             judge(
-                criteria.inference(
+                attribute.inference(
                     synthetic=synthetic,
                     train=train,
                     control=holdout,

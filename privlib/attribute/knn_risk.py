@@ -1,28 +1,6 @@
-"""Attribute disclosure: what an intruder learns about a person's sensitive value.
-
-Two measures, both asking "if I know some variables of a person in the original data (the *keys*),
-how well does the synthetic data tell me another variable (the *target*)?":
-
-* :func:`cap` - the correct attribution probability (Elliot 2014; Taub et al. 2018; Baillargeon &
-  Charest 2020): the share of synthetic records with the person's key that also carry the
-  person's target value.
-* :func:`knn_risk` - classification-based risk (Choi et al. 2017; Kaur et al. 2021): a model fitted
-  on the synthetic data only predicts the target of every original record.
-
-Both report the value beside what the original data itself would reveal and what one learns with
-no data at all, because a high value alone is not a leak: if 95% of people have health insurance,
-guessing "insured" is right 95% of the time without any synthetic data.
-
-:func:`discretize` cuts numeric variables into bins so that CAP, which needs exact matches, can be
-used on continuous keys or targets.
-
-A release that predicts well teaches something about everyone in the population, not only about
-the people it was trained on. So both measures take ``holdout``, real records the generator never
-saw: computed for them with the same synthetic data, the measure says what anyone in the
-population learns from the release (context), and the verdict of the threshold registry
-(:mod:`privlib.thresholds`) is on the training records' excess over them, with a seeded bootstrap
-interval that resamples the two groups of records separately. Without a holdout the value is
-reported and not judged.
+"""Classification-based risk (Choi et al. 2017; Kaur et al. 2021; :func:`knn_risk`): a model fitted
+on the synthetic data only predicts the target of every training and holdout record; with the
+declarations of its two readings (accuracy for a category, relative error for a number).
 """
 
 from __future__ import annotations
@@ -36,29 +14,27 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
+from privlib.attribute.control import (
+    _against_control,
+    _check_keys_target,
+    _excess_interval,
+    _no_control,
+    _value_codes,
+)
+from privlib.declaration import Context, MeasureSpec, Reference
 from privlib.errors import DataError, ParameterError
 from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
-from privlib.results import NOT_ASSESSABLE, Result, _fmt
+from privlib.results import Result, _fmt
 from privlib.results import per_record as per_record_field
-from privlib.schema import (
-    MISSING,
-    NUMERIC,
-    TableEncoder,
-    check_columns,
-    check_comparable,
-    check_frame,
-    infer_kinds,
-    numeric_values,
-)
+from privlib.rules import control_rule
+from privlib.schema import MISSING, NUMERIC, TableEncoder, infer_kinds, numeric_values
 from privlib.uncertainty import (
     BOOTSTRAP,
     DEFAULT_CONFIDENCE,
     WILSON,
     bootstrap_interval,
     check_confidence,
-    percentile_interval,
-    resampled_means,
     wilson_interval,
 )
 from privlib.validation import (
@@ -66,7 +42,6 @@ from privlib.validation import (
     CONFIDENCE,
     Boolean,
     HasMethods,
-    Instance,
     Integer,
     Names,
     Options,
@@ -75,464 +50,13 @@ from privlib.validation import (
     validate_params,
 )
 
-__all__ = ["CAPResult", "KnnRiskResult", "cap", "discretize", "inference", "knn_risk"]
+__all__ = ["KnnRiskResult", "knn_risk"]
+
+ACCURACY_KEY = "knn_risk_accuracy"
+RELATIVE_ERROR_KEY = "knn_risk_relative_error"
 
 #: Distances of knn_risk's default model (see :func:`knn_risk`).
 KNN_METRICS = ("gower", "l1", "l2")
-
-
-# --------------------------------------------------------------------------------------------
-# Shared validation
-# --------------------------------------------------------------------------------------------
-def _check_keys_target(original, synthetic, keys, target):
-    """Validate the two tables and the key and target columns; return them as lists."""
-    check_frame(original, "original")
-    check_frame(synthetic, "synthetic")
-    keys = check_columns(original, keys, "keys", "original")
-    target = check_columns(original, target, "target", "original")
-    check_columns(synthetic, keys, "keys", "synthetic")
-    check_columns(synthetic, target, "target", "synthetic")
-    for name, columns in (("keys", keys), ("target", target)):
-        if len(set(columns)) < len(columns):
-            raise ParameterError(f"`{name}` names a column twice ({columns}); name each once.")
-    both = [c for c in target if c in keys]
-    if both:
-        raise ParameterError(
-            f"`target` column(s) {both} are also among the `keys`; an intruder who already knows "
-            "a variable cannot learn it. Remove them from `keys` or from `target`."
-        )
-    # Categories only in one table are allowed (they simply never match), hence unseen="ignore".
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=keys + target, unseen="ignore")
-    return keys, target
-
-
-def _against_control(result, what: str) -> str:
-    """The sentence that reads a result against its holdout control (or says it has none)."""
-    if result.baseline is None:
-        return (
-            "Without holdout records there is no control: what the release teaches about anyone "
-            "in the population cannot be told apart from a disclosure about the people in the data"
-        )
-    holdout = getattr(result, "holdout_cap", None)
-    if holdout is None:
-        holdout = result.holdout_value
-    return (
-        f"For {result.n_holdout} holdout records the generator never saw, the same release gives "
-        f"{_fmt(holdout)}: what anyone in the population learns from it. The {what} excess for "
-        f"training records is {_fmt(result.value)}{result._interval_text()}"
-    )
-
-
-def _excess_interval(train, holdout, *, rng, confidence) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``mean(train) - mean(holdout)``, the two groups of records
-    resampled separately (two independent samples of people)."""
-    return percentile_interval(
-        resampled_means(train, rng=rng) - resampled_means(holdout, rng=rng), confidence=confidence
-    )
-
-
-def _no_control() -> dict:
-    """The fields of an attribute result computed without holdout records: no verdict, and why."""
-    return dict(
-        baseline=None,
-        verdict=NOT_ASSESSABLE,
-        verdict_rule="no holdout records were given, so there is no control to tell a disclosure "
-        "about the people in the data from what the release teaches about anyone in the "
-        "population; pass `holdout`",
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# CAP
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
-class CAPResult(Result):
-    """Average correct attribution probability, with its two baselines.
-
-    Attributes
-    ----------
-    value : float
-        Without a holdout: the average CAP of the original (training) records from the synthetic
-        data (version 1 or 2, see ``variant``). With a holdout: the **excess** for training
-        records, ``train_cap - holdout_cap``, the part of what the release reveals that is about
-        the people in the training data rather than about anyone in the population.
-    baseline : float or None
-        With a holdout, 0 (training records learned about no better than holdout records);
-        without one, ``None``: the verdict needs the control.
-    train_cap : float
-        Average CAP of the original (training) records from the synthetic data.
-    holdout_cap : float or None
-        Average CAP of the holdout records from the same synthetic data: what anyone in the
-        population learns from this release (context, not a verdict).
-    marginal_cap : float
-        Guessing from the overall shares: the share, in the original data, of each record's own
-        target value, scored like ``train_cap`` (version 1: 0 where the key is absent from the
-        synthetic data) and averaged over the same records.
-    original_cap : float
-        Average CAP computed with the original data in place of the synthetic data (what the
-        original itself would reveal), scored like ``train_cap`` over the same records.
-    variant : {1, 2}
-        1: records whose key is absent from the synthetic data count as 0; 2: they are left out.
-    keys, target : tuple of str
-        The intruder's key variables and the (joint) target variables.
-    n_records : int
-        Number of original records.
-    n_matched : int
-        Original records whose key combination appears in the synthetic data.
-    per_record : numpy.ndarray
-        CAP of each original record from the synthetic data (0 where its key is absent).
-    per_record_original : numpy.ndarray
-        CAP of each original record from the original data.
-    per_record_marginal : numpy.ndarray
-        Share of each record's target value in the original data.
-    key_in_synthetic : numpy.ndarray of bool
-        Whether each original record's key appears in the synthetic data.
-    """
-
-    measure: str = "cap"
-    variant: int = 1
-    keys: tuple = ()
-    target: tuple = ()
-    train_cap: float = math.nan
-    holdout_cap: float | None = None
-    marginal_cap: float = math.nan
-    original_cap: float = math.nan
-    n_records: int = 0
-    n_holdout: int = 0
-    n_matched: int = 0
-    per_record: np.ndarray = per_record_field(default=None)
-    per_record_original: np.ndarray = per_record_field(default=None)
-    per_record_marginal: np.ndarray = per_record_field(default=None)
-    key_in_synthetic: np.ndarray = per_record_field(default=None)
-
-    def reading(self) -> str:
-        target = " and ".join(self.target)
-        keys = ", ".join(self.keys)
-        over = (
-            "all records, counting 0 where the key is absent from the synthetic data"
-            if self.variant == 1
-            else f"the {self.n_matched} records whose key appears in the synthetic data"
-        )
-        if math.isnan(self.train_cap):
-            return self.with_judgement(
-                f"Average CAP (version {self.variant}) is undefined: no original record's key "
-                f"({keys}) appears in the synthetic data."
-            )
-        text = (
-            f"Knowing {keys}, an intruder using the synthetic data attributes the right {target} "
-            f"to a training record with probability {_fmt(self.train_cap)}"
-            f"{'' if self.holdout_cap is not None else self._interval_text()} on average over "
-            f"{over} (version {self.variant}); the original data would give "
-            f"{_fmt(self.original_cap)} and guessing from the overall shares {_fmt(self.marginal_cap)}"
-        )
-        gap = self.original_cap - self.marginal_cap
-        if gap > 0:
-            text += (
-                f", so the synthetic data goes {(self.train_cap - self.marginal_cap) / gap:.0%} of "
-                "the way from guessing to what the original reveals"
-            )
-        return self.with_judgement(text + ". " + _against_control(self, "CAP") + ".")
-
-
-def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
-    """One integer per row of ``original`` then ``synthetic``, equal iff all ``columns`` are equal.
-
-    Values are compared as values (1 and 1.0 match, categories with different category lists
-    match by label); a missing value is a value of its own, equal to every other missing value.
-    """
-    joint = np.zeros(len(original) + len(synthetic), dtype=np.int64)
-    for column in columns:
-        both = pd.concat([original[column], synthetic[column]], ignore_index=True)
-        codes, uniques = pd.factorize(both, use_na_sentinel=False)
-        if not np.isin(codes[len(original) :], codes[: len(original)]).any():
-            raise DataError(
-                f"column {column!r} shares no value between `original` and `synthetic` "
-                f"({original[column].nunique()} and {synthetic[column].nunique()} distinct values); "
-                "code it the same way in both tables (same labels and types)."
-            )
-        # Re-factorising after each column keeps the codes below the number of rows (no overflow).
-        joint, _ = pd.factorize(joint * len(uniques) + codes)
-    return joint
-
-
-@validate_params(
-    {
-        "original": [Table()],
-        "synthetic": [Table()],
-        "keys": [Names()],
-        "target": [Names()],
-        "holdout": [Table(), None],
-        "variant": [Options(1, 2)],
-        "random_state": [RandomState()],
-        "confidence": [CONFIDENCE],
-    }
-)
-def cap(
-    *,
-    original,
-    synthetic,
-    keys,
-    target,
-    holdout=None,
-    variant=1,
-    random_state=None,
-    confidence=DEFAULT_CONFIDENCE,
-) -> CAPResult:
-    """Correct attribution probability (CAP) of the target given the keys.
-
-    For an original record :math:`y_0` with key :math:`K(y_0)` and target :math:`T(y_0)`,
-
-    .. math::
-
-        CAP(y_0) = \\frac{\\#\\{z \\in S: K(z) = K(y_0), T(z) = T(y_0)\\}}
-                        {\\#\\{z \\in S: K(z) = K(y_0)\\}},
-
-    and 0 when no synthetic record has the key. Version 1 averages over every original record;
-    version 2 over the records whose key appears in the synthetic data.
-
-    Parameters
-    ----------
-    original : pandas.DataFrame
-        The real records (R) whose targets the intruder tries to learn.
-    synthetic : pandas.DataFrame
-        The released synthetic records (S). Only the ``keys`` and ``target`` columns are used.
-    keys : str or list of str
-        The variables the intruder knows (quasi-identifiers).
-    target : str or list of str
-        The variable(s) to learn; several form one joint target (all must be right).
-    holdout : pandas.DataFrame, optional
-        Real records of the same population the generator never saw (cut into the same bins as
-        ``original``): the control. CAP above guessing is also what a useful release teaches
-        about anyone in the population, so only the excess of the training records over these
-        records is a disclosure about the people in the data.
-    variant : {1, 2}, default 1
-        1: a record whose key never appears in S counts as CAP 0; 2: such records are left out.
-    random_state : int, numpy.random.Generator or None
-        Seed for the bootstrap of the interval.
-    confidence : float, default 0.95
-        Level of the interval: a percentile bootstrap over the averaged records' CAP values
-        (with a holdout, of the excess, training and holdout records resampled separately).
-
-    Returns
-    -------
-    CAPResult
-        With ``holdout``: ``value`` is the excess ``train_cap - holdout_cap`` with its interval and
-        ``baseline`` 0, judged by :mod:`privlib.thresholds`. Without: ``value`` is ``train_cap``
-        and the result is not assessable (no control). Either way ``train_cap``,
-        ``marginal_cap`` (guessing from R's shares) and ``original_cap`` (R in place of S), all
-        scored the same way over the same records, and per-record arrays for plots.
-
-    Raises
-    ------
-    PrivlibError
-        If a table is not a non-empty DataFrame, a key or target is not a column of both tables,
-        a column is both key and target, a column is numeric in one table and categorical in the
-        other, a key or target column shares no value between the tables, or ``variant`` is not
-        1 or 2.
-
-    Notes
-    -----
-    * Matching is exact, on values: numeric keys or targets must be cut into bins first (see
-      :func:`discretize`), otherwise almost no record matches.
-    * A missing value (NaN) is treated as a value of its own: missing matches missing, as in
-      the kit's distances.
-    * The computation is one factorisation of the key and target columns and a count per group
-      (:func:`numpy.bincount`), so it is linear in the number of rows.
-    * Under version 2 with no key in common, ``value`` and both baselines are NaN.
-    * Scored like the measure: under version 1, ``marginal_cap`` and ``original_cap`` also count
-      0 for a record whose key is absent from S, so the share of the way from guessing to the
-      original, ``(train_cap - marginal_cap) / (original_cap - marginal_cap)``, is the same under
-      both versions.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> r = pd.DataFrame({"sex": ["F", "F", "M"], "ill": ["y", "n", "n"]})
-    >>> s = pd.DataFrame({"sex": ["F", "F", "F", "F"], "ill": ["y", "y", "y", "n"]})
-    >>> res = cap(original=r, synthetic=s, keys="sex", target="ill", random_state=0)
-    >>> res.per_record.tolist()
-    [0.75, 0.25, 0.0]
-    >>> v2 = cap(original=r, synthetic=s, keys="sex", target="ill", variant=2, random_state=0)
-    >>> round(res.train_cap, 4), round(v2.train_cap, 4)
-    (0.3333, 0.5)
-    """
-    confidence = check_confidence(confidence)
-    if variant not in (1, 2) or isinstance(variant, bool):
-        raise ParameterError(f"`variant` must be 1 or 2, got {variant!r}.")
-    keys, target = _check_keys_target(original, synthetic, keys, target)
-    if holdout is not None:
-        _check_keys_target(holdout, synthetic, keys, target)
-    n = len(original)
-    from_synthetic, from_original, marginal, matched = _cap_per_record(original, synthetic, keys, target)
-    # Version 1 scores a record whose key is absent from the synthetic data as 0; its two
-    # baselines are scored the same way, so that the three numbers are on one scale.
-    scored = (lambda a: a[matched]) if variant == 2 else (lambda a: np.where(matched, a, 0.0))
-    if matched.any() or variant == 1:
-        train_value, original_value, marginal_value = (
-            float(scored(a).mean()) for a in (from_synthetic, from_original, marginal)
-        )
-    else:
-        train_value = original_value = marginal_value = math.nan
-    rng = np.random.default_rng(random_state)
-    if holdout is None:
-        low, high = percentile_interval(
-            resampled_means(scored(from_synthetic), rng=rng), confidence=confidence
-        )
-        judged = dict(value=train_value, holdout_cap=None) | _no_control()
-    else:
-        holdout_scores, _, _, holdout_matched = _cap_per_record(holdout, synthetic, keys, target)
-        holdout_scores = holdout_scores[holdout_matched] if variant == 2 else holdout_scores
-        holdout_value = float(holdout_scores.mean()) if len(holdout_scores) else math.nan
-        low, high = _excess_interval(scored(from_synthetic), holdout_scores, rng=rng, confidence=confidence)
-        judged = dict(value=train_value - holdout_value, holdout_cap=holdout_value, baseline=0.0)
-    return CAPResult(
-        **judged,
-        ci_low=low,
-        ci_high=high,
-        ci_method=BOOTSTRAP,
-        confidence=confidence,
-        train_cap=train_value,
-        marginal_cap=marginal_value,
-        original_cap=original_value,
-        variant=variant,
-        keys=tuple(keys),
-        target=tuple(target),
-        n_records=n,
-        n_holdout=0 if holdout is None else len(holdout),
-        n_matched=int(matched.sum()),
-        per_record=from_synthetic,
-        per_record_original=from_original,
-        per_record_marginal=marginal,
-        key_in_synthetic=matched,
-    )
-
-
-def _cap_per_record(original, synthetic, keys, target):
-    """Per record of ``original``: its CAP from ``synthetic`` (0 where its key is absent), its CAP
-    from ``original`` itself, the share of its target value in ``original``, and whether its key
-    appears in ``synthetic``."""
-    n = len(original)
-    key_codes = _value_codes(original, synthetic, keys)
-    target_codes = _value_codes(original, synthetic, target)
-    pair_codes, _ = pd.factorize(key_codes * (target_codes.max() + 1) + target_codes)
-    k_r, k_s = key_codes[:n], key_codes[n:]
-    p_r, p_s = pair_codes[:n], pair_codes[n:]
-    t_r = target_codes[:n]
-
-    def counts(codes):
-        return np.bincount(codes, minlength=max(key_codes.max(), pair_codes.max()) + 1)
-
-    key_s, pair_s = counts(k_s)[k_r], counts(p_s)[p_r]
-    matched = key_s > 0
-    from_synthetic = np.divide(pair_s, key_s, out=np.zeros(n), where=matched)
-    # The record itself is in R, so its key group in R is never empty.
-    from_original = counts(p_r)[p_r] / counts(k_r)[k_r]
-    marginal = np.bincount(t_r)[t_r] / n
-    return from_synthetic, from_original, marginal, matched
-
-
-@validate_params(
-    {
-        "original": [Table()],
-        "synthetic": [Table()],
-        "columns": [Names(), Instance(list, tuple, description="an empty list"), None],
-        "n_bins": [Integer(low=2)],
-    }
-)
-def discretize(*, original, synthetic, columns=None, n_bins=5):
-    """Cut numeric columns of both tables into the same quantile bins of the original data.
-
-    CAP needs exact matches on keys and target; on a continuous variable (income, expenditure,
-    age) almost no two records match, so the variable is first grouped into bins.
-
-    Parameters
-    ----------
-    original, synthetic : pandas.DataFrame
-        The two tables to cut the same way.
-    columns : str or list of str, optional
-        Columns to cut; by default every column of ``original`` that
-        :func:`privlib.schema.infer_kinds` reads as numeric (categorical columns are left as
-        they are). An empty list cuts nothing and returns copies.
-    n_bins : int, default 5
-        Number of bins: the edges are the quantiles 1/n_bins, ..., (n_bins-1)/n_bins of the
-        original column, so each bin holds about the same number of original records. Repeated
-        edges (a value shared by many records) are merged, so a column may get fewer bins.
-
-    Returns
-    -------
-    (pandas.DataFrame, pandas.DataFrame)
-        Copies of ``original`` and ``synthetic`` in which each cut column is an ordered
-        categorical with labels such as ``"< 20"``, ``"20 to < 35"``, ``">= 35"``. The outer bins
-        are open-ended, so synthetic values outside the original range fall into them. Missing
-        values stay missing.
-
-    Raises
-    ------
-    PrivlibError
-        If a table is empty, a column is not in both tables or is not numeric in both, or
-        ``n_bins`` is not an integer of at least 2.
-    """
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
-        raise ParameterError(f"`n_bins` must be an integer of at least 2, got {n_bins!r}.")
-    check_frame(original, "original")
-    check_frame(synthetic, "synthetic")
-    kinds = infer_kinds(original, name="original")
-    if columns is None:
-        columns = [c for c, kind in kinds.items() if kind == NUMERIC]
-    elif not isinstance(columns, (list, tuple)) or columns:
-        columns = check_columns(original, columns, "columns", "original")
-    if not columns:  # nothing to cut (e.g. the numeric keys of an all-categorical table)
-        return original.copy(), synthetic.copy()
-    check_columns(synthetic, columns, "columns", "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
-    not_numeric = [c for c in columns if kinds[c] != NUMERIC]
-    if not_numeric:
-        raise ParameterError(
-            f"`columns` names {not_numeric}, which are not numeric in `original`; only numeric "
-            "columns can be cut into bins."
-        )
-    out_original, out_synthetic = original.copy(), synthetic.copy()
-    for column in columns:
-        values = numeric_values(original[column])
-        finite = values[np.isfinite(values)]
-        inner = np.unique(np.quantile(finite, np.arange(1, n_bins) / n_bins))
-        # Edges equal to the minimum would make an empty first bin.
-        inner = inner[inner > finite.min()]
-        edges = np.concatenate([[-np.inf], inner, [np.inf]])
-        is_date = pd.api.types.is_datetime64_any_dtype(original[column].dtype)
-        labels = _bin_labels(inner, is_date)
-        dtype = pd.CategoricalDtype(labels, ordered=True)
-        for frame in (out_original, out_synthetic):
-            # pandas-stubs: cut's bins leave out the numpy array of edges that pandas takes
-            codes = pd.cut(numeric_values(frame[column]), edges, right=False, labels=False)  # type: ignore[call-overload]
-            frame[column] = pd.Categorical.from_codes(
-                np.where(np.isnan(codes), -1, codes).astype(int), dtype=dtype
-            )
-    return out_original, out_synthetic
-
-
-def _bin_labels(inner: np.ndarray, is_date: bool) -> list[str]:
-    """Readable labels for the bins cut at ``inner`` (open-ended outer bins)."""
-    if is_date:
-        stamps = [pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(e)) for e in inner]
-        formats = [
-            lambda t: t.strftime("%Y-%m-%d"),
-            lambda t: t.strftime("%Y-%m-%d %H:%M"),
-            lambda t: t.isoformat(),
-        ]
-        candidates = ([f(t) for t in stamps] for f in formats)
-    else:
-        # As few digits as keep the edges apart (150.1 and 150.2 must not both read "150").
-        candidates = (
-            [f"{e:,.{d}f}" if abs(e) >= 100 else f"{e:.{d + 3}g}" for e in inner] for d in range(15)
-        )
-    shown = next((c for c in candidates if len(set(c)) == len(c)), [repr(float(e)) for e in inner])
-    if not shown:
-        return ["all values"]
-    labels = [f"< {shown[0]}"]
-    labels += [f"{lo} to < {hi}" for lo, hi in zip(shown[:-1], shown[1:])]
-    labels.append(f">= {shown[-1]}")
-    return labels
 
 
 # --------------------------------------------------------------------------------------------
@@ -674,7 +198,7 @@ def _numeric_knn_risk(y_r, predicted, predicted_original, control, rng, common: 
         holdout_value = float(np.mean(holdout_error))
         judged = dict(value=holdout_value - train_value, holdout_value=holdout_value, baseline=0.0)
     return KnnRiskResult(
-        measure="knn_risk_relative_error",
+        measure=RELATIVE_ERROR_KEY,
         **judged,
         ci_low=low,
         ci_high=high,
@@ -1039,7 +563,7 @@ def knn_risk(
             value=train_value - holdout_value, holdout_value=holdout_value, baseline=0.0, ci_method=BOOTSTRAP
         )
     return KnnRiskResult(
-        measure="knn_risk_accuracy",
+        measure=ACCURACY_KEY,
         **judged,
         ci_low=low,
         ci_high=high,
@@ -1053,4 +577,56 @@ def knn_risk(
     )
 
 
-from privlib.criteria import inference  # noqa: E402  (re-exported; issue 14)
+def _knn_arguments(context: Context) -> dict:
+    return {
+        "original": context.train,
+        "synthetic": context.synthetic,
+        "holdout": context.holdout,
+        "keys": context.keys,
+        "target": context.target,
+        "random_state": context.settings["seed"],
+    }
+
+
+def _numeric_target(context: Context) -> bool:
+    return context.kinds.get(context.target) == NUMERIC
+
+
+KNN_RISK_ACCURACY = MeasureSpec(
+    ACCURACY_KEY,
+    "Nearest-neighbour prediction of a sensitive category",
+    "attribute",
+    control_rule(
+        "k-NN",
+        "share of records whose category the model predicts right",
+        "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+        scope="fits a model on the synthetic data and counts the training and the holdout "
+        "records whose target it predicts correctly, and judges the difference",
+    ),
+    Reference("privlib.attribute.knn_risk:knn_risk"),
+    _knn_arguments,
+    needs=("holdout", "keys", "sensitive"),
+    per_target=True,
+    applies=lambda c: not _numeric_target(c),
+)
+
+
+KNN_RISK_RELATIVE_ERROR = MeasureSpec(
+    RELATIVE_ERROR_KEY,
+    "Nearest-neighbour prediction of a sensitive number",
+    "attribute",
+    control_rule(
+        "k-NN",
+        "mean error, in interquartile ranges of the target (each record's capped at one),",
+        "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
+        scope="fits a model on the synthetic data and measures how much smaller its error is on "
+        "the training records' target than on the holdout records', in interquartile ranges of "
+        "the target, each record's error capped at one, so that no outlier can be read back",
+        smaller_is_risk=True,
+    ),
+    Reference("privlib.attribute.knn_risk:knn_risk"),
+    _knn_arguments,
+    needs=("holdout", "keys", "sensitive"),
+    per_target=True,
+    applies=_numeric_target,
+)
