@@ -1,4 +1,6 @@
-"""The nearest-neighbour adversarial accuracy of Yale et al. (2019): can real and synthetic records be told apart by their nearest neighbours?"""
+"""The nearest-neighbour adversarial accuracy of Yale et al. (2019): can real and synthetic
+records be told apart by their nearest neighbours?
+"""
 
 from __future__ import annotations
 

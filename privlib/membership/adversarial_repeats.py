@@ -1,4 +1,8 @@
-"""TODO."""
+"""The repetitions of the nearest-neighbour adversarial accuracy (Yale et al. 2019), shared by
+:func:`~privlib.membership.adversarial_accuracy` and :func:`~privlib.membership.privacy_loss`:
+each record's nearest record in its own and in the other table, read from neighbour lists where
+they hold it and searched otherwise.
+"""
 
 from __future__ import annotations
 

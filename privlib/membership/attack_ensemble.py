@@ -1,4 +1,6 @@
-"""The attack ensemble: five calibrated membership attacks read at low false-positive rates, judged on the strongest after Holm's adjustment."""
+"""The attack ensemble: five calibrated membership attacks read at low false-positive rates,
+judged on the strongest after Holm's adjustment.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,75 @@
-"""TODO."""
+"""The scores of the calibrated membership attacks, each record read against its real and
+synthetic neighbours.
+
+Every distance measure of :mod:`privlib.membership` reads one number per record, its distance to
+the closest synthetic record. Yao et al. (2025, "The DCR delusion") show releases that pass such
+tests while other attacks find members, and Synth-MIA (Ward et al. 2025) reports that no single
+attack dominates, so that the honest estimate is the maximum over several. This module scores
+five attacks of different kinds on the kit's own neighbour engine (:mod:`privlib.neighbors`,
+bounded blocks) and reads each at a false-positive rate of 0.1 % and 1 % with the exact test of
+:func:`privlib.records.tpr_at_low_fpr`:
+
+``dcr``
+    minus the distance to the closest synthetic record (DCR, the score of
+    :func:`privlib.membership.nn_mia` and of Synth-MIA's DCR attack): the distance attack itself
+    stays in the ensemble, since it finds near copies in dense regions that the differences and
+    ratios below rank behind isolated holdout records.
+``dcr_diff``
+    distance to the nearest other real record minus distance to the nearest synthetic record
+    (DCR-diff, Chen, Yu, Zhang & Fritz 2020, "GAN-Leaks", as Synth-MIA defines it): a synthetic
+    record much nearer than the record's real neighbours gives it away.
+``density_ratio``
+    DOMIAS (van Breugel, Sun, Qian & van der Schaar 2023): the density of the synthetic data at
+    the record over that of real data, here with k-nearest-neighbour densities
+    (``p(x) ~ 1 / (n r_k(x)^d)``, Loftsgaarden & Quesenberry 1965), whose log ratio ranks records
+    as ``log r_k,real(x) - log r_k,synthetic(x)`` whatever the dimension ``d``; kernel densities
+    (:func:`privlib.membership.density_attack`) cost an ``n x n`` sum the audit cannot afford at
+    scale.
+``local_neighbourhood``
+    how many of the record's nearest records are synthetic (Synth-MIA's local-neighbourhood
+    attack counts synthetic records in a fixed sphere; here the sphere is the record's own
+    neighbourhood of ``k`` records, real and synthetic together, so no radius has to be chosen
+    on Gower distances, and nearer neighbours weigh more: ``1 / rank``).
+``classifier``
+    a classifier trained to tell synthetic from real records (Houssiau et al. 2022, TAPAS;
+    Synth-MIA's classifier attack): its probability of "synthetic" at a record. It is
+    cross-fitted, so no record is scored by a model that saw it.
+
+:func:`~privlib.membership.near_copy_test` is the near-copy evidence on its own: the distance to the nearest
+synthetic record relative to the distance to the nearest other real record,
+``log((d_real + c) / (d_synthetic + c))`` with ``c`` a thousandth of one variable's range, read
+at 0.1 % and 1 %. A copy moved a little stays far nearer to its synthetic twin than to any real
+neighbour, which the plain distance misses for records in dense regions.
+
+The adversary and the calibration
+---------------------------------
+The attacks are no-box (they see the release) and calibrated with real data of the population:
+the real records are the training and holdout records together, each record scored against the
+others, never itself. No score uses the membership labels, so when the release does not depend
+on who was in the training data the training and holdout scores are exchangeable and the exact
+test of :mod:`privlib.records` holds for every attack. Holm's adjustment across the attacks and
+rates (:func:`privlib.records.family_tests`) then makes the maximum over the ensemble a valid
+test: the verdict is read on the test with the smallest adjusted p-value, and the table of the
+result says which attack found what.
+
+References
+----------
+Chen D, Yu N, Zhang Y, Fritz M. GAN-Leaks: a taxonomy of membership inference attacks against
+generative models. ACM CCS 2020.
+
+van Breugel B, Sun H, Qian Z, van der Schaar M. Membership inference attacks against synthetic
+data through overfitting detection. AISTATS 2023.
+
+Houssiau F, Jordon J, Cohen SN, et al. TAPAS: a toolbox for adversarial privacy auditing of
+synthetic data. NeurIPS 2022 workshop on synthetic data.
+
+Loftsgaarden DO, Quesenberry CP. A nonparametric estimate of a multivariate density function.
+Annals of Mathematical Statistics 36(3), 1965.
+
+Ward J, et al. Synth-MIA: a testbed for auditing privacy leakage in tabular data synthesis, 2025.
+
+Yao et al. The DCR delusion: measuring the privacy risk of synthetic data, 2025.
+"""
 
 from __future__ import annotations
 

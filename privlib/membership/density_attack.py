@@ -1,4 +1,24 @@
-"""TODO."""
+"""The DOMIAS density attack: is the synthetic data denser around training records than around
+unseen ones?
+
+**Density attack**, DOMIAS (van Breugel, Sun, Qian & van der Schaar 2023),
+:func:`density_attack`. A generator that over-fits puts more mass near its training records than
+the population does. DOMIAS scores each record ``x`` by the density ratio
+``p_S(x) / p_R(x)``: the density of the synthetic data over that of a reference sample of the
+population, both estimated on the kit's encoding. A member should score higher than a
+non-member; the AUC over training (members) and holdout (non-members) records measures it. The
+ratio, rather than ``p_S`` alone, is what keeps a record in a dense region of the population from
+looking like a member just because the region is dense.
+
+Encoding for the densities: numeric variables divided by their range, categorical variables
+one-hot times one half, the embedding in which L1 distance is Gower distance (Gower 1971) times
+the number of variables, so that every variable weighs alike.
+
+References
+----------
+van Breugel B, Sun H, Qian Z, van der Schaar M. Membership inference attacks against synthetic
+data through overfitting detection. AISTATS 2023 (DOMIAS, Section 3, eq. 3).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The discriminator test: do unseen synthetic records look more like the training data than real unseen records do?"""
+"""The discriminator test: do unseen synthetic records look more like the training data than
+real unseen records do?
+"""
 
 from __future__ import annotations
 

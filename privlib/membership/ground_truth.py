@@ -1,4 +1,6 @@
-"""The Hamming-threshold attack of El Emam et al. (2022) against the ground truth: attack sets drawn from the whole population."""
+"""The Hamming-threshold attack of El Emam et al. (2022) against the ground truth: attack sets
+drawn from the whole population.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""TODO."""
+"""The Hamming-threshold membership attack of El Emam, Mosquera & Fang (2022), shared by
+:func:`~privlib.membership.ground_truth_risk` and :func:`~privlib.membership.partition_risk`:
+its result, the attack run at every Hamming distance h at once, and the relative risk M
+(:func:`naive_f1`, :func:`relative_risk`, :func:`risk_utility_loss`).
+
+References
+----------
+El Emam K, Mosquera L, Fang X. Validating a membership disclosure metric for synthetic health
+data. JAMIA Open 5(4), 2022. doi:10.1093/jamiaopen/ooac083
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO."""
+"""Attacks read at low false-positive rates and judged on the strongest reading after Holm's
+adjustment (:class:`MaxOverTests`): the reading of :func:`~privlib.membership.near_copy_test`
+and :func:`~privlib.membership.attack_ensemble`.
+"""
 
 from __future__ import annotations
 

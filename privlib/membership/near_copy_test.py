@@ -1,4 +1,6 @@
-"""Near copies: training records far nearer to a synthetic record than to any real neighbour, against holdout records."""
+"""Near copies: training records far nearer to a synthetic record than to any real neighbour,
+against holdout records.
+"""
 
 from __future__ import annotations
 

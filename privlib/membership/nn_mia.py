@@ -1,4 +1,6 @@
-"""The nearest-neighbour membership attack: its AUC over every record, and its reading at low false-positive rates."""
+"""The nearest-neighbour membership attack: its AUC over every record, and its reading at low
+false-positive rates.
+"""
 
 from __future__ import annotations
 

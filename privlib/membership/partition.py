@@ -1,4 +1,6 @@
-"""The partitioning method of El Emam et al. (2022): the Hamming-threshold attack on attack sets drawn from the training data and a holdout."""
+"""The partitioning method of El Emam et al. (2022): the Hamming-threshold attack on attack sets
+drawn from the training data and a holdout.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The privacy loss of Yale et al. (2019): the adversarial accuracy on unseen records minus that on training records."""
+"""The privacy loss of Yale et al. (2019): the adversarial accuracy on unseen records minus that
+on training records.
+"""
 
 from __future__ import annotations
 

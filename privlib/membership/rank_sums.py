@@ -1,4 +1,6 @@
-"""TODO."""
+"""The AUC of two groups of scores, its bootstrap interval, and its exact one-sided
+Wilcoxon-Mann-Whitney test with ties at mid-ranks: the per-target tests of the targeted attacks.
+"""
 
 from __future__ import annotations
 

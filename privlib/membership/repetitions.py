@@ -1,4 +1,6 @@
-"""TODO."""
+"""Results averaged over seeded repetitions, and the spread and interval of such a mean, shared by
+the membership measures that repeat a random step.
+"""
 
 from __future__ import annotations
 

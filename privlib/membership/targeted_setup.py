@@ -1,4 +1,6 @@
-"""TODO."""
+"""What the targeted attacks share: checking their tables, building the generator from its
+name, fitting shadow tables and turning them into features, and choosing the target records.
+"""
 
 from __future__ import annotations
 

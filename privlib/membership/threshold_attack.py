@@ -1,4 +1,6 @@
-"""The distance-threshold membership attack: the precision of calling the records nearest the synthetic data members."""
+"""The distance-threshold membership attack: the precision of calling the records nearest the
+synthetic data members.
+"""
 
 from __future__ import annotations
 
