@@ -46,9 +46,8 @@ PLACEHOLDERS = {
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
 _KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
 _BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
-# a measure module's key constants (``KEY = "..."``, ``TPR_AT_1PCT_KEY = "..."``), which its
-# function gives as ``measure=KEY``
-_KEY_CONSTANT = re.compile(r"""^(?:\w+_)?KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
+# ``KEY = "..."`` (or ``ACCURACY_KEY = ...``): a measure module's key constant, which its function uses
+_CONSTANT = re.compile(r"""^[A-Z_]*KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
 # docstring examples (``>>> ...``): they name measures, they do not produce them
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
 # ``measure: str = "..."``: the default of a Result class
@@ -81,7 +80,7 @@ def measure_names_in_source() -> dict[str, set[str]]:
     for path in sorted(SOURCE.rglob("*.py")):
         text = _DOCTEST.sub("", path.read_text(encoding="utf-8"))
         where = str(path.relative_to(SOURCE.parent))
-        for pattern in (_KEYWORD, _BUILDER, _KEY_CONSTANT):
+        for pattern in (_KEYWORD, _BUILDER, _CONSTANT):
             for match in pattern.finditer(text):
                 for name in expand(match.group(3), match.group(1) == "f", where):
                     found[name].add(where)

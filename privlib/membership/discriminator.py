@@ -152,6 +152,30 @@ def _hanley_mcneil_interval(auc: float, n_positive: int, n_negative: int, confid
     return max(0.0, auc - half), min(1.0, auc + half)
 
 
+def _model_and_features(tables, kinds: dict, estimator) -> tuple[tuple, object, str]:
+    """The discriminator's unfitted model, the tables as it reads them, and the name of the model's
+    seed parameter: coded arrays for the default gradient-boosting model, frames one-hot encoded
+    inside the pipeline for a given ``estimator``."""
+    if estimator is None:
+        features, categorical = _coded_features(tables, kinds)
+        model = HistGradientBoostingClassifier(categorical_features=categorical, class_weight="balanced")
+        return tuple(features), model, "random_state"
+    names = [c for c, k in kinds.items() if k != NUMERIC]
+    model = Pipeline(
+        [
+            (
+                "encode",
+                ColumnTransformer(
+                    [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
+                    remainder="passthrough",
+                ),
+            ),
+            ("classify", clone(estimator)),
+        ]
+    )
+    return tuple(_classifier_frame(t, kinds) for t in tables), model, "classify__random_state"
+
+
 @validate_params(
     {
         "train": [Table()],
@@ -263,31 +287,9 @@ def discriminator_test(
         train, holdout, synthetic = (
             subsample(t, min(len(t), max_records), rng) for t in (train, holdout, synthetic)
         )
-    tables = (train, holdout, synthetic)
-    # coded arrays for the default model, frames for the one-hot encoding of a given estimator
-    x_train: np.ndarray | pd.DataFrame
-    x_holdout: np.ndarray | pd.DataFrame
-    x_synthetic: np.ndarray | pd.DataFrame
-    if estimator is None:
-        (x_train, x_holdout, x_synthetic), categorical = _coded_features(tables, kinds)
-        model = HistGradientBoostingClassifier(categorical_features=categorical, class_weight="balanced")
-        model_step = "random_state"
-    else:
-        x_train, x_holdout, x_synthetic = (_classifier_frame(t, kinds) for t in tables)
-        names = [c for c, k in kinds.items() if k != NUMERIC]
-        model = Pipeline(
-            [
-                (
-                    "encode",
-                    ColumnTransformer(
-                        [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), names)],
-                        remainder="passthrough",
-                    ),
-                ),
-                ("classify", clone(estimator)),
-            ]
-        )
-        model_step = "classify__random_state"
+    (x_train, x_holdout, x_synthetic), model, model_step = _model_and_features(
+        (train, holdout, synthetic), kinds, estimator
+    )
     n_fit = len(synthetic) // 2
     n_scored = len(synthetic) - n_fit
     labels = np.repeat([1, 0], [len(train), n_fit])

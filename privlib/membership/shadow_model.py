@@ -327,22 +327,7 @@ def shadow_model_attack(
     rng = np.random.default_rng(random_state)
     train = train.reset_index(drop=True)
     population = population[list(train.columns)].reset_index(drop=True)
-    if targets is None:
-        target_index, target_distance = outlier_targets(train, n_targets)
-    else:
-        target_index = np.asarray(list(targets))
-        if (
-            target_index.ndim != 1
-            or target_index.size == 0
-            or not np.issubdtype(target_index.dtype, np.integer)
-            or target_index.min() < 0
-            or target_index.max() >= len(train)
-            or len(set(target_index)) < target_index.size
-        ):
-            raise ParameterError(
-                f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1})."
-            )
-        target_distance = nearest_distances(train, train, exclude_self=True)[target_index]
+    target_index, target_distance = _chosen_targets(train, targets, n_targets)
     featurizer = _Features(population)
     if features == "correlation" and featurizer.n_encoded < 2:
         raise DataError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
@@ -356,47 +341,19 @@ def shadow_model_attack(
     )
     started = time.perf_counter()
     for done, index in enumerate(target_index, 1):
-        target = train.iloc[[int(index)]]
-        # the pool never holds the target (nor an identical record): "without" must mean without
-        others = np.flatnonzero(nearest_distances(population, target) > 0)
-        if len(others) < shadow_size:
-            raise DataError(
-                f"`population` has {len(others)} records other than a target, fewer than "
-                f"`shadow_size` ({shadow_size}); give a larger population or a smaller shadow_size."
-            )
-        n_pairs = n_shadows + n_test
-        tasks = [
-            (
-                np.sort(rng.choice(others, size=shadow_size, replace=False)),
-                int(rng.integers(shadow_size)),
-                int(rng.integers(2**63)),
-            )
-            for _ in range(n_pairs)
-        ]
-        # a generator: joblib builds each shadow table only when a worker is ready for it
-        pairs = Parallel(n_jobs=n_jobs)(
-            delayed(_shadow_features)(
-                template,
-                population.iloc[rows].reset_index(drop=True),
-                target,
-                swap,
-                n_synthetic,
-                seed,
-                features,
-                featurizer,
-            )
-            for rows, swap, seed in tasks
+        score_out, score_in = _fresh_scores(
+            train.iloc[[int(index)]],
+            population=population,
+            template=template,
+            featurizer=featurizer,
+            features=features,
+            shadow_size=shadow_size,
+            n_synthetic=n_synthetic,
+            n_shadows=n_shadows,
+            n_test=n_test,
+            n_jobs=n_jobs,
+            rng=rng,
         )
-        x_out = np.array([p[0] for p in pairs])
-        x_in = np.array([p[1] for p in pairs])
-        classifier = RandomForestClassifier(
-            n_estimators=500, n_jobs=n_jobs, random_state=int(rng.integers(2**31))
-        )
-        classifier.fit(
-            np.vstack([x_out[:n_shadows], x_in[:n_shadows]]), np.r_[np.zeros(n_shadows), np.ones(n_shadows)]
-        )
-        score_out = classifier.predict_proba(x_out[n_shadows:])[:, 1]
-        score_in = classifier.predict_proba(x_in[n_shadows:])[:, 1]
         groups.extend([score_out, score_in])
         per_target.append(_auc_with_interval([score_out, score_in], rng, confidence))
         logger.info(
@@ -418,6 +375,81 @@ def shadow_model_attack(
         n_shadows=n_shadows,
         n_test=n_test,
     )
+
+
+def _chosen_targets(train: pd.DataFrame, targets, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
+    """The targets' row positions in ``train`` (the most isolated records unless ``targets`` names
+    them) and each one's Gower distance to its nearest other training record."""
+    if targets is None:
+        return outlier_targets(train, n_targets)
+    target_index = np.asarray(list(targets))
+    if (
+        target_index.ndim != 1
+        or target_index.size == 0
+        or not np.issubdtype(target_index.dtype, np.integer)
+        or target_index.min() < 0
+        or target_index.max() >= len(train)
+        or len(set(target_index)) < target_index.size
+    ):
+        raise ParameterError(f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1}).")
+    return target_index, nearest_distances(train, train, exclude_self=True)[target_index]
+
+
+def _fresh_scores(
+    target: pd.DataFrame,
+    *,
+    population,
+    template,
+    featurizer,
+    features,
+    shadow_size,
+    n_synthetic,
+    n_shadows,
+    n_test,
+    n_jobs,
+    rng,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One target's attack: ``n_shadows + n_test`` shadow pairs without and with it, a forest
+    trained on the first ``n_shadows``, and its scores of the fresh pairs (without, with)."""
+    # the pool never holds the target (nor an identical record): "without" must mean without
+    others = np.flatnonzero(nearest_distances(population, target) > 0)
+    if len(others) < shadow_size:
+        raise DataError(
+            f"`population` has {len(others)} records other than a target, fewer than "
+            f"`shadow_size` ({shadow_size}); give a larger population or a smaller shadow_size."
+        )
+    n_pairs = n_shadows + n_test
+    tasks = [
+        (
+            np.sort(rng.choice(others, size=shadow_size, replace=False)),
+            int(rng.integers(shadow_size)),
+            int(rng.integers(2**63)),
+        )
+        for _ in range(n_pairs)
+    ]
+    # a generator: joblib builds each shadow table only when a worker is ready for it
+    pairs = Parallel(n_jobs=n_jobs)(
+        delayed(_shadow_features)(
+            template,
+            population.iloc[rows].reset_index(drop=True),
+            target,
+            swap,
+            n_synthetic,
+            seed,
+            features,
+            featurizer,
+        )
+        for rows, swap, seed in tasks
+    )
+    x_out = np.array([p[0] for p in pairs])
+    x_in = np.array([p[1] for p in pairs])
+    classifier = RandomForestClassifier(
+        n_estimators=500, n_jobs=n_jobs, random_state=int(rng.integers(2**31))
+    )
+    classifier.fit(
+        np.vstack([x_out[:n_shadows], x_in[:n_shadows]]), np.r_[np.zeros(n_shadows), np.ones(n_shadows)]
+    )
+    return classifier.predict_proba(x_out[n_shadows:])[:, 1], classifier.predict_proba(x_in[n_shadows:])[:, 1]
 
 
 def _over_targets(*, rows, distance, groups, per_target, mean, confidence, **about) -> ShadowModelAttack:
