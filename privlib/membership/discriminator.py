@@ -21,12 +21,12 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from privlib.declaration import DISCRIMINATOR_SAMPLE, MeasureSpec, Reference, release, with_settings
-from privlib.errors import DataError, ParameterError
+from privlib.errors import DataError
 from privlib.matching import (
     check_tables,
     subsample,
 )
-from privlib.membership.repetitions import _check_integer, _Repeated, _spread
+from privlib.membership.repetitions import _Repeated, _spread
 from privlib.rules import Threshold
 from privlib.schema import NUMERIC, infer_kinds, numeric_values
 from privlib.uncertainty import (
@@ -40,6 +40,7 @@ from privlib.validation import (
     Boolean,
     HasMethods,
     Integer,
+    Options,
     RandomState,
     Table,
     validate_params,
@@ -185,7 +186,8 @@ def _model_and_features(tables, kinds: dict, estimator) -> tuple[tuple, object, 
         "random_state": [RandomState()],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
-        "n_jobs": [Integer(low=-1), None],
+        # -1: every core, as in scikit-learn
+        "n_jobs": [Integer(low=1), Options(-1), None],
         "progress": [Boolean()],
         "max_records": [Integer(low=2), None],
     }
@@ -275,11 +277,6 @@ def discriminator_test(
     if len(synthetic) < 2:
         raise DataError("`synthetic` needs at least 2 rows: one half to fit, one to score.")
     confidence = check_confidence(confidence)
-    if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
-        raise ParameterError(
-            "`estimator` must be a scikit-learn classifier with fit and predict_proba, "
-            f"got {type(estimator).__name__}."
-        )
     kinds = infer_kinds(train, name="train")
     rng = np.random.default_rng(random_state)
     sampled = max_records is not None and any(len(t) > max_records for t in (train, holdout, synthetic))
@@ -377,9 +374,9 @@ def _check_threads(n_jobs, n_rows: int) -> int | None:
     """``n_jobs`` as a thread limit for threadpoolctl (``None`` there: no limit, every core)."""
     if n_jobs is None:
         return 1 if n_rows < THREADED_ROWS else None
-    if not isinstance(n_jobs, bool) and n_jobs == -1:
+    if n_jobs == -1:
         return None
-    return _check_integer(n_jobs, "n_jobs")
+    return int(n_jobs)
 
 
 def _repetitions(n_repeats: int, progress: bool):

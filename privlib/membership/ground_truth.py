@@ -13,7 +13,6 @@ from privlib.matching import (
     check_tables,
 )
 from privlib.membership.hamming import DEFAULT_ATTACK_SIZE, MembershipRisk, _hamming_attack
-from privlib.membership.repetitions import _check_integer
 from privlib.rules import partition_rule
 from privlib.schema import TableEncoder
 from privlib.uncertainty import (
@@ -137,12 +136,10 @@ def ground_truth_risk(
         )
     if attack_size is None:
         attack_size = min(DEFAULT_ATTACK_SIZE, size)
-    attack_size = _check_integer(attack_size, "attack_size")
+    attack_size = int(attack_size)
     if attack_size > size:
         raise DataError(f"`attack_size` = {attack_size} exceeds the population's {size} rows; ask for fewer.")
-    encoder = TableEncoder(metric="hamming", n_bins=_check_integer(n_bins, "n_bins")).fit(
-        population, names=["population"]
-    )
+    encoder = TableEncoder(metric="hamming", n_bins=int(n_bins)).fit(population, names=["population"])
     rng = np.random.default_rng(random_state)
     draws = [rng.choice(size, attack_size, replace=False) for _ in range(n_repeats)]
     return _hamming_attack(

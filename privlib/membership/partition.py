@@ -5,8 +5,6 @@ drawn from the training data and a holdout.
 from __future__ import annotations
 
 import math
-from numbers import Real
-from typing import cast
 
 import numpy as np
 
@@ -16,7 +14,6 @@ from privlib.matching import (
     check_tables,
 )
 from privlib.membership.hamming import DEFAULT_ATTACK_SIZE, MembershipRisk, _hamming_attack
-from privlib.membership.repetitions import _check_integer
 from privlib.rules import partition_rule
 from privlib.schema import TableEncoder
 from privlib.uncertainty import (
@@ -39,13 +36,6 @@ __all__ = ["KEY", "partition_risk", "PARTITION_F1"]
 KEY = "partition_f1"
 
 
-def _check_share(value, name: str) -> float:
-    # A Real compares as a float does; typeshed's numbers.Real declares only < and <=.
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= cast(float, value) <= 1:
-        raise ParameterError(f"`{name}` must be a number between 0 and 1, got {value!r}.")
-    return float(value)
-
-
 def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int]:
     """Attack-set size and how many of its records come from training, checked for feasibility."""
     if attack_size is None:
@@ -61,7 +51,7 @@ def _partition_attack_size(attack_size, t, n_train, n_holdout) -> tuple[int, int
         ):
             attack_size -= 1
     else:
-        attack_size = _check_integer(attack_size, "attack_size")
+        attack_size = int(attack_size)
     from_train = round(t * attack_size)
     if from_train > n_train or attack_size - from_train > n_holdout:
         raise DataError(
@@ -174,7 +164,7 @@ def partition_risk(
     check_tables(train=train, holdout=holdout, synthetic=synthetic)
     n = len(train)
     if population_size is not None:
-        population_size = _check_integer(population_size, "population_size")
+        population_size = int(population_size)
         if population_size <= n:
             raise DataError(
                 f"`population_size` (N = {population_size}) must be larger than the training data "
@@ -187,9 +177,9 @@ def partition_risk(
                 "so that t defaults to n / N (the choice that matches the ground truth)."
             )
         t = n / population_size
-    t = _check_share(t, "t")
+    t = float(t)
     attack_size, from_train = _partition_attack_size(attack_size, t, n, len(holdout))
-    encoder = TableEncoder(metric="hamming", n_bins=_check_integer(n_bins, "n_bins")).fit(
+    encoder = TableEncoder(metric="hamming", n_bins=int(n_bins)).fit(
         train, holdout, names=["train", "holdout"]
     )
     rng = np.random.default_rng(random_state)

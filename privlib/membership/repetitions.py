@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from privlib.errors import ParameterError
 from privlib.results import Result, per_record
 
 
@@ -35,12 +33,6 @@ class _Repeated(Result):
             f" (mean of {self.n_repeats} repetitions, 95% of them between {self.repeat_low:.3f} "
             f"and {self.repeat_high:.3f})"
         )
-
-
-def _check_integer(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ParameterError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _spread(values) -> tuple[float, float, float]:
