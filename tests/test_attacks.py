@@ -1,6 +1,7 @@
-"""The attack ensemble and the near-copy test (privlib/attacks.py), against values computed
-independently: Gower distances by brute force in numpy, the scores by their formulas, the exact
-test's p-values from the negative hypergeometric formula with math.comb, and Holm by hand."""
+"""The attack ensemble and the near-copy test (privlib.membership.attack_ensemble and
+privlib.membership.near_copy_test), against values computed independently: Gower distances by
+brute force in numpy, the scores by their formulas, the exact test's p-values from the negative
+hypergeometric formula with math.comb, and Holm by hand."""
 
 from __future__ import annotations
 

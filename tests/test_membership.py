@@ -590,7 +590,9 @@ def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch,
     monkeypatch.setattr(adversarial_repeats, "_LIST_MISS_SHARE", miss_share)
     searched = []
     nearest_other = adversarial_repeats._nearest_other
-    monkeypatch.setattr(adversarial_repeats, "_nearest_other", lambda *a: searched.append(1) or nearest_other(*a))
+    monkeypatch.setattr(
+        adversarial_repeats, "_nearest_other", lambda *a: searched.append(1) or nearest_other(*a)
+    )
     data = np.random.default_rng(4)
     train, test, synthetic = (small_mixed(data, n) for n in (30, 20, 45))
     result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=5, random_state=2)
