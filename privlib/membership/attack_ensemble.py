@@ -23,8 +23,8 @@ KEY = "attack_ensemble"
 def attack_ensemble(
     *, train, holdout, synthetic, random_state=None, confidence=DEFAULT_CONFIDENCE, client=None
 ) -> MaxOverTests:
-    """The five attacks of :data:`ATTACKS`, each read at false-positive rates of 0.1 % and 1 %,
-    judged on the strongest reading after Holm's adjustment over the ten.
+    """The five attacks of :data:`~privlib.attacks.ATTACKS`, each read at false-positive rates of
+    0.1 % and 1 %, judged on the strongest reading after Holm's adjustment over the ten.
 
     Judged (:func:`privlib.thresholds.judge`): risk when the strongest reading's adjusted p-value
     is at most ``1 - confidence``; inconclusive when it is significant on its own but not after

@@ -98,7 +98,7 @@ __all__ = [
     "ensemble_scores",
 ]
 
-#: The attacks of :func:`attack_ensemble`, in the order of its table.
+#: The attacks of :func:`~privlib.membership.attack_ensemble`, in the order of its table.
 ATTACKS = ("dcr", "dcr_diff", "density_ratio", "local_neighbourhood", "classifier")
 
 

@@ -91,9 +91,9 @@ def ground_truth_risk(
         Records per attack set; default 1000 (as in the paper), or N when the population is smaller.
     h : int, default 5
         Hamming threshold: number of variables that may differ (5 in the literature). When it
-        calls at least :data:`BLIND_SHARE` of the attack set members (blind), the attack is also
-        read at the largest smaller h that is not blind and at the h whose called share is
-        closest to the member share (see :class:`MembershipRisk`).
+        calls at least :data:`~privlib.membership.BLIND_SHARE` of the attack set members (blind),
+        the attack is also read at the largest smaller h that is not blind and at the h whose called
+        share is closest to the member share (see :class:`MembershipRisk`).
     random_state : int, numpy.random.Generator or None
         Seed for drawing the attack sets.
     n_bins : int, default 20

@@ -54,7 +54,8 @@ BLIND_SHARE = 0.95
 
 @dataclass(frozen=True, kw_only=True)
 class MembershipRisk(_Repeated):
-    """Outcome of a Hamming-threshold membership attack (:func:`ground_truth_risk`, :func:`partition_risk`).
+    """Outcome of a Hamming-threshold membership attack
+    (:func:`~privlib.membership.ground_truth_risk`, :func:`~privlib.membership.partition_risk`).
 
     The attack is run at every h at once (the nearest Hamming distance of each attack record is all
     it needs). ``f1``, ``precision``, ``recall``, ``called_share`` and ``m`` are those of the asked
@@ -157,7 +158,8 @@ def _severity(result: MembershipRisk) -> int:
 
 def _counts_prf(true_hits, false_hits, n_members):
     """Precision, recall and F1 from the numbers of members and non-members called (arrays
-    broadcast), with :func:`_prf`'s conventions: 0 where a ratio would divide by zero."""
+    broadcast), with :func:`~privlib.membership.threshold_attack._prf`'s conventions: 0 where a
+    ratio would divide by zero."""
     true_hits, false_hits = np.asarray(true_hits, dtype="float64"), np.asarray(false_hits, dtype="float64")
     called, members = true_hits + false_hits, np.broadcast_to(n_members, true_hits.shape)
     zeros = np.zeros(true_hits.shape)

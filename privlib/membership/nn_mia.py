@@ -129,7 +129,7 @@ def nn_mia(
     Notes
     -----
     The AUC ranks *every* record, so a small shift of all training records towards the synthetic
-    data counts as much as a few exact copies; :func:`privacy_loss` compares each record's
+    data counts as much as a few exact copies; :func:`~privlib.membership.privacy_loss` compares each record's
     nearest synthetic with its nearest real neighbour instead and reacts mostly to (near) copies.
     The two can therefore disagree on the same data, and the threshold registry's ``scope``
     says so in the report.

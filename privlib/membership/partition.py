@@ -115,9 +115,9 @@ def partition_risk(
         Records per attack set; default 1000 (as in the paper) or as many as the tables allow.
     h : int, default 5
         Hamming threshold: number of variables that may differ (5 in the literature). When it
-        calls at least :data:`BLIND_SHARE` of the attack set members (blind), the attack is also
-        read at the largest smaller h that is not blind and at the h whose called share is
-        closest to the member share (see :class:`MembershipRisk`).
+        calls at least :data:`~privlib.membership.BLIND_SHARE` of the attack set members (blind),
+        the attack is also read at the largest smaller h that is not blind and at the h whose called
+        share is closest to the member share (see :class:`MembershipRisk`).
     random_state : int, numpy.random.Generator or None
         Seed for drawing the attack sets.
     population_size : int, optional
@@ -155,10 +155,10 @@ def partition_risk(
     so the attack calls nearly everyone a member and its F1 sits at F_max whatever the generator
     did (El Emam et al.'s own published F1s lie close to F_max(n/N)). The attack's nearest
     Hamming distance per record answers every h at once, so when the asked h calls at least
-    :data:`BLIND_SHARE` of the attack set, two more readings cost nothing: the largest h up to
-    the asked one that is not blind (the closest to the literature's design), and the h whose
-    called share is closest to t (a data-driven choice: an adversary who knows t calls about as
-    many records as there are members; it uses no membership label). The verdict takes the
+    :data:`~privlib.membership.BLIND_SHARE` of the attack set, two more readings cost nothing: the
+    largest h up to the asked one that is not blind (the closest to the literature's design), and
+    the h whose called share is closest to t (a data-driven choice: an adversary who knows t calls
+    about as many records as there are members; it uses no membership label). The verdict takes the
     riskier of the two, and the result says which h each number used.
     """
     check_tables(train=train, holdout=holdout, synthetic=synthetic)

@@ -85,7 +85,8 @@ def privacy_loss(
     """Privacy loss of Yale et al. (2019): AA_TS(test vs synthetic) - AA_TS(train vs synthetic).
 
     Both adversarial accuracies use one Gower encoder fitted on the three tables, and each
-    subsamples the larger of its two tables to equal size (see :func:`adversarial_accuracy`).
+    subsamples the larger of its two tables to equal size (see
+    :func:`~privlib.membership.adversarial_accuracy`).
     0 is ideal; a copy of the training data scores about 0.5 (AA on training is 0).
 
     Parameters
@@ -104,10 +105,11 @@ def privacy_loss(
         Run the neighbour searches on this Dask cluster (:func:`privlib.neighbors.kneighbors`);
         the result is identical.
     max_queries : int, optional
-        Most records per table whose indicators are read (see :func:`adversarial_accuracy`):
-        the training, synthetic and test tables are sampled in that order, so that
-        :func:`adversarial_accuracy` of the training data with the same seed reads the same
-        training and synthetic records. ``None``: every record.
+        Most records per table whose indicators are read (see
+        :func:`~privlib.membership.adversarial_accuracy`): the training, synthetic and test tables
+        are sampled in that order, so that :func:`~privlib.membership.adversarial_accuracy` of the
+        training data with the same seed reads the same training and synthetic records. ``None``:
+        every record.
 
     Returns
     -------
@@ -119,9 +121,9 @@ def privacy_loss(
     -----
     The loss compares, record by record, the nearest synthetic record with the nearest other real
     record, and a tie counts against the real record: it reacts to exact and near copies of
-    training records. :func:`nn_mia` instead ranks every record by its distance to the synthetic
-    data and also sees a general shift of the training records towards it, so the AUC can show a
-    risk where the loss does not.
+    training records. :func:`~privlib.membership.nn_mia` instead ranks every record by its distance
+    to the synthetic data and also sees a general shift of the training records towards it, so the
+    AUC can show a risk where the loss does not.
 
     Examples
     --------
