@@ -36,11 +36,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from numbers import Real
-from types import MappingProxyType
 
-from privlib.catalogue import RULES
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS, Result
 from privlib.rules import Threshold, corrected_verdict, is_missing
@@ -56,9 +54,29 @@ __all__ = [
 ]
 
 
+class _DeclaredRules(Mapping[str, Threshold]):
+    """The rules of the measures' declarations, read from :data:`privlib.catalogue.RULES` on first
+    use: the catalogue imports every measure module and their libraries, which reading a spec or
+    starting the command line need not load."""
+
+    def _rules(self) -> Mapping[str, Threshold]:
+        from privlib.catalogue import RULES
+
+        return RULES
+
+    def __getitem__(self, key: str) -> Threshold:
+        return self._rules()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rules())
+
+    def __len__(self) -> int:
+        return len(self._rules())
+
+
 #: Every measure's threshold rule, keyed by ``Result.measure`` (read-only; from the declarations
 #: listed in :mod:`privlib.catalogue`).
-REGISTRY: Mapping[str, Threshold] = MappingProxyType(RULES)
+REGISTRY: Mapping[str, Threshold] = _DeclaredRules()
 
 
 def rule_text(

@@ -1,6 +1,7 @@
-"""The attack ensemble and the near-copy test (privlib/attacks.py), against values computed
-independently: Gower distances by brute force in numpy, the scores by their formulas, the exact
-test's p-values from the negative hypergeometric formula with math.comb, and Holm by hand."""
+"""The attack ensemble and the near-copy test (privlib.membership.attack_ensemble and
+privlib.membership.near_copy_test), against values computed independently: Gower distances by
+brute force in numpy, the scores by their formulas, the exact test's p-values from the negative
+hypergeometric formula with math.comb, and Holm by hand."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from privlib import attacks
 from privlib.errors import PrivlibError
+from privlib.membership import attack_scores, low_fpr_tests
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, RISK
 from privlib.thresholds import judge
 
@@ -69,7 +71,7 @@ def test_a_sample_of_records_gets_the_neighbours_it_has_among_every_record():
     train, holdout, synthetic = _tables(5)
     train = pd.concat([train, train.iloc[:4], train.iloc[:1]], ignore_index=True)  # twins, one triple
     rows = (np.array([0, 1, 2, 7, 30, 34]), np.array([3, 4, 24]))
-    hoods = attacks._neighbourhoods(train, holdout, synthetic, 3, None, rows=rows)
+    hoods = attack_scores._neighbourhoods(train, holdout, synthetic, 3, None, rows=rows)
     to_synthetic, to_real = _brute_force(train, holdout, synthetic, 3)
     chosen = np.r_[rows[0], len(train) + rows[1]]
     np.testing.assert_allclose(hoods.to_synthetic, to_synthetic[chosen], atol=1e-12)
@@ -106,7 +108,7 @@ def test_the_neighbour_scores_follow_their_formulas():
 def test_a_sample_of_records_is_scored_on_the_whole_tables_nearest_records(monkeypatch):
     # beyond ATTACK_RECORDS per table a seeded sample is scored: the distance scores of the sampled
     # records are those of a search over every record, picked at the sampled rows
-    monkeypatch.setattr(attacks, "ATTACK_RECORDS", 20)
+    monkeypatch.setattr(attack_scores, "ATTACK_RECORDS", 20)
     train, holdout, synthetic = _tables(6)
     scores = attacks.ensemble_scores(train=train, holdout=holdout, synthetic=synthetic, random_state=3)
     rng = np.random.default_rng(3)  # the sample: 20 of 30 training, then 20 of 25 holdout rows
@@ -146,7 +148,7 @@ def test_the_ensemble_is_judged_on_the_strongest_reading_after_holm():
     others = np.arange(n) / n
     strong = np.r_[np.full(20, 5.0), np.arange(1980) / n]  # 20 members above every non-member
     weak = others.copy()  # members scored like non-members
-    result = attacks._max_over_tests(
+    result = low_fpr_tests._max_over_tests(
         {"strong": (strong, others), "weak": (weak, others)}, (0.001, 0.01), 0.95, measure="demo"
     )
     # by hand: at 0.1% two holdout records may be called (threshold 1997/2000); at 1% twenty
@@ -176,7 +178,7 @@ def _ensemble_of(planted: int, m: int = 2000):
     others = np.arange(m) / m
     strong = np.r_[np.full(planted, 5.0), np.arange(m - planted) / m]
     scores = {"strong": (strong, others), "weak": (others.copy(), others)}
-    return judge(attacks._max_over_tests(scores, (0.001, 0.01), 0.95, measure="attack_ensemble"))
+    return judge(low_fpr_tests._max_over_tests(scores, (0.001, 0.01), 0.95, measure="attack_ensemble"))
 
 
 def test_a_strongest_reading_significant_alone_but_not_after_holm_is_inconclusive():
@@ -210,7 +212,7 @@ def test_a_strongest_reading_significant_alone_but_not_after_holm_is_inconclusiv
 
 def test_too_few_holdout_records_make_the_ensemble_not_assessable():
     members, others = np.arange(50.0), np.arange(50.0)
-    result = attacks._max_over_tests({"a": (members, others)}, (0.001, 0.01), 0.95, measure="demo")
+    result = low_fpr_tests._max_over_tests({"a": (members, others)}, (0.001, 0.01), 0.95, measure="demo")
     assert result.verdict == "not assessable" and math.isnan(result.value)
 
 

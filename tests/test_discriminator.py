@@ -15,6 +15,7 @@ from sklearn.ensemble import RandomForestClassifier
 import privlib as pl
 import privlib.membership as mb
 from privlib import PrivlibError
+from privlib.membership import discriminator
 from privlib.results import RISK
 from privlib.thresholds import REGISTRY, judge
 
@@ -60,9 +61,9 @@ def test_hanley_mcneil_interval_by_its_formula():
     q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
     se = math.sqrt((a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n2 - 1) * (q2 - a * a)) / (n1 * n2))
     assert se == pytest.approx(0.0445, abs=5e-4)  # the paper's Table 2 gives 0.044 for these
-    low, high = mb._hanley_mcneil_interval(a, n1, n2, 0.9)
+    low, high = discriminator._hanley_mcneil_interval(a, n1, n2, 0.9)
     assert (low, high) == pytest.approx((a - norm.ppf(0.95) * se, a + norm.ppf(0.95) * se))
-    assert mb._hanley_mcneil_interval(1.0, 10, 10, 0.95) == (1.0, 1.0)
+    assert discriminator._hanley_mcneil_interval(1.0, 10, 10, 0.95) == (1.0, 1.0)
 
 
 def test_repetitions_are_seeded_and_the_interval_covers_the_value(adult_samples):
@@ -107,7 +108,7 @@ def test_a_variable_with_more_categories_than_the_model_splits_is_kept_as_a_numb
 
     tables = (table(500), table(300), table(500))
     kinds = pl.schema.infer_kinds(tables[0])
-    features, categorical = mb._coded_features(tables, kinds)
+    features, categorical = discriminator._coded_features(tables, kinds)
     assert categorical.tolist() == [False, False]
     # the codes are frequency ranks shared by the three tables: the same label, the same code
     joint = pd.concat([t["code"] for t in tables], ignore_index=True)

@@ -241,7 +241,6 @@ CORE = (
     "privlib.results",
     "privlib.uncertainty",
     "privlib.rules",
-    "privlib.measure_rules",
     "privlib.declaration",
     "privlib.catalogue",
     "privlib.thresholds",

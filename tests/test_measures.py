@@ -109,7 +109,7 @@ def test_a_duplicate_declaration_is_detected():
 
 
 def test_the_registry_and_the_catalogue_come_from_the_declarations():
-    # each rule is written once (privlib.measure_rules); the registry and the declarations share it
+    # each rule is written once (in its declaration); the registry and the declarations share it
     assert dict(RULES) == {spec.key: spec.rule for spec in _DECLARED if spec.rule is not None}
     assert all(RULES[key] is MEASURES[key].rule for key in RULES)
     assert not hasattr(RULES, "__setitem__")

@@ -12,6 +12,7 @@ import pytest
 import privlib as pl
 from privlib import membership as mb
 from privlib.errors import PrivlibError
+from privlib.membership import adversarial_repeats
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE, NOT_ASSESSABLE, RISK, VERDICTS
 from privlib.thresholds import judge
 
@@ -586,10 +587,12 @@ def test_adversarial_accuracy_equals_the_plain_algorithm(sizes):
 def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch, miss_share):
     # lists of one or two neighbours leave many records with no drawn neighbour listed: those are
     # searched in the subsample, and the repetitions are still the plain algorithm's
-    monkeypatch.setattr(mb, "_LIST_MISS_SHARE", miss_share)
+    monkeypatch.setattr(adversarial_repeats, "_LIST_MISS_SHARE", miss_share)
     searched = []
-    nearest_other = mb._nearest_other
-    monkeypatch.setattr(mb, "_nearest_other", lambda *a: searched.append(1) or nearest_other(*a))
+    nearest_other = adversarial_repeats._nearest_other
+    monkeypatch.setattr(
+        adversarial_repeats, "_nearest_other", lambda *a: searched.append(1) or nearest_other(*a)
+    )
     data = np.random.default_rng(4)
     train, test, synthetic = (small_mixed(data, n) for n in (30, 20, 45))
     result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=5, random_state=2)

@@ -105,7 +105,7 @@ def test_tables_where_everyone_has_a_twin_are_one_clear_error():
 def test_a_sampled_ranking_is_stated(monkeypatch):
     """Beyond ATTACK_RECORDS records per table the rare records are ranked on a seeded sample, and
     the reading says so; up to it every record is ranked and the reading says nothing of a sample."""
-    import privlib.attacks as attacks_module
+    import privlib.membership.attack_scores as attacks_module
 
     rng = np.random.default_rng(3)
     train, holdout = (pd.DataFrame({"x": rng.normal(size=n)}) for n in (60, 50))

@@ -16,6 +16,7 @@ from scipy.stats import mannwhitneyu, norm
 from privlib import targeted
 from privlib.catalogue import MEASURES
 from privlib.errors import PrivlibError
+from privlib.membership import rank_sums, shadow_model
 from privlib.thresholds import judge
 
 
@@ -283,7 +284,7 @@ def test_rank_auc_equals_the_pair_count():
     rng = np.random.default_rng(0)
     out, inside = rng.integers(0, 5, 40).astype(float), rng.integers(1, 6, 30).astype(float)
     pairs = (inside[:, None] > out[None, :]).mean() + 0.5 * (inside[:, None] == out[None, :]).mean()
-    assert targeted._auc(out, inside) == pytest.approx(pairs)
+    assert rank_sums._auc(out, inside) == pytest.approx(pairs)
 
 
 def test_density_attack_agrees_with_the_domias_packages_kde_recipe():
@@ -308,7 +309,7 @@ def test_density_attack_agrees_with_the_domias_packages_kde_recipe():
     encode = lambda t: ((t - low) / span).to_numpy().T  # noqa: E731
     queries = np.hstack([encode(train), encode(holdout)])
     ratio = gaussian_kde(encode(synthetic))(queries) / (gaussian_kde(encode(reference))(queries) + 1e-10)
-    theirs = targeted._auc(ratio[300:], ratio[:300])
+    theirs = rank_sums._auc(ratio[300:], ratio[:300])
     # Scott's bandwidth is wide next to the noise, so both see only part of the over-fitting
     assert theirs > 0.55 and ours.value > 0.55
     assert ours.value == pytest.approx(theirs, abs=0.03)
@@ -320,12 +321,12 @@ def test_density_attack_agrees_with_the_domias_packages_kde_recipe():
 def _brute_force_p(out, inside) -> float:
     """Share of all labellings of the pooled scores whose AUC is at least the observed one."""
     pooled = np.concatenate([out, inside])
-    observed = targeted._auc(out, inside)
+    observed = rank_sums._auc(out, inside)
     at_least = total = 0
     for chosen in itertools.combinations(range(pooled.size), len(inside)):
         mask = np.zeros(pooled.size, dtype=bool)
         mask[list(chosen)] = True
-        at_least += targeted._auc(pooled[~mask], pooled[mask]) >= observed - 1e-12
+        at_least += rank_sums._auc(pooled[~mask], pooled[mask]) >= observed - 1e-12
         total += 1
     return at_least / total
 
@@ -354,15 +355,15 @@ def test_chance_auc_is_the_largest_auc_not_significant_at_the_level():
     # the AUC of each of the C(10, 5) = 252 labellings, and its p-value: the share at least as high
     aucs = np.array(
         [
-            targeted._auc(pooled[~np.isin(np.arange(10), chosen)], pooled[list(chosen)])
+            rank_sums._auc(pooled[~np.isin(np.arange(10), chosen)], pooled[list(chosen)])
             for chosen in itertools.combinations(range(10), 5)
         ]
     )
     p = (aucs[None, :] >= aucs[:, None] - 1e-12).mean(axis=1)
-    assert targeted._chance_auc(out, inside, level) == pytest.approx(aucs[p > level].max())
+    assert rank_sums._chance_auc(out, inside, level) == pytest.approx(aucs[p > level].max())
     assert aucs[p <= level].min() > aucs[p > level].max()
     # 2 + 2 scores: the best labelling has p = 1 / 6, so nothing is significant at 5%
-    assert targeted._chance_auc(np.array([0.0, 1.0]), np.array([2.0, 3.0]), level) == 1.0
+    assert rank_sums._chance_auc(np.array([0.0, 1.0]), np.array([2.0, 3.0]), level) == 1.0
 
 
 def _findings(groups, confidence=0.95):
@@ -370,12 +371,12 @@ def _findings(groups, confidence=0.95):
     assembles it (intervals by the attack's own bootstrap)."""
     rng = np.random.default_rng(0)
     pairs = list(zip(groups[::2], groups[1::2]))
-    return targeted._over_targets(
+    return shadow_model._over_targets(
         rows=np.arange(10, 10 + len(pairs)),
         distance=np.full(len(pairs), 0.5),
         groups=groups,
-        per_target=[targeted._auc_with_interval(list(pair), rng, confidence) for pair in pairs],
-        mean=targeted._auc_with_interval(groups, rng, confidence),
+        per_target=[rank_sums._auc_with_interval(list(pair), rng, confidence) for pair in pairs],
+        mean=rank_sums._auc_with_interval(groups, rng, confidence),
         confidence=confidence,
         synthesizer="by hand",
     )
@@ -470,7 +471,7 @@ def test_too_few_pairs_for_any_target_to_be_significant_is_not_assessable():
 def test_n_test_has_an_upper_bound(population, train):
     with pytest.raises(PrivlibError, match="`n_test`"):
         targeted.shadow_model_attack(
-            synthesizer="Copy", train=train, population=population, n_test=targeted.MAX_TEST_PAIRS + 1
+            synthesizer="Copy", train=train, population=population, n_test=shadow_model.MAX_TEST_PAIRS + 1
         )
 
 
