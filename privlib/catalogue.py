@@ -30,6 +30,7 @@ from privlib.declaration import (
 from privlib.measure_rules import RULES
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import NUMERIC, harmonize
+from privlib.utility.compare_synthesizers import COMPARE_SYNTHESIZERS
 
 __all__ = ["MEASURES", "CATALOGUE", "RULES"]
 
@@ -424,23 +425,7 @@ _DECLARED = (
         needs=("holdout",),
     ),
     # -- comparison -------------------------------------------------------------------------------
-    MeasureSpec(
-        "compare_synthesizers",
-        "Synthetic files side by side",
-        "comparison",
-        None,
-        Reference("privlib.utility:compare_synthesizers"),
-        lambda c: {
-            "train": c.train,
-            "holdout": c.holdout,
-            "synthetic": c.synthetics,
-            "keys": c.keys,
-            "target": c.sensitive[:1],
-            "population_size": c.population_size,
-            "random_state": c.settings["seed"],
-        },
-        needs=("several_synthetic", "holdout", "keys", "sensitive"),
-    ),
+    COMPARE_SYNTHESIZERS,
     # -- the memorised few (issue 32): after the distance measures, whose searches they reuse ----
     MeasureSpec(
         "rare_copy_test",

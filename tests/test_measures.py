@@ -31,7 +31,8 @@ from privlib.thresholds import REGISTRY as RULES
 SOURCE = Path(privlib.__file__).parent
 
 #: Results of the utility (fidelity) measures: they tell how useful the synthetic data is, are never
-#: judged against a privacy threshold, and so have no rule. Only privlib/utility.py may make them.
+#: judged against a privacy threshold, and so have no rule. Only the modules of privlib/utility/ may
+#: make them.
 UTILITY = {"tstr", "pmse", "mean_tvd"}
 
 #: Values of the placeholders of measure names built with an f-string.
@@ -46,6 +47,9 @@ PLACEHOLDERS = {
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
 _KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
 _BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
+# a measure module's key constant, ``KEY = "..."`` or ``<NAME>_KEY = "..."``, which its function
+# gives as ``measure=KEY``
+_CONSTANT = re.compile(r"""^(?:\w+_)?KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
 # docstring examples (``>>> ...``): they name measures, they do not produce them
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
 # ``measure: str = "..."``: the default of a Result class
@@ -78,7 +82,7 @@ def measure_names_in_source() -> dict[str, set[str]]:
     for path in sorted(SOURCE.rglob("*.py")):
         text = _DOCTEST.sub("", path.read_text(encoding="utf-8"))
         where = str(path.relative_to(SOURCE.parent))
-        for pattern in (_KEYWORD, _BUILDER):
+        for pattern in (_KEYWORD, _BUILDER, _CONSTANT):
             for match in pattern.finditer(text):
                 for name in expand(match.group(3), match.group(1) == "f", where):
                     found[name].add(where)
@@ -170,7 +174,7 @@ def test_every_audited_function_is_public():
 # --------------------------------------------------------------------------------------------
 def test_every_measure_name_in_the_source_is_declared_with_a_rule():
     found = measure_names_in_source()
-    utility = {name for name, files in found.items() if files == {"privlib/utility.py"}}
+    utility = {name for name, files in found.items() if all(f.startswith("privlib/utility/") for f in files)}
     assert utility == UTILITY, f"utility measures changed: {sorted(utility ^ UTILITY)}; judge or list them"
     assert not UTILITY & set(MEASURES)
     missing = {
