@@ -149,7 +149,7 @@ def http_server():
 
 def test_a_real_scheduler_passes_the_handshake():
     distributed = pytest.importorskip("distributed")
-    from privlib.pipeline import _require_dask
+    from privlib.pipeline.execution import _require_dask
 
     with distributed.LocalCluster(
         n_workers=0, processes=False, protocol="tcp", dashboard_address=None

@@ -272,11 +272,12 @@ def test_a_folder_at_a_reports_name_stops_the_publication_before_any_file_moves(
 
 def test_the_reports_index_is_published_like_a_report(tmp_path, monkeypatch):
     from privlib import pipeline
+    from privlib.pipeline import course
 
     out = _users_folder(tmp_path)
     os.symlink(tmp_path / "outside.txt", out / "index.html")
     made = []
-    monkeypatch.setattr(pipeline, "run_audit", lambda **kw: made.append(kw["out"]))  # the index alone
+    monkeypatch.setattr(course, "run_audit", lambda **kw: made.append(kw["out"]))  # the index alone
     pipeline.run_all(out=out, datasets=["ce"], course=False, progress=False)
     assert made == [out / "ce"]
     assert "privlib reports" in (out / "index.html").read_text() and not (out / "index.html").is_symlink()
