@@ -30,7 +30,7 @@ from privlib.declaration import (
 from privlib.measure_rules import RULES
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.schema import NUMERIC, harmonize
-from privlib.utility.compare_synthesizers import COMPARE_SYNTHESIZERS
+from privlib.utility.comparison import COMPARE_SYNTHESIZERS
 
 __all__ = ["MEASURES", "CATALOGUE", "RULES"]
 

@@ -28,13 +28,40 @@ Yale A, Dash S, Dutta R, Guyon I, Pavao A, Bennett KP. Assessing privacy and qua
 health data. AIDR 2019 (train on synthetic, test on real).
 """
 
-from privlib.utility.compare_synthesizers import COMPARISON_COLUMNS, compare_synthesizers
-from privlib.utility.fidelity_summary import FidelityMeasure, FidelitySummary, fidelity_summary
-from privlib.utility.fidelity_summary import _at_most as _at_most  # read by privlib.render.audit
-from privlib.utility.marginal_fidelity import MarginalFidelityResult, marginal_fidelity
-from privlib.utility.models import MISSING_LABEL
-from privlib.utility.pmse import PMSE_COPY_RATIO, PMSEResult, pmse
-from privlib.utility.tstr import TSTRResult, tstr
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from privlib.utility.bands import PMSE_COPY_RATIO
+    from privlib.utility.comparison import COMPARISON_COLUMNS, compare_synthesizers
+    from privlib.utility.marginals import MarginalFidelityResult, marginal_fidelity
+    from privlib.utility.models import MISSING_LABEL
+    from privlib.utility.propensity import PMSEResult, pmse
+    from privlib.utility.summary import FidelityMeasure, FidelitySummary, fidelity_summary
+    from privlib.utility.summary import _at_most as _at_most
+    from privlib.utility.train_synthetic import TSTRResult, tstr
+
+#: Each public name and the module of this package that holds it, imported on first use: the
+#: catalogue imports :mod:`privlib.utility.comparison` for its declaration, and reading the
+#: catalogue must load no model library (scikit-learn, numba) before a measure runs.
+_HOMES = {
+    "tstr": "train_synthetic",
+    "TSTRResult": "train_synthetic",
+    "pmse": "propensity",
+    "PMSEResult": "propensity",
+    "PMSE_COPY_RATIO": "bands",
+    "marginal_fidelity": "marginals",
+    "MarginalFidelityResult": "marginals",
+    "fidelity_summary": "summary",
+    "FidelitySummary": "summary",
+    "FidelityMeasure": "summary",
+    "_at_most": "summary",  # read by privlib.render.audit
+    "compare_synthesizers": "comparison",
+    "COMPARISON_COLUMNS": "comparison",
+    "MISSING_LABEL": "models",
+}
 
 __all__ = [
     "tstr",
@@ -51,3 +78,15 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "MISSING_LABEL",
 ]
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'privlib.utility' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"privlib.utility.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

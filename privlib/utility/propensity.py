@@ -14,6 +14,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from privlib.results import Result, _fmt, per_record
+from privlib.utility.bands import PMSE_COPY_RATIO, PMSE_RATIO_WORDS
 from privlib.utility.models import (
     _THREADS,
     _check_estimator,
@@ -77,23 +78,6 @@ class PMSEResult(Result):
             f" {_fmt(self.ratio)} times the {_fmt(self.baseline)} it would reach on two samples "
             f"of one distribution ({self.null} null). {PMSE_RATIO_WORDS}"
         )
-
-
-#: Below this pMSE ratio a release is hardly told apart from its own training sample: a sign of
-#: copying (kit default). A generator that reproduces the training sample's own proportions, as a
-#: well-fitted one does, reaches about 0.5, because it shares that sample's chance deviations from
-#: the population; half of that is what only a release that copies the sample reaches.
-PMSE_COPY_RATIO = 0.25
-
-#: How a pMSE ratio reads, both ways.
-PMSE_RATIO_WORDS = (
-    "A ratio near 1 is a sample-like release: the model cannot tell it from the training data any "
-    "better than it tells two samples of one distribution apart. Far above 1 the release is easy to "
-    "tell apart (lower fidelity). Between about 0.5 and 1 the release follows its training sample's "
-    "own chance deviations, as any generator fitted to that sample does; below "
-    f"{PMSE_COPY_RATIO:g} it is hardly told apart from its training sample, a sign of copying: read "
-    "it with the identity family's copies."
-)
 
 
 def _pmse_reading(ratio: float, low: float, high: float, model: str) -> str:

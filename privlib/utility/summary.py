@@ -25,10 +25,10 @@ from privlib.uncertainty import (
     percentile_interval,
     resampled_means,
 )
-from privlib.utility.marginal_fidelity import _marginal_codes, marginal_fidelity
+from privlib.utility.marginals import _marginal_codes, marginal_fidelity
 from privlib.utility.models import _THREADS, _features
-from privlib.utility.pmse import PMSEResult, _pmse_reading, pmse
-from privlib.utility.tstr import _over_chance, _percent, _tstr_fit, _tstr_result, _TSTRFit
+from privlib.utility.propensity import PMSEResult, _pmse_reading, pmse
+from privlib.utility.train_synthetic import _over_chance, _percent, _tstr_fit, _tstr_result, _TSTRFit
 from privlib.validation import (
     Integer,
     Names,

@@ -6,13 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privlib import attribute, membership
 from privlib.declaration import MeasureSpec, Reference
 from privlib.errors import ParameterError
 from privlib.schema import NUMERIC, check_columns, check_comparable, check_frame, infer_kinds
-from privlib.utility.marginal_fidelity import marginal_fidelity
-from privlib.utility.pmse import PMSE_COPY_RATIO, pmse
-from privlib.utility.tstr import tstr
+from privlib.utility.bands import PMSE_COPY_RATIO
 from privlib.validation import (
     HasMethods,
     Instance,
@@ -127,6 +124,13 @@ def compare_synthesizers(
         If ``synthetic`` is not a non-empty dict of DataFrames, or any measure rejects its input
         (the message names the table).
     """
+    # the measures load their model libraries (scikit-learn, numba) when the comparison runs, not
+    # when the catalogue reads this declaration
+    from privlib import attribute, membership
+    from privlib.utility.marginals import marginal_fidelity
+    from privlib.utility.propensity import pmse
+    from privlib.utility.train_synthetic import tstr
+
     if not isinstance(synthetic, dict) or not synthetic:
         raise ParameterError(
             "`synthetic` must be a non-empty dict mapping a name to a synthetic DataFrame, e.g. "
