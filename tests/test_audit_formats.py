@@ -1,4 +1,4 @@
-"""``privlib audit --formats`` and ``--json`` (issue 44 items 7 and 8): a JSON-only audit does no
+"""``privlib audit --formats`` and ``--json``: a JSON-only audit does no
 rendering and leaves no file of an earlier run's other formats beside its metrics.json; the
 decision on each synthetic file reaches ``--json`` and metrics.json; bad input under ``--json``
 is one JSON object on stdout besides the line on stderr."""

@@ -1,11 +1,11 @@
-"""Every measure is declared once, in privlib/audit/measures.py, and every result the kit can
-produce has a rule there (issue 20).
+"""Every measure is declared once (the declarations listed in privlib/catalogue.py), and every
+result the kit can produce has a rule there.
 
 The checks read the declarations (``MEASURES``, ``CATALOGUE``, ``_DECLARED``) and the library's
 source: a measure name typed into a compute function but missing from the declarations, a key
 declared twice, each fails here with the name at fault. A family or an input that does not exist,
 or a threshold direction that is not True or False, fails earlier, when the declaration is made
-(at import), with the valid names (issue 30); the tests below show it does.
+(at import), with the valid names; the tests below show it does.
 """
 
 from __future__ import annotations

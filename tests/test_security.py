@@ -153,7 +153,7 @@ def test_an_interrupted_audit_leaves_the_earlier_report_and_no_temporary_files(t
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: publication touches only the report's own files, under a lock, never through a link
+# Publication touches only the report's own files, under a lock, never through a link
 # --------------------------------------------------------------------------------------------
 OWN = ("report.html", "metrics.json", "report.pdf")
 
@@ -407,7 +407,7 @@ def test_a_full_disk_is_one_line_and_leaves_the_earlier_report(mounted):
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: no confidential value in a refusal or a plot's axis
+# No confidential value in a refusal or a plot's axis
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["binary", "list", "struct", "map", "time"])
 def test_parquet_columns_of_other_types_are_refused_by_type_never_by_value(tmp_path, kind):
