@@ -91,8 +91,13 @@ HELPERS = {
 }
 
 
+def _refuse(name: str) -> None:
+    raise ImportError(f"{name} cannot be imported, so its modules cannot be searched")
+
+
 def _module_names() -> list[str]:
-    return [info.name for info in pkgutil.walk_packages(pl.__path__, "privlib.")]
+    # a package that fails to import would be skipped without a word (walk_packages' default)
+    return [info.name for info in pkgutil.walk_packages(pl.__path__, "privlib.", onerror=_refuse)]
 
 
 def _left_out(name: str) -> bool:
