@@ -14,7 +14,7 @@ from __future__ import annotations
 from privlib.attribute.cap import CAP
 from privlib.attribute.inference import INFERENCE_RISK
 from privlib.attribute.knn_risk import KNN_RISK_ACCURACY, KNN_RISK_RELATIVE_ERROR
-from privlib.declaration import MeasureSpec, Reference
+from privlib.declaration import MeasureSpec
 from privlib.identity.copy_test import COPY_TEST
 from privlib.identity.dcr import DCR_ZERO_SHARE
 from privlib.identity.identical_match_share import IDENTICAL_MATCH_SHARE
@@ -36,6 +36,7 @@ from privlib.membership.shadow_model import SHADOW_MODEL_AUC, SHADOW_MODEL_LOW_F
 from privlib.membership.threshold_attack import THRESHOLD_ATTACK
 from privlib.rare_attributions import RARE_ATTRIBUTION_TEST
 from privlib.rare_copies import RARE_COPY_TEST
+from privlib.utility.comparison import COMPARE_SYNTHESIZERS
 
 __all__ = ["MEASURES", "CATALOGUE", "RULES"]
 
@@ -72,23 +73,7 @@ _DECLARED = (
     *SHADOW_MODEL_LOW_FPR,
     DISCRIMINATOR_EXCESS_REALNESS,
     # -- comparison -------------------------------------------------------------------------------
-    MeasureSpec(
-        "compare_synthesizers",
-        "Synthetic files side by side",
-        "comparison",
-        None,
-        Reference("privlib.utility:compare_synthesizers"),
-        lambda c: {
-            "train": c.train,
-            "holdout": c.holdout,
-            "synthetic": c.synthetics,
-            "keys": c.keys,
-            "target": c.sensitive[:1],
-            "population_size": c.population_size,
-            "random_state": c.settings["seed"],
-        },
-        needs=("several_synthetic", "holdout", "keys", "sensitive"),
-    ),
+    COMPARE_SYNTHESIZERS,
     # -- the memorised few (issue 32): after the distance measures, whose searches they reuse ----
     RARE_COPY_TEST,
     NEAR_COPY_TEST,

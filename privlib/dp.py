@@ -98,7 +98,7 @@ from scipy import optimize
 
 from privlib.errors import PrivlibError
 from privlib.schema import check_frame, numeric_values, restore_numeric
-from privlib.synth import _check_number, _rng, _Synthesizer
+from privlib.synth.base import _check_number, _rng, _Synthesizer
 from privlib.validation import Integer, Number
 
 __all__ = ["MST", "bounds_of", "cdp_delta", "cdp_rho", "max_attack_auc"]

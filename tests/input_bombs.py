@@ -1,5 +1,5 @@
-"""Decompression bombs of the formats pandas reads, built small on disk in a test's folder
-(issue 47): a Parquet file of millions of run-length encoded rows, a tar of a sparse CSV."""
+"""Decompression bombs of the formats pandas reads, built small on disk in a test's folder:
+a Parquet file of millions of run-length encoded rows, a tar of a sparse CSV."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The public API's shape: tables passed by role as keywords, randomness through one keyword.
 
-Every public function of the measure modules is found by introspection (``__all__``), so a new
-measure is checked without being listed here.
+Every public function of every module of privlib is found by walking the package (``pkgutil``)
+and reading each module's ``__all__``, so a new measure is checked without being listed here; only
+modules that hold no measure and helpers that take no user's argument are left out, each with its
+reason.
 """
 
 from __future__ import annotations
@@ -28,57 +30,114 @@ ROLES = {
     "target_table",
     "query",
 }
-#: Modules whose public functions are not measures: the command line, the pipeline and the
-#: rendering run reports (their inputs are checked at the command line, by the spec), and the
-#: audit package wires measures already checked here. Every other module of privlib is searched.
-NOT_MEASURES = ("privlib.__main__", "privlib.cli", "privlib.pipeline", "privlib.render", "privlib.audit")
-
-
-#: Public helpers of the measure modules that take no argument from a user directly: numerical
-#: steps on arrays or results a checked measure already made, called once per target or test
-#: inside one (a check there would repeat the measure's on every call). Listed by name so that
-#: any other public function without constraints fails; each must exist and be a plain function.
-HELPERS = {
-    "identity.singling_out.singling_out_probability",
-    "detection_limits.family_caught",
-    "detection_limits.nearest_planted",
-    "detection_limits.planted_distances",
-    "detection_limits.smallest_caught",
-    "rare_attributions.certain_attributions",
-    "rare_copies.rare_records",
-    "records.attack_scores",
-    "records.clopper_pearson",
-    "records.family_tests",
-    "records.low_fpr_key",
-    "records.operating_points",
-    "targeted.outlier_targets",
-    "targeted.rank_sum_p_value",
-    "targeted.resolve_synthesizer",
+#: Modules whose public functions are not measures, each with the reason its arguments are not
+#: checked by declared constraints (a package stands for its modules). Every other module of
+#: privlib is searched, and a module that is neither searched nor listed here fails
+#: ``test_every_module_is_searched_or_left_out_with_a_reason``, so a new one is never missed.
+NOT_MEASURES = {
+    "privlib.__main__": "the command's entry point",
+    "privlib.cli": "the command line: argparse and the audit spec check its arguments",
+    "privlib.pipeline": "runs a report from an audit spec already checked",
+    "privlib.render": "renders a report the audit already made",
+    "privlib.audit": "wires the measures checked here; its settings are a checked pydantic model",
+    "privlib.background": "runs the kit's own functions in a second process",
+    "privlib.capstone": "the course's capstone exercise: builds its tables from fixed recipes",
+    "privlib.catalogue": "declarations, no function",
+    "privlib.datasets": "reads bundled data sets and files; refuses bad input with one line",
+    "privlib.declaration": "the catalogue's argument builders, called by the audit on its context",
+    "privlib.dp": "the MST synthesizer's class checks its own hyper-parameters",
+    "privlib.errors": "the error types",
+    "privlib.matching": "record matching steps the measures call on checked tables",
+    "privlib.measure_figures": "draws a result already computed",
+    "privlib.neighbors": "the neighbour search the measures call on checked tables",
+    "privlib.plots": "draws results already computed",
+    "privlib.publish": "publishes the kit's own output files",
+    "privlib.resources": "finds the kit's own files",
+    "privlib.results": "result types",
+    "privlib.rules": "builds the threshold rules of the declarations",
+    "privlib.schema": "the table checks the constraints themselves call",
+    "privlib.sdv_metadata": "reads an SDV metadata file into the audit spec, which checks it",
+    "privlib.search_reuse": "shares the neighbour searches of one audit",
+    "privlib.site": "builds the course's web site",
+    "privlib.slides": "renders the course's slides",
+    "privlib.synth": "synthesizer classes check their own hyper-parameters",
+    "privlib.thresholds": "judges a result already computed",
+    "privlib.uncertainty": "interval formulas on numbers a measure already checked",
+    "privlib.validation": "the constraints themselves",
 }
 
 
-def _kit_modules():
-    for info in pkgutil.walk_packages(pl.__path__, "privlib."):
-        if not info.name.startswith(NOT_MEASURES):
-            yield importlib.import_module(info.name)
+#: Public helpers of the measure modules that take no argument from a user directly, each with
+#: what calls it: numerical steps on arrays or results a checked measure already made, called
+#: once per target or test inside one (a check there would repeat the measure's on every call).
+#: Any other public function without constraints fails; each must exist and be a plain function.
+HELPERS = {
+    "identity.singling_out.singling_out_probability": "singling_out's probability of a predicate, per predicate",
+    "detection_limits.family_caught": "detection_limits' verdict on one planted family",
+    "detection_limits.nearest_planted": "detection_limits' distances of planted records",
+    "detection_limits.planted_distances": "detection_limits' distances of planted records",
+    "detection_limits.smallest_caught": "detection_limits' search over planted counts",
+    "rare_attributions.certain_attributions": "rare_attribution_test's and detection_limits' counts",
+    "rare_copies.rare_records": "rare_copy_test's and detection_limits' choice of rare records",
+    "records.attack_scores": "the distance attacks' scores, on a checked release",
+    "records.clopper_pearson": "an interval of counts a checked measure made",
+    "records.family_tests": "Holm's adjustment of p-values a checked measure made",
+    "records.low_fpr_key": "the key of a low false-positive rate, from the kit's own rates",
+    "records.operating_points": "a table of a result already computed",
+    "membership.targeted_setup.outlier_targets": "shadow_model_attack's choice of targets",
+    "membership.rank_sums.rank_sum_p_value": "shadow_model_attack's test per target",
+    "membership.targeted_setup.resolve_synthesizer": "shadow_model_attack's synthesizer, from a name or an object",
+}
+
+
+def _refuse(name: str) -> None:
+    raise ImportError(f"{name} cannot be imported, so its modules cannot be searched")
+
+
+def _module_names() -> list[str]:
+    # a package that fails to import would be skipped without a word (walk_packages' default)
+    return [info.name for info in pkgutil.walk_packages(pl.__path__, "privlib.", onerror=_refuse)]
+
+
+def _left_out(name: str) -> bool:
+    return any(name == module or name.startswith(module + ".") for module in NOT_MEASURES)
+
+
+def _exported_functions(module) -> dict:
+    names = getattr(module, "__all__", None) or [
+        name
+        for name, member in vars(module).items()
+        if not name.startswith("_") and getattr(member, "__module__", None) == module.__name__
+    ]
+    return {name: getattr(module, name) for name in names if inspect.isfunction(getattr(module, name))}
 
 
 def _public_functions():
-    """Every public function of every module that declares constraints on any of its functions
-    (the measure modules): there, a public function without constraints is a gap."""
-    for module in _kit_modules():
-        names = getattr(module, "__all__", None) or [
-            name
-            for name, member in vars(module).items()
-            if not name.startswith("_") and getattr(member, "__module__", None) == module.__name__
-        ]
-        functions = {
-            name: getattr(module, name) for name in names if inspect.isfunction(getattr(module, name))
-        }
-        if any(hasattr(function, "__privlib_constraints__") for function in functions.values()):
-            short = module.__name__.removeprefix("privlib.")
-            for name, function in functions.items():
-                yield f"{short}.{name}", function
+    """Every public function of every module not left out, once, under the shortest path that
+    exports it (a package before the module it re-exports from: ``utility.tstr``)."""
+    seen = set()
+    for name in _module_names():
+        if _left_out(name):
+            continue
+        short = name.removeprefix("privlib.")
+        for function_name, function in _exported_functions(importlib.import_module(name)).items():
+            if inspect.unwrap(function) not in seen:
+                seen.add(inspect.unwrap(function))
+                yield f"{short}.{function_name}", function
+
+
+def _measure_modules() -> set[str]:
+    """The module of every declared measure's function."""
+    from privlib.catalogue import MEASURES
+    from privlib.declaration import Reference
+
+    return {
+        spec.function.path.partition(":")[0]
+        if isinstance(spec.function, Reference)
+        else inspect.unwrap(spec.function).__module__
+        for spec in MEASURES.values()
+        if spec.function is not None
+    }
 
 
 #: Every public function of the measure modules, the helpers included.
@@ -96,6 +155,22 @@ def test_the_measure_modules_export_functions():
         "rare_copies.rare_copy_test",
         "rare_attributions.rare_attribution_test",
     } < set(FUNCTIONS)
+
+
+def test_every_module_is_searched_or_left_out_with_a_reason():
+    modules = _module_names()
+    for name in NOT_MEASURES:
+        assert name in modules, f"{name} is no module of privlib; drop it from NOT_MEASURES"
+    # no module that holds a declared measure is left out
+    measures = _measure_modules()
+    assert {"privlib.membership", "privlib.attacks", "privlib.rare_copies"} <= measures
+    assert not sorted(name for name in measures if _left_out(name))
+
+
+def test_a_function_is_found_once_under_its_public_path():
+    assert EVERY_FUNCTION["utility.tstr"] is pl.utility.tstr
+    assert "utility.tstr.tstr" not in EVERY_FUNCTION
+    assert len({id(inspect.unwrap(f)) for f in EVERY_FUNCTION.values()}) == len(EVERY_FUNCTION)
 
 
 def test_the_helpers_left_out_are_public_functions_without_constraints():

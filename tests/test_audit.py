@@ -182,8 +182,8 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
     )
     with pytest.raises(AuditError, match="calls its function wrongly"):
         _audit(inputs, [wrong_call])
-    # one bad value, which a single constraint refuses (issue 30: it was a skip "the data do not
-    # allow it"), is a bug of the entry as well
+    # one bad value, which a single constraint refuses, is a bug of the entry as well, not a skip
+    # because "the data do not allow it"
     one_bad_value = dataclasses.replace(
         wrong_call, arguments=lambda c: release(c) | {"holdout": c.train, "confidence": 1.0}
     )
@@ -543,8 +543,7 @@ def _tested(key: str, value: float, p_value: float) -> MeasureSpec:
     ],
 )
 def test_the_runner_reads_a_family_by_the_family_rule(files, near_p, verdict, decision, listed):
-    """Issue 42: a risk alone that Holm's adjustment demotes reads inconclusive (the runner read it
-    as a risk), and --json lists records at risk only for a measure that stands as a risk."""
+    """A risk alone that Holm's adjustment demotes reads inconclusive, not a risk, and --json lists records at risk only for a measure that stands as a risk."""
     inputs = load_audit_inputs(train=files["train"], synthetic=files["synthetic"], keys=["sex"])
     report = _audit(inputs, [_tested("near_copy_test", 0.03, near_p), _tested("attack_ensemble", 0.01, 0.4)])
     membership = next(f for f in report.families if f.family == "membership")

@@ -1,4 +1,4 @@
-"""``privlib audit --formats`` and ``--json`` (issue 44 items 7 and 8): a JSON-only audit does no
+"""``privlib audit --formats`` and ``--json``: a JSON-only audit does no
 rendering and leaves no file of an earlier run's other formats beside its metrics.json; the
 decision on each synthetic file reaches ``--json`` and metrics.json; bad input under ``--json``
 is one JSON object on stdout besides the line on stderr."""
@@ -13,6 +13,7 @@ from test_cli import _audit_args, _make_inputs
 import privlib as pl
 from privlib import pipeline
 from privlib.cli import main
+from privlib.pipeline import audit_report
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -24,7 +25,7 @@ def _no_rendering(monkeypatch) -> None:
         raise AssertionError("a JSON-only audit rendered something")
 
     for name in ("render_html", "render_pdf", "_execute", "_early_kernel", "_report_sections"):
-        monkeypatch.setattr(pipeline, name, refuse)
+        monkeypatch.setattr(audit_report, name, refuse)
 
 
 @pytest.mark.slow
@@ -120,12 +121,12 @@ def _stub_rendering(monkeypatch) -> list[str]:
         calls.append("pdf")
         target.write_text("pdf")
 
-    monkeypatch.setattr(pipeline, "_early_kernel", kernel)
-    monkeypatch.setattr(pipeline, "_variable_figures", figures)
-    monkeypatch.setattr(pipeline, "_report_sections", lambda reports, variables: {})
-    monkeypatch.setattr(pipeline, "_execute", execute)
-    monkeypatch.setattr(pipeline, "render_html", html)
-    monkeypatch.setattr(pipeline, "render_pdf", pdf)
+    monkeypatch.setattr(audit_report, "_early_kernel", kernel)
+    monkeypatch.setattr(audit_report, "_variable_figures", figures)
+    monkeypatch.setattr(audit_report, "_report_sections", lambda reports, variables: {})
+    monkeypatch.setattr(audit_report, "_execute", execute)
+    monkeypatch.setattr(audit_report, "render_html", html)
+    monkeypatch.setattr(audit_report, "render_pdf", pdf)
     return calls
 
 
@@ -210,7 +211,7 @@ def test_the_input_checks_say_so_before_and_after(tmp_path, caplog):
         train=str(paths["train"]), synthetic=[str(paths["synthetic"]), str(paths["shuffled"])], holdout=None
     )
     with caplog.at_level("INFO", logger="privlib"):
-        pipeline._audit_inputs(spec, progress=True, preload=False)
+        audit_report._audit_inputs(spec, progress=True, preload=False)
     lines = [record.getMessage() for record in caplog.records]
     assert lines[0] == "reading and checking the tables (training, 2 synthetic files) ..."
     assert lines[-1].startswith("tables checked in ") and lines[-1].endswith(" s")

@@ -7,6 +7,7 @@ import nbformat
 import pytest
 
 from privlib import pipeline
+from privlib.pipeline import execution
 
 pytestmark = pytest.mark.notebook
 
@@ -36,7 +37,7 @@ def test_the_notebook_shows_the_saved_pages_in_order_and_as_data(tmp_path):
     }
     (tmp_path / "pages.json").write_text(json.dumps(sections), encoding="utf-8")
     executed = tmp_path / "executed.ipynb"
-    pipeline._execute(
+    execution._execute(
         pipeline.audit_notebook(), executed, {"sections_path": "pages.json"}, cwd=tmp_path, progress=False
     )
     shown = [

@@ -69,7 +69,7 @@ def test_the_audits_per_variable_figures_are_those_drawn_in_this_process(tmp_pat
     from privlib.audit import AuditSpec
     from privlib.audit.runner import inputs_of
     from privlib.datasets import load_dataset
-    from privlib.pipeline import _variable_figures
+    from privlib.pipeline.audit_report import _variable_figures
     from privlib.render.audit import variable_fidelity_html
 
     adult = load_dataset("adult").head(900)

@@ -735,7 +735,7 @@ def test_the_course_refuses_categories_matplotlib_would_typeset(tmp_path, capsys
     # one dollar sign, or escaped ones, are plain text to matplotlib: accepted
     table["job"] = ["clerk", r"pay \$5 \$"] * 20
     table.to_csv(tmp_path / "data.csv", index=False)
-    from privlib.pipeline import _course_dataset
+    from privlib.pipeline.course import _course_dataset
 
     assert _course_dataset(str(tmp_path / "data.csv"), None, 1)[1] == "data.csv"
 

@@ -308,7 +308,7 @@ def test_significant_alone_not_after_correction_is_inconclusive(alone, adjusted,
 
 @pytest.mark.slow  # a whole audit (about 30 s)
 def test_the_issue_s_ce_release_reads_membership_inconclusive_not_risk():
-    """Issue 42: CE, 500 training and the other 494 records as holdout (seed 5), independent
+    """CE, 500 training and the other 494 records as holdout (seed 5), independent
     marginals fitted on the training records. The attack ensemble is a risk on its own (its own
     adjusted p 0.049); with the near-copy test (0.092) the family's Holm gives it 2 x 0.049 = 0.097
     above 0.05: inconclusive, where the runner read "risk"."""

@@ -1,8 +1,8 @@
 """Bad and hostile input to ``privlib audit``: one table of cases, each with its exit status and
 the words its one line of error must hold; and the output folder left as it was.
 
-The cases are those an attacker or a careless user tried (issue 17), including the ones that
-already held, so that they keep holding. Every refusal happens before the notebook runs, so the
+The cases are those an attacker or a careless user would try, including the ones that always
+held, so that they keep holding. Every refusal happens before the notebook runs, so the
 table runs in seconds.
 """
 
@@ -92,7 +92,8 @@ def _with_flag(flag):
     return lambda t: t["synthetic"].assign(flag=flag(np.arange(len(t["synthetic"])) % 2 == 0))
 
 
-# Issue 21's hostile cases (round two), with those of issue 17 below.
+# Inputs that are not tables or hide a trap (pipes, devices, repeated headers, impossible dates,
+# deep nesting); the table below adds them to the first cases.
 ROUND_TWO = {
     "train is a FIFO": (dict(prepare=_fifo, train="pipe.csv"), [], EXIT_BAD_INPUT, "is a named pipe (FIFO)"),
     "train is /dev/zero": (dict(train="/dev/zero"), [], EXIT_BAD_INPUT, "is a device, not a regular file"),
@@ -535,7 +536,7 @@ def test_no_planted_training_value_reaches_the_audit_outputs(tmp_path, tables, c
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: params files read as data only, every count checked before any work
+# Params files read as data only, every count checked before any work
 # --------------------------------------------------------------------------------------------
 _ENTRY = "dataset: ce\nn_train: 100\nsynthesizers: [{method: Copy}]\n"
 # 513 bytes of nested aliases: nine levels of nine references, 9**9 strings once expanded
@@ -660,7 +661,7 @@ def test_an_unreachable_dask_scheduler_is_refused_before_any_work(tmp_path, tabl
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: files read as what they are
+# Files read as what they are
 # --------------------------------------------------------------------------------------------
 def test_compressed_files_are_sniffed_after_decompression(tmp_path, tables):
     plain = _csv(tmp_path, "train.csv", tables["train"])
@@ -738,7 +739,7 @@ def test_course_and_reports_refuse_the_kits_own_folders_too(argv, capsys):
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 35: the API's frames checked like files; causes named
+# The API's frames checked like files; causes named
 # --------------------------------------------------------------------------------------------
 def _relabelled(frame: pd.DataFrame, labels) -> pd.DataFrame:
     copy = frame.copy()
@@ -811,7 +812,7 @@ def test_thousands_separators_are_named_as_the_cause(tables, tmp_path):
         ("SequentialTrees", {"min_samples_leaf": 0}, "`min_samples_leaf` must be a whole number >= 1"),
         ("OutlierCopies", {"base": "OutlierCopies"}, "`base` must be one of"),
         ("AdditiveNoise", {"flip_prob": 2.0}, "`flip_prob` must be a number >= 0 and <= 1"),
-        # values that passed the checks and then overflowed (issue 47): a C integer, a budget
+        # values within the checks that would overflow later: a C integer, a budget
         # that rounds to zero, an exponential, noise beyond the range of dates and integers
         (
             "SequentialTrees",

@@ -1,4 +1,4 @@
-"""Hostile inputs of issue 47's fourth round: memory bounded in every format before a table is
+"""Hostile inputs: memory bounded in every format before a table is
 read (Parquet by its footer's rows and columns, tar by its member's stated size, Zstandard read
 or refused, ZIPs that cannot be read refused), and the inputs that quietly weakened an audit or
 ended in a traceback (half floats, decimals, hidden characters in names, sdtype slips, keys that
@@ -391,7 +391,7 @@ def test_running_out_of_memory_while_sampling_names_n(monkeypatch):
 
 @pytest.mark.slow
 def test_an_audit_with_a_half_float_key_runs_every_measure(tmp_path):
-    # pandas refuses float16 indexes: before issue 47 a measure grouping by the key failed
+    # pandas refuses float16 indexes, which a measure grouping by the key would build
     rng = np.random.default_rng(16)
     table = pd.DataFrame(
         {"age": rng.integers(18, 90, 600), "pay": rng.normal(50, 10, 600).astype("float16")}

@@ -278,11 +278,63 @@ def test_no_import_cycle_between_privlib_packages():
     )
 
 
+def above(name: str) -> bool:
+    """Whether ``name`` is one of the layers above the measures or a module inside one."""
+    return any(name == layer or name.startswith(layer + ".") for layer in ABOVE)
+
+
+def reached_above(graph: dict[str, set[str]], module: str) -> list[str]:
+    """The modules above the measures that importing ``module`` can load, sorted."""
+    return sorted(name for name in reached(graph, module) if above(name))
+
+
+def measure_modules() -> set[str]:
+    """The module of every declared measure's function: each is core, like the catalogue."""
+    from privlib.catalogue import MEASURES
+    from privlib.declaration import Reference
+
+    modules = set()
+    for spec in MEASURES.values():
+        if isinstance(spec.function, Reference):
+            modules.add(spec.function.path.partition(":")[0])
+        elif spec.function is not None:
+            modules.add(spec.function.__module__)
+    return modules
+
+
+def test_a_core_module_reaching_a_layer_above_is_found():
+    # planted: a core module whose function imports a module that imports the audit
+    sources = {
+        "privlib.schema": "def f():\n    from privlib import helper\n",
+        "privlib.helper": "import privlib.audit.runner\n",
+        "privlib.audit.runner": "",
+        "privlib.auditing": "",
+        "privlib.results": "from privlib import auditing\n",
+    }
+    known = set(sources)
+    graph = {name: imports_of(code, name, False, known) for name, code in sources.items()}
+    assert reached_above(graph, "privlib.schema") == ["privlib.audit.runner"]
+    # a module whose name only begins like a layer's is not that layer
+    assert reached_above(graph, "privlib.results") == []
+
+
 @pytest.mark.parametrize("module", CORE)
 def test_the_core_imports_nothing_above_it(module):
-    loaded = reached(import_graph(module_files()), module)
-    above = sorted(name for name in loaded if name.startswith(ABOVE))
-    assert not above, f"{module} can load {above} (imports inside functions count)"
+    loaded = reached_above(import_graph(module_files()), module)
+    assert not loaded, f"{module} can load {loaded} (imports inside functions count)"
+
+
+def test_no_measure_module_imports_anything_above_it():
+    graph = import_graph(module_files())
+    modules = measure_modules()
+    # every family's modules are among them (a package or a module of it)
+    assert {"identity", "attribute", "membership", "utility"} <= {m.split(".")[1] for m in modules}
+    assert modules <= set(graph), sorted(modules - set(graph))
+    loading = {module: reached_above(graph, module) for module in sorted(modules)}
+    assert not {module: above for module, above in loading.items() if above}, (
+        "measure modules that can load the audit, the rendering, the pipeline or the CLI "
+        "(imports inside functions count)"
+    )
 
 
 def test_importing_the_thresholds_loads_no_audit_render_or_template_engine():
@@ -293,9 +345,7 @@ def test_importing_the_thresholds_loads_no_audit_render_or_template_engine():
         ).stdout.split()
     )
     assert "privlib.thresholds" in loaded
-    assert not {
-        name for name in loaded if name.startswith(ABOVE) or name.split(".")[0] in ("jinja2", "pydantic")
-    }
+    assert not {name for name in loaded if above(name) or name.split(".")[0] in ("jinja2", "pydantic")}
 
 
 def test_the_audit_from_the_package_comes_with_its_report_pages():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from privlib import pipeline
+from privlib.pipeline import execution as pipeline
 
 pytestmark = pytest.mark.notebook
 

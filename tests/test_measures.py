@@ -6,7 +6,7 @@ source: a measure name typed into a compute function or a module's key constant 
 the declarations, a key declared twice, each fails here with the name at fault. A measure module
 written as privlib/audit/README.md says is run and judged by the audit. A family or an input that does not exist,
 or a threshold direction that is not True or False, fails earlier, when the declaration is made
-(at import), with the valid names (issue 30); the tests below show it does.
+(at import), with the valid names; the tests below show it does.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from privlib.thresholds import REGISTRY as RULES
 SOURCE = Path(privlib.__file__).parent
 
 #: Results of the utility (fidelity) measures: they tell how useful the synthetic data is, are never
-#: judged against a privacy threshold, and so have no rule. Only privlib/utility.py may make them.
+#: judged against a privacy threshold, and so have no rule. Only the modules of privlib/utility/ may
+#: make them.
 UTILITY = {"tstr", "pmse", "mean_tvd"}
 
 #: Values of the placeholders of measure names built with an f-string.
@@ -49,8 +50,9 @@ PLACEHOLDERS = {
 # ``_finish(ResultClass, "name", ...)``; either may be an f-string.
 _KEYWORD = re.compile(r"""\bmeasure\s*=\s*(f?)(["'])([^"'\n]+)\2""")
 _BUILDER = re.compile(r"""\b_finish\(\s*\w+\s*,\s*(f?)(["'])([^"'\n]+)\2""")
-# ``KEY = "..."`` (or ``ACCURACY_KEY = ...``): a measure module's key constant, which its function uses
-_CONSTANT = re.compile(r"""^[A-Z_]*KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
+# a measure module's key constant, ``KEY = "..."`` or ``<NAME>_KEY = "..."``, which its function
+# gives as ``measure=KEY``
+_CONSTANT = re.compile(r"""^(?:\w+_)?KEY\s*=\s*(f?)(["'])([^"'\n]+)\2""", re.M)
 # docstring examples (``>>> ...``): they name measures, they do not produce them
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) .*$", re.M)
 # ``measure: str = "..."``: the default of a Result class
@@ -175,7 +177,7 @@ def test_every_audited_function_is_public():
 # --------------------------------------------------------------------------------------------
 def test_every_measure_name_in_the_source_is_declared_with_a_rule():
     found = measure_names_in_source()
-    utility = {name for name, files in found.items() if files == {"privlib/utility.py"}}
+    utility = {name for name, files in found.items() if all(f.startswith("privlib/utility/") for f in files)}
     assert utility == UTILITY, f"utility measures changed: {sorted(utility ^ UTILITY)}; judge or list them"
     assert not UTILITY & set(MEASURES)
     missing = {

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy.spatial.distance import cdist
 
-import privlib.neighbors as neighbors_module
+import privlib.neighbors.sources as sources_module
 from privlib.errors import PrivlibError
 from privlib.neighbors import Neighbors, kneighbors, nearest_distances
 from privlib.schema import TableEncoder
@@ -300,8 +300,8 @@ def test_tiny_memory_bound_gives_identical_results(monkeypatch):
     query, reference = mixed_table(rng, 100), mixed_table(rng, 250)
     whole = kneighbors(query, reference, k=5)
     calls, query_calls = [], []
-    original = neighbors_module._TableSource.reference_block
-    original_query = neighbors_module._TableSource.query_block
+    original = sources_module._TableSource.reference_block
+    original_query = sources_module._TableSource.query_block
 
     def counting(self, start, stop):
         calls.append((start, stop))
@@ -311,8 +311,8 @@ def test_tiny_memory_bound_gives_identical_results(monkeypatch):
         query_calls.append((start, stop))
         return original_query(self, start, stop)
 
-    monkeypatch.setattr(neighbors_module._TableSource, "reference_block", counting)
-    monkeypatch.setattr(neighbors_module._TableSource, "query_block", counting_queries)
+    monkeypatch.setattr(sources_module._TableSource, "reference_block", counting)
+    monkeypatch.setattr(sources_module._TableSource, "query_block", counting_queries)
     blocked = kneighbors(query, reference, k=5, max_memory_mb=0.01)
     blocks = sorted(set(calls))
     # several reference blocks that tile the table, each within the budget (4 float64 columns)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import privlib.neighbors as neighbors_module
+import privlib.neighbors.search as search_module
 from privlib.attacks import near_copy_test
 from privlib.identity import dcr_summary
 from privlib.matching import query_samples
@@ -146,13 +146,13 @@ def test_with_one_seed_no_distance_measure_searches_more_than_the_bound(release,
     and the attacks read the searches of the privacy loss instead of searching again."""
     tables, _, arguments = release
     queried = []
-    search = neighbors_module._search
+    search = search_module._search
 
     def counting(sources, k, *args, **kwargs):
         queried.append(sources.n_query)
         return search(sources, k, *args, **kwargs)
 
-    monkeypatch.setattr(neighbors_module, "_search", counting)
+    monkeypatch.setattr(search_module, "_search", counting)
     with reuse_searches():
         privacy_loss(
             train=tables["train"],

@@ -518,7 +518,7 @@ def test_the_audits_distance_point_reuses_nn_mias_distances(monkeypatch):
     synthetic = pd.concat([train.iloc[:12], _tables(1000, 2).iloc[12:]], ignore_index=True)
     with pl.search_reuse.reuse_searches() as searches:
         attack = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0)
-        monkeypatch.setattr(pl.neighbors, "_search", lambda *a, **k: pytest.fail("searched again"))
+        monkeypatch.setattr(pl.neighbors.search, "_search", lambda *a, **k: pytest.fail("searched again"))
         point = pl.membership.nn_mia_low_fpr(train=train, holdout=holdout, synthetic=synthetic)
     assert (searches.made, searches.reused) == (2, 2)
     by_result = low_fpr_points(attack, fprs=(0.001,))[0]

@@ -1,4 +1,4 @@
-"""The report object from Python (issue 33): its notebook display carries its own scoped styles,
+"""The report object from Python: its notebook display carries its own scoped styles,
 ``save(folder)`` publishes into a folder by the command line's rules with one file mode, a path
 that is not a folder is refused in one readable line, and ``dir(report)`` shows the report."""
 

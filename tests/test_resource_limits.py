@@ -1,4 +1,4 @@
-"""Hostile inputs that used to take unbounded time or memory (issue 35): each is refused with one
+"""Hostile inputs that could take unbounded time or memory: each is refused with one
 line and exit status 2, in a subprocess whose address space is capped (``RLIMIT_AS``), so a
 refusal that reads too much fails with a memory error instead of passing slowly.
 
@@ -149,7 +149,7 @@ def http_server():
 
 def test_a_real_scheduler_passes_the_handshake():
     distributed = pytest.importorskip("distributed")
-    from privlib.pipeline import _require_dask
+    from privlib.pipeline.execution import _require_dask
 
     with distributed.LocalCluster(
         n_workers=0, processes=False, protocol="tcp", dashboard_address=None
@@ -312,7 +312,7 @@ def test_a_plain_file_larger_than_the_limit_is_refused_unread(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Every format measured before it is read (issue 47): the bombs under the memory cap
+# Every format measured before it is read: the bombs under the memory cap
 # --------------------------------------------------------------------------------------------
 def _audit_of(train: Path, tmp_path: Path, synthetic: Path | None = None, *extra: str):
     out = tmp_path / "out"

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import privlib as pl
-import privlib.neighbors as neighbors_module
+import privlib.neighbors.engine as engine_module
+import privlib.neighbors.search as search_module
 from privlib.audit.report import comparable_metrics
 from privlib.errors import PrivlibError
 from privlib.neighbors import kneighbors
@@ -31,7 +32,7 @@ def counted(monkeypatch):
     """The searches the engine actually runs: per search, the digests of its query and reference
     tables, whether it leaves each record out, its number of neighbours and whether it is bounded."""
     runs = []
-    search = neighbors_module._search
+    search = search_module._search
 
     def counting(tables, k, *args, **kwargs):
         bound = args[-1] if len(args) == 5 else kwargs.get("bound")
@@ -46,7 +47,7 @@ def counted(monkeypatch):
         )
         return search(tables, k, *args, **kwargs)
 
-    monkeypatch.setattr(neighbors_module, "_search", counting)
+    monkeypatch.setattr(search_module, "_search", counting)
     return runs
 
 
@@ -261,14 +262,14 @@ def test_a_bad_budget_is_refused(budget, name):
 def prepared(monkeypatch):
     """The arrays of every reference block the engine prepares, in order."""
     blocks = []
-    prepare = neighbors_module._prepare_reference
+    prepare = engine_module._prepare_reference
 
     def recording(block, keys):
         arrays = prepare(block, keys)
         blocks.append(arrays)
         return arrays
 
-    monkeypatch.setattr(neighbors_module, "_prepare_reference", recording)
+    monkeypatch.setattr(engine_module, "_prepare_reference", recording)
     return blocks
 
 

@@ -153,7 +153,7 @@ def test_an_interrupted_audit_leaves_the_earlier_report_and_no_temporary_files(t
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: publication touches only the report's own files, under a lock, never through a link
+# Publication touches only the report's own files, under a lock, never through a link
 # --------------------------------------------------------------------------------------------
 OWN = ("report.html", "metrics.json", "report.pdf")
 
@@ -272,11 +272,12 @@ def test_a_folder_at_a_reports_name_stops_the_publication_before_any_file_moves(
 
 def test_the_reports_index_is_published_like_a_report(tmp_path, monkeypatch):
     from privlib import pipeline
+    from privlib.pipeline import course
 
     out = _users_folder(tmp_path)
     os.symlink(tmp_path / "outside.txt", out / "index.html")
     made = []
-    monkeypatch.setattr(pipeline, "run_audit", lambda **kw: made.append(kw["out"]))  # the index alone
+    monkeypatch.setattr(course, "run_audit", lambda **kw: made.append(kw["out"]))  # the index alone
     pipeline.run_all(out=out, datasets=["ce"], course=False, progress=False)
     assert made == [out / "ce"]
     assert "privlib reports" in (out / "index.html").read_text() and not (out / "index.html").is_symlink()
@@ -406,7 +407,7 @@ def test_a_full_disk_is_one_line_and_leaves_the_earlier_report(mounted):
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 21: no confidential value in a refusal or a plot's axis
+# No confidential value in a refusal or a plot's axis
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["binary", "list", "struct", "map", "time"])
 def test_parquet_columns_of_other_types_are_refused_by_type_never_by_value(tmp_path, kind):

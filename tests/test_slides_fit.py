@@ -69,6 +69,7 @@ require(["%(reveal)s"], function (Reveal) {
 """
 
 
+@pytest.mark.slow  # a browser lays out every lesson: 7 s measured alone
 @pytest.mark.skipif(BROWSER is None, reason="no chromium on the PATH (apt-get install chromium)")
 def test_no_slide_of_a_lesson_overflows(tmp_path):
     if not (ASSETS / "reveal.js" / "dist" / "reveal.js").exists() and shutil.which("npm") is None:

@@ -424,7 +424,7 @@ def test_the_import_probe_sees_a_measure_module_and_its_libraries():
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 42: the words of a rule follow its direction, and state the cut-off itself
+# The words of a rule follow its direction, and state the cut-off itself
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "measure, value, low, high, baseline, words",

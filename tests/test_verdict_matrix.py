@@ -173,6 +173,7 @@ def _matches(want, have) -> bool:
     return want is None or (have != RISK if want == NOT_RISK else have == want)
 
 
+@pytest.mark.slow  # 6 to 9 s per data set measured alone
 def test_measures_against_the_holdout_tell_a_copy_from_a_release_of_other_people(population):
     name, train, holdout, other = population
     keys, targets = KEYS[name]
