@@ -10,7 +10,7 @@ The rule (each function below states its part, and tests/test_formatting.py reac
 * **A count** (:func:`count`, :func:`count_of`) is a whole number with thousands separators,
   with its denominator and share when it has one: "1,549 of 3,000 training records (52%)".
 * **A share** (:func:`share`) is a percentage: whole from 10% to 99%, one decimal below 10% and
-  above 99% ("5.2%", "99.6%"), "< 0.1%" and "> 99.9%" at the ends, so that only nothing is
+  above 99% ("5.2%", "99.6%", a decimal 0 dropped: "1%"), "< 0.1%" and "> 99.9%" at the ends, so that only nothing is
   "0%" and only everything is "100%".
 * **A p-value** (:func:`p_value`) has two significant digits ("p = 0.042", "p = 0.0031"), and
   below 0.001 is "p < 0.001", the floor of the APA style (American Psychological Association,
@@ -101,7 +101,7 @@ def share(fraction) -> str:
     if 99.9 < percent < 100:
         return "> 99.9%"
     if abs(percent) < 10 or 99 <= percent < 100:
-        return f"{percent:.1f}%"
+        return f"{percent:.1f}".removesuffix(".0") + "%"
     return f"{percent:.0f}%"
 
 
