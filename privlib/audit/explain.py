@@ -70,27 +70,22 @@ class Remedy:
 
 
 _COARSEN = Remedy(
-    "Drop or coarsen the columns named (generalise rare categories, round or band numbers) and "
-    "generate again",
-    "Article 29 Working Party, Opinion 05/2014 on Anonymisation Techniques (generalisation)",
+    "drop or coarsen the columns named (pool rare categories, round or band numbers) and generate again",
+    "Article 29 Working Party, Opinion 05/2014 on anonymisation techniques",
 )
 _REMOVE_COPIES = Remedy(
-    "Remove the synthetic records that copy a training record, then refit with stronger "
-    "regularisation (larger leaves, fewer training epochs); removing copies alone gives no "
-    "guarantee for the other records",
-    "Stadler, Oprisanu & Troncoso 2022, Synthetic Data - Anonymisation Groundhog Day (USENIX Security)",
+    "remove the copies, then refit with stronger regularisation (larger leaves, fewer epochs); "
+    "removing copies alone guarantees nothing for the other records",
+    "Stadler, Oprisanu & Troncoso 2022, USENIX Security",
 )
 _ATTRIBUTE = Remedy(
-    "Coarsen the key columns named or the sensitive variable (fewer, broader categories), or "
-    "release fewer key columns together",
-    "Taub, Elliot, Pampaka & Smith 2018, Differential Correct Attribution Probability (PSD)",
+    "coarsen the key columns named or the sensitive variable, or release fewer keys together",
+    "Taub, Elliot, Pampaka & Smith 2018, PSD",
 )
 _PRIVATE = Remedy(
-    "Use a differentially private generator with a stated epsilon (MST, for instance), or "
-    "refit with stronger regularisation (larger leaves, fewer training epochs); drop or coarsen "
-    "the columns that drive the attack",
-    "Dwork & Roth 2014, The Algorithmic Foundations of Differential Privacy; "
-    "McKenna, Miklau & Sheldon 2021, Winning the NIST Contest (MST)",
+    "use a differentially private generator with a stated epsilon (MST, for instance), or refit "
+    "with stronger regularisation; drop or coarsen the columns that drive the attack",
+    "Dwork & Roth 2014; McKenna, Miklau & Sheldon 2021",
 )
 
 #: The remedy shown under each kind of finding, by the start of its measure's name

@@ -7,6 +7,7 @@ Numbers are counts and shares only (:mod:`privlib.formatting`), never a value of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
@@ -14,11 +15,40 @@ from markupsafe import Markup
 from privlib.formatting import count, count_of, number, share
 from privlib.render.pages import render_page
 
-__all__ = ["finding_text", "columns_text", "why_html", "copy_lines", "NEAR_COPY", "EXACT_COPY"]
+__all__ = [
+    "ATTACK_NAMES",
+    "human_names",
+    "near_copy_words",
+    "finding_text",
+    "columns_text",
+    "why_html",
+    "copy_lines",
+    "NEAR_COPY",
+    "EXACT_COPY",
+]
 
 #: The two meanings of "copy", each with one name everywhere the report's own words say it.
 NEAR_COPY = "near or exact copy"
 EXACT_COPY = "identical copy"
+
+#: The attacks' names in the measures' own text, and the names people read.
+ATTACK_NAMES = {
+    "local_neighbourhood": "local-neighbourhood",
+    "density_ratio": "density-ratio",
+    "dcr_diff": "DCR-difference",
+    "near_copy": "near-copy",
+    "nn_mia": "nearest-neighbour",
+    "dcr": "DCR",
+}
+
+_ATTACK_NAME = re.compile(r"\b(" + "|".join(ATTACK_NAMES) + r")\b")
+
+
+def human_names(text: str) -> str:
+    """``text`` with each attack's internal name (``local_neighbourhood``, ``dcr``) written as
+    people read it (:data:`ATTACK_NAMES`)."""
+    return _ATTACK_NAME.sub(lambda m: ATTACK_NAMES[m.group(1)], text)
+
 
 #: Per measure, the detail that is the denominator of its count, and what it counts.
 _DENOMINATORS = {
@@ -43,7 +73,7 @@ def _denominator(record: Mapping) -> tuple[int, str] | None:
     return (int(total), field[1]) if isinstance(total, int) and total > 0 else None
 
 
-def _near_copy_words(record: Mapping, what: str) -> str:
+def near_copy_words(record: Mapping, what: str) -> str:
     """The copy test's own words with its copy named as a near or exact copy and its width."""
     tolerance = (record.get("details") or {}).get("numeric_tolerance")
     if record.get("measure") in ("copy_test", "rare_copy_test") and tolerance:
@@ -54,24 +84,41 @@ def _near_copy_words(record: Mapping, what: str) -> str:
     return what
 
 
-def finding_text(record: Mapping, at_risk: Mapping | None) -> str:
+def _synthetic_rows(report: Mapping) -> int | None:
+    """The rows of the (first) synthetic file the report audits, from its provenance."""
+    rows = [
+        i.get("rows")
+        for i in (report.get("provenance") or {}).get("inputs", [])
+        if i.get("role") == "synthetic"
+    ]
+    return rows[0] if rows and isinstance(rows[0], int) else None
+
+
+def finding_text(record: Mapping, at_risk: Mapping | None, report: Mapping | None = None) -> str:
     """The deciding finding in one sentence: the records at risk with their denominator and share
     ("85 training records have ... (85 of 3,000, 2.8%)"), or the measure's value and interval."""
     if record.get("measure") == "dcr_zero_share":
-        identical = _identical_line(record)
+        identical = _identical_line(record, _synthetic_rows(report or {}))
         if identical:
             return identical
     denominator = _denominator(record)
     if at_risk and at_risk.get("count"):
         n = int(at_risk["count"])
-        text = f"{count(n)} {_near_copy_words(record, str(at_risk.get('what', '')))}"
+        text = f"{count(n)} {human_names(near_copy_words(record, str(at_risk.get('what', ''))))}"
         if denominator:
             text += f": {count_of(n, denominator[0])}"
         return text + "."
     value = number(record.get("value"))
     low, high = number(record.get("ci_low")), number(record.get("ci_high"))
     interval = f" ({record.get('confidence', 0.95):.0%} interval {low} to {high})" if low and high else ""
-    return f"{record.get('title') or record.get('key')}: {value}{interval}."
+    reference = ""
+    if not _missing_number(record.get("baseline")) and not _missing_number(record.get("threshold")):
+        reference = f", where chance gives {number(record['baseline'])} and the threshold is {number(record['threshold'])}"
+    return f"Measured {value}{interval}{reference}."
+
+
+def _missing_number(value) -> bool:
+    return number(value) == "" or isinstance(value, str)
 
 
 def _names(columns) -> str:
@@ -143,18 +190,20 @@ def why_html(report: Mapping, explanations: Sequence) -> Markup:
     }
     titles = {f.get("family"): f.get("title") for f in report.get("families", [])}
     items = []
+    given = set()
     for explanation in explanations:
         record = measures.get(explanation.key) or {}
         remedy = explanation.remedy
+        repeated, _ = remedy in given, given.add(remedy)
         items.append(
             {
                 "family": titles.get(explanation.family) or explanation.family,
                 "title": record.get("title") or explanation.key,
                 "verdict": record.get("verdict") or "",
-                "finding": finding_text(record, at_risk.get(explanation.key)),
+                "finding": finding_text(record, at_risk.get(explanation.key), report),
                 "columns": columns_text(explanation),
-                "remedy": remedy.action,
-                "source": remedy.source,
+                "remedy": "as above" if repeated else remedy.action,
+                "source": None if repeated else remedy.source,
             }
         )
     return render_page("audit_why.html.j2", items=items)
@@ -177,18 +226,18 @@ def copy_lines(report: Mapping) -> list[str]:
                 f"other value the same); {count_of(details.get('holdout_copied'), details.get('n_holdout'), 'holdout records')} "
                 "have one by chance."
             )
-    identical = _identical_line(measures.get("dcr_zero_share") or {})
+    identical = _identical_line(measures.get("dcr_zero_share") or {}, _synthetic_rows(report))
     return lines + ([identical] if identical else [])
 
 
-def _identical_line(record: Mapping) -> str:
+def _identical_line(record: Mapping, rows: int | None) -> str:
     """The synthetic records identical to a training record (``dcr_zero_share`` times the records
-    it read), or nothing when the record lacks them."""
-    size = (record.get("details") or {}).get("sample_size")
+    it read: its sample, or every one of the file's ``rows``), or nothing without them."""
+    size = (record.get("details") or {}).get("sample_size") or rows
     value = record.get("value")
     if not isinstance(size, int) or not isinstance(value, (int, float)):
         return ""
     return (
-        f"{count_of(round(value * size), size, 'synthetic records')} are {EXACT_COPY}s of a "
+        f"{count_of(round(value * size), size, 'synthetic records')} are {EXACT_COPY.replace('copy', 'copies')} of a "
         "training record (every value the same, distance 0)."
     )
