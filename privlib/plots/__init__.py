@@ -23,6 +23,7 @@ from privlib.plots.fidelity import (
     cramers_v,
     plot_association_differences,
     plot_variable_fidelity,
+    variable_chunks,
     variable_order,
 )
 from privlib.plots.forest import (
@@ -61,6 +62,7 @@ __all__ = [
     "cramers_v",
     "plot_association_differences",
     "plot_variable_fidelity",
+    "variable_chunks",
     "variable_order",
     "DECIDING",
     "EXACT_TEST",

@@ -152,6 +152,33 @@ def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
     ax.tick_params(axis="y", labelsize=6)
 
 
+def variable_chunks(columns, *, most: int = PANELS_PER_FIGURE, ncols: int = 4) -> list[list]:
+    """``columns`` in consecutive figures of at most ``most`` panels, as even as whole rows allow
+    (15 variables: 8 and 7, not 12 and 3), so that no figure is a lone short row.
+
+    Examples
+    --------
+    >>> [len(c) for c in variable_chunks(list(range(15)))]
+    [8, 7]
+    >>> [len(c) for c in variable_chunks(list(range(12)))]
+    [12]
+    >>> [len(c) for c in variable_chunks(list(range(25)))]
+    [12, 8, 5]
+    """
+    columns = list(columns)
+    figures = -(-len(columns) // most)
+    if figures <= 1:
+        return [columns] if columns else []
+    # whole rows shared out as evenly as they go, the first figures taking the extra rows
+    base, extra = divmod(-(-len(columns) // ncols), figures)
+    chunks, start = [], 0
+    for figure in range(figures):
+        end = start + (base + (figure < extra)) * ncols
+        chunks.append(columns[start:end])
+        start = end
+    return [chunk for chunk in chunks if chunk]
+
+
 def variable_order(columns, *, first=()) -> list:
     """``columns`` with those named in ``first`` (the keys, then the sensitive variables) ahead,
     in ``first``'s order, and the rest in the table's order: the figures show the variables that
@@ -311,8 +338,9 @@ def plot_association_differences(real, synthetic, *, kinds=None, columns=None, a
 
     table = association_differences(real, synthetic, kinds=kinds, columns=columns)
     table.index = table.columns = [_literal(c) for c in table.columns]
-    size = 0.36 * len(table) + 1.2
-    ax = _axes(ax, figsize=(min(size + 1.6, 7.5), min(size, 7.0)))
+    # as wide as the page and at most 5 inches tall: its numbers stay readable, its page not filled
+    size = 0.3 * len(table) + 1.0
+    ax = _axes(ax, figsize=(min(size + 1.6, 7.5), min(size, 5.0)))
     mask = np.triu(np.ones(table.shape, dtype=bool))
     sns.heatmap(
         table,

@@ -226,6 +226,7 @@ def variable_fidelity_html(
         association_differences,
         plot_association_differences,
         plot_variable_fidelity,
+        variable_chunks,
         variable_order,
     )
     from privlib.render.audit_pages import FIGURE_STYLE, figure_html
@@ -234,7 +235,7 @@ def variable_fidelity_html(
     real, fake = fidelity_sample(train, synthetic, max_records=max_records, random_state=random_state)
     kinds = infer_kinds(real, name="train")
     order = variable_order([c for c in real.columns if c in kinds], first=first)
-    chunks = [order[i : i + PANELS_PER_FIGURE] for i in range(0, len(order), PANELS_PER_FIGURE)]
+    chunks = variable_chunks(order, most=PANELS_PER_FIGURE)
     parts = []
     for number_of, shown in enumerate(chunks, start=1):
         with plt.rc_context(FIGURE_STYLE):
