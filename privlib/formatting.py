@@ -149,10 +149,10 @@ def count_threshold(threshold, *, higher_is_riskier: bool = True) -> str:
 
 
 #: A number in scientific notation inside text ("1e-312", "1.55e+03", "2.3E-05"), not part of a word.
-_SCIENTIFIC = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
+_SCIENTIFIC = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[eE][+-]?\d+)(?!\w|\.\d)")
 
 #: A p-value written with "=" before a number in scientific notation.
-_P_EQUALS = re.compile(r"\b(p|p-value)\s*=\s*(-?\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
+_P_EQUALS = re.compile(r"\b(p|p-value)\s*=\s*(-?\d+(?:\.\d+)?[eE][+-]?\d+)(?!\w|\.\d)")
 
 
 def readable_text(text: str) -> str:

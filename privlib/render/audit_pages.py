@@ -134,6 +134,8 @@ def _measure_view(record: Mapping, adjusted: Mapping | None = None) -> dict:
         "ci_method": record.get("ci_method") or "",
         "baseline": _number(record.get("baseline")),
         "threshold": _threshold_text(record, p, _p_name(record, adjusted or {})),
+        # the verdict table's narrow column: the p-value alone (the rule is in the appendix)
+        "threshold_short": f"exact test, {p_value(p)}" if p is not None else _threshold_text(record, None),
         "exact": p is not None,
         "direction": ""
         if p is not None
