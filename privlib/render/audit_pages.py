@@ -358,12 +358,15 @@ def _reading_without_rule(record: Mapping) -> str:
 #: Where one sentence ends and the next begins (not after an abbreviation such as "et al.").
 _SENTENCE_END = re.compile(r"(?<!\bal\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+(?=[A-Z(])")
 
-#: Sentences of a measure's finding its reading in the body keeps.
+#: Sentences of a measure's finding its reading in the body keeps: the first, and the second when
+#: both together stay within :data:`READING_CHARACTERS` (a long list stays in metrics.json).
 READING_SENTENCES = 2
+READING_CHARACTERS = 360
 
 
 def short_reading(record: Mapping) -> str:
-    """A measure's finding in at most :data:`READING_SENTENCES` sentences: its reading without
+    """A measure's finding in at most :data:`READING_SENTENCES` sentences (the second only when
+    both fit in :data:`READING_CHARACTERS`): its reading without
     the verdict sentence (the verdict stands beside it) and the rule (in the appendix), numbers
     written by :mod:`privlib.formatting`; the whole reading is in metrics.json. The partitioning
     attack, whose reading is technical, is said in plain words (:func:`_partition_words`)."""
@@ -376,14 +379,20 @@ def short_reading(record: Mapping) -> str:
     start = reading.find(judgement[:40]) if judgement else -1
     body = (reading[:start] if start > 0 else reading).strip()
     sentences = _SENTENCE_END.split(body)
-    return human_names(readable_text(" ".join(sentences[:READING_SENTENCES])))
+    kept = sentences[:1]
+    for sentence in sentences[1:READING_SENTENCES]:
+        if len(" ".join([*kept, sentence])) > READING_CHARACTERS:
+            break
+        kept.append(sentence)
+    return human_names(readable_text(" ".join(kept)))
 
 
 def _partition_words(record: Mapping) -> str:
     """The partitioning attack's finding for a reader who does not know F1."""
-    value, baseline, threshold = (record.get(k) for k in ("value", "baseline", "threshold"))
-    if any(_missing(v) for v in (value, baseline, threshold)):
+    numbers = [record.get(k) for k in ("value", "baseline", "threshold")]
+    if not all(isinstance(v, (int, float)) and not _missing(v) for v in numbers):
         return ""
+    value, baseline, threshold = (float(v) for v in numbers if isinstance(v, (int, float)))
     return (
         "The partitioning attack calls a record a member of the training data when some synthetic "
         "record differs from it in only a few columns. Its score (F1: 0 finds no member, 1 finds "

@@ -194,7 +194,8 @@ def why_html(report: Mapping, explanations: Sequence) -> Markup:
     for explanation in explanations:
         record = measures.get(explanation.key) or {}
         remedy = explanation.remedy
-        repeated, _ = remedy in given, given.add(remedy)
+        repeated = remedy in given
+        given.add(remedy)
         items.append(
             {
                 "family": titles.get(explanation.family) or explanation.family,
