@@ -36,6 +36,7 @@ def test_predicate_columns_count_the_successful_predicates_using_each_column():
     assert predicate_columns(one, ["age", "sex", "fnlwgt"]) == ((ColumnCount("fnlwgt", 2),), 2)
 
 
+@pytest.mark.slow  # the copy test's compiled matching, about 5 s the first time
 def test_copy_columns_count_identical_and_near_copies_and_the_columns_a_release_changes():
     train = pd.DataFrame({"x": [0.0, 10.0, 20.0, 30.0, 40.0, 50.0], "g": list("abcdef")})
     holdout = pd.DataFrame({"x": [100.0, 110.0, 120.0, 130.0, 140.0, 150.0], "g": list("uvwxyz")})
