@@ -3,6 +3,8 @@ axis limit that never shows where one outlying record lies."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 
@@ -15,6 +17,16 @@ def _axes(ax=None, figsize=(6.0, 4.0)):
     return ax
 
 
+#: Characters per line of an axis label: a longer one wraps, so a small figure never cuts it.
+XLABEL_WIDTH = 50
+YLABEL_WIDTH = 28
+
+
+def _wrapped(label: str, width: int) -> str:
+    """``label`` wrapped at ``width`` characters, each of its own lines apart."""
+    return "\n".join("\n".join(textwrap.wrap(line, width)) or line for line in str(label).split("\n"))
+
+
 def _finish(ax, *, xlabel=None, ylabel=None, title=None, legend=None):
     """Label ``ax``, draw its legend and title, and return it.
 
@@ -22,9 +34,9 @@ def _finish(ax, *, xlabel=None, ylabel=None, title=None, legend=None):
     draws no legend. The title is set only when ``title`` is truthy.
     """
     if xlabel is not None:
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(_wrapped(xlabel, XLABEL_WIDTH))
     if ylabel is not None:
-        ax.set_ylabel(ylabel)
+        ax.set_ylabel(_wrapped(ylabel, YLABEL_WIDTH))
     if legend is not None:
         ax.legend(**legend)
     if title:

@@ -496,6 +496,21 @@ def plot_marginal_fidelity(result, *, ax=None, title=None):
     )
 
 
+def _decade_percent(share: float) -> str:
+    """A power of ten as a percentage in full: 0.001 -> "0.1%", 1e-5 -> "0.001%", 1 -> "100%".
+
+    Examples
+    --------
+    >>> [_decade_percent(x) for x in (1e-5, 1e-3, 0.1, 1.0)]
+    ['0.001%', '0.1%', '10%', '100%']
+    """
+    percent = 100 * share
+    if percent <= 0:
+        return ""
+    decimals = max(0, -int(np.floor(np.log10(percent) + 1e-9)))
+    return f"{percent:.{decimals}f}%"
+
+
 def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
     """ROC curves of membership attacks on log-log axes, where the few certain members show.
 
@@ -562,6 +577,11 @@ def plot_roc_loglog(attacks, *, ax=None, title=None, marks=(0.001, 0.01)):
     ax.set_yscale("log")
     ax.set_xlim(floor / 2, 1)
     ax.set_ylim(floor / 2, 1.05)
+    from matplotlib.ticker import FuncFormatter
+
+    # the decades as shares people read (0.1%, 1%, 10%, 100%), not as powers of ten
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda x, _: _decade_percent(x)))
     return _finish(
         ax,
         xlabel="share of non-members called members (false positive rate)",
