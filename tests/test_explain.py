@@ -120,7 +120,7 @@ def test_findings_carry_their_denominator_and_both_copies_are_named_apart():
     }
     at_risk = {"count": 85, "what": "training records have a synthetic copy beyond the copies chance gives"}
     text = finding_text(copy, at_risk)
-    assert text.startswith("85 training records have a near or exact copy in the synthetic data")
+    assert text.startswith("85 training records have a close copy in the synthetic data")
     assert text.endswith(": 85 of 3,000 (2.8%).")  # 85 / 3000 = 2.83%
     zero = {
         "key": "dcr_zero_share",
@@ -134,7 +134,7 @@ def test_findings_carry_their_denominator_and_both_copies_are_named_apart():
     }
     lines = copy_lines(report)
     # 93 / 3000 = 3.1%; 8 / 3000 = 0.27%; 0.016 * 3000 = 48 identical copies
-    assert lines[0].startswith("93 of 3,000 training records (3.1%) have a near or exact copy")
+    assert lines[0].startswith("93 of 3,000 training records (3.1%) have a close copy")
     assert "8 of 3,000 holdout records (0.3%)" in lines[0]
     assert lines[1].startswith("48 of 3,000 synthetic records (1.6%) are identical copies")
 

@@ -80,7 +80,7 @@ def test_an_exact_test_reads_by_its_p_value_on_page_1_and_in_the_verdict_table()
         in page
     )
     assert "exact test: Holm-adjusted p < 0.001 (risk at 0.05 or below)" in page
-    assert "1,549 training records have a near or exact copy" in page  # the card, thousands separated
+    assert "1,549 training records have a close copy" in page  # the card, thousands separated
     rows = _text(verdict_lines_html(report))
     assert "1,549 1,490 to 1,600 exact test, p < 0.001 risk" in rows
     # a measure judged by its interval keeps its threshold

@@ -191,9 +191,9 @@ TERMS = (
         "threshold of a measure judged at risk.",
     ),
     Term(
-        "near or exact copy, identical copy",
-        r"\b(near|identical) cop",
-        "A near or exact copy matches a training record in every category and every number within a "
+        "close copy, identical copy",
+        r"\b(close|identical) cop",
+        "A close copy matches a training record in every category and every number within a "
         "stated share (1%) of its range (the copy test); an identical copy repeats every value exactly "
         "(distance 0).",
     ),

@@ -23,12 +23,14 @@ __all__ = [
     "columns_text",
     "why_html",
     "copy_lines",
-    "NEAR_COPY",
+    "CLOSE_COPY",
     "EXACT_COPY",
 ]
 
 #: The two meanings of "copy", each with one name everywhere the report's own words say it.
-NEAR_COPY = "near or exact copy"
+#: "Close", not "near": the near-copy test of membership names another thing (a synthetic record
+#: far nearer to a training record than its real neighbours).
+CLOSE_COPY = "close copy"
 EXACT_COPY = "identical copy"
 
 #: The attacks' names in the measures' own text, and the names people read.
@@ -74,12 +76,12 @@ def _denominator(record: Mapping) -> tuple[int, str] | None:
 
 
 def near_copy_words(record: Mapping, what: str) -> str:
-    """The copy test's own words with its copy named as a near or exact copy and its width."""
+    """The copy test's own words with its copy named as a close copy and its width."""
     tolerance = (record.get("details") or {}).get("numeric_tolerance")
     if record.get("measure") in ("copy_test", "rare_copy_test") and tolerance:
         return what.replace(
             "have a synthetic copy",
-            f"have a {NEAR_COPY} in the synthetic data (every number within {share(tolerance)} of its range)",
+            f"have a {CLOSE_COPY} in the synthetic data (every number within {share(tolerance)} of its range)",
         )
     return what
 
@@ -145,7 +147,7 @@ def columns_text(explanation, *, named: int = 4) -> str:
     if kind == "copies":
         text = (
             f"Of the training records with a copy, {count(explanation.identical)} have an {EXACT_COPY} "
-            f"(every value the same) and {count(explanation.near)} a near copy only (numbers within the width)."
+            f"(every value the same) and {count(explanation.near)} a close copy only (numbers within the width)."
         )
         if explanation.columns:
             shown = ", ".join(f"{c.column} ({count(c.count)} more)" for c in explanation.columns[:named])
@@ -222,7 +224,7 @@ def copy_lines(report: Mapping) -> list[str]:
         copied, total = details.get("train_copied"), details.get("n_train")
         if isinstance(copied, int) and isinstance(total, int):
             lines.append(
-                f"{count_of(copied, total, 'training records')} have a {NEAR_COPY} in the synthetic data "
+                f"{count_of(copied, total, 'training records')} have a {CLOSE_COPY} in the synthetic data "
                 f"(every number within {share(details.get('numeric_tolerance') or 0)} of its range, every "
                 f"other value the same); {count_of(details.get('holdout_copied'), details.get('n_holdout'), 'holdout records')} "
                 "have one by chance."
