@@ -13,6 +13,7 @@ The plots live in three modules, every public name re-exported here (``plots.plo
 
 from privlib.plots._base import AXIS_RECORDS
 from privlib.plots.fidelity import (
+    HALF_WIDTH_VARIABLES,
     OTHER,
     PANELS_PER_FIGURE,
     SHOWN_CATEGORIES,
@@ -52,6 +53,7 @@ from privlib.plots.measures import (
 
 __all__ = [
     "AXIS_RECORDS",
+    "HALF_WIDTH_VARIABLES",
     "OTHER",
     "PANELS_PER_FIGURE",
     "SHOWN_CATEGORIES",

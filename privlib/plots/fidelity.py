@@ -32,6 +32,9 @@ PANEL_TITLE_WIDTH = 22
 #: Most variables whose association heatmap carries each cell's number; more show colour only.
 ANNOTATED_VARIABLES = 20
 
+#: Most variables whose association heatmap a report shows at half the page's width.
+HALF_WIDTH_VARIABLES = 12
+
 #: The two tables' colours in the fidelity figures (Okabe-Ito blue and orange).
 TABLE_COLOURS = {"real": "#0072B2", "synthetic": "#E69F00"}
 
@@ -338,9 +341,10 @@ def plot_association_differences(real, synthetic, *, kinds=None, columns=None, a
 
     table = association_differences(real, synthetic, kinds=kinds, columns=columns)
     table.index = table.columns = [_literal(c) for c in table.columns]
-    # as wide as the page and at most 5 inches tall: its numbers stay readable, its page not filled
-    size = 0.3 * len(table) + 1.0
-    ax = _axes(ax, figsize=(min(size + 1.6, 7.5), min(size, 5.0)))
+    # sized to its cells (about 0.27 inch each, the numbers' 7 points fit) and at most 5 inches
+    # tall: up to HALF_WIDTH_VARIABLES it reads at half the page's width, more take the whole width
+    size = 0.27 * len(table)
+    ax = _axes(ax, figsize=(min(size + 1.6, 7.5), min(size + 0.9, 5.0)))
     mask = np.triu(np.ones(table.shape, dtype=bool))
     sns.heatmap(
         table,

@@ -221,6 +221,7 @@ def variable_fidelity_html(
     import matplotlib.pyplot as plt
 
     from privlib.plots import (
+        HALF_WIDTH_VARIABLES,
         OTHER,
         PANELS_PER_FIGURE,
         association_differences,
@@ -272,7 +273,7 @@ def variable_fidelity_html(
                     "of Cramér's V (numbers cut at the real data's quintiles). 0 = the pair's "
                     "association is kept; larger = lost or invented by the generator. The largest "
                     f"differences: {_largest_pairs(differences) or 'none'}.",
-                    half=len(order) <= 6,
+                    half=len(order) <= HALF_WIDTH_VARIABLES,
                 )
             )
         finally:
