@@ -142,3 +142,34 @@ def test_findings_carry_their_denominator_and_both_copies_are_named_apart():
 def test_attack_names_read_as_people_say_them():
     text = "the dcr attack; dcr_diff, density_ratio, local_neighbourhood at 1%"
     assert human_names(text) == "the DCR attack; DCR-difference, density-ratio, local-neighbourhood at 1%"
+
+
+def test_page_1_explains_each_deciding_finding_and_the_columns_findings_at_risk():
+    from privlib.audit.explain import _deciding_records
+
+    def record(key, family, verdict):
+        return types.SimpleNamespace(key=key, measure=key, family=family, verdict=verdict)
+
+    measures = [
+        record("copy_test", "identity", "risk"),
+        record("dcr_zero_share", "identity", "risk"),  # stated by page 1's copy lines instead
+        record("singling_out_univariate", "identity", "risk"),
+        record("linkability_risk", "identity", "no evidence of risk"),
+        record("cap", "attribute", "no evidence of risk"),
+        record("nn_mia_auc", "membership", "inconclusive"),
+    ]
+    families = [
+        types.SimpleNamespace(family="identity", verdict="risk", deciding="copy_test"),
+        types.SimpleNamespace(family="attribute", verdict="no evidence of risk", deciding="cap"),
+        types.SimpleNamespace(family="membership", verdict="inconclusive", deciding="nn_mia_auc"),
+    ]
+    report = types.SimpleNamespace(
+        measures=measures,
+        families=families,
+        by_family=lambda f: [m for m in measures if m.family == f],
+    )
+    assert [m.key for m in _deciding_records(report)] == [
+        "copy_test",
+        "singling_out_univariate",
+        "nn_mia_auc",
+    ]

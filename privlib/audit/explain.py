@@ -2,7 +2,7 @@
 remedy per kind of finding.
 
 For each family whose verdict is risk or inconclusive, :func:`explain` reads the measure that
-decided it (and, for identity, every identity measure at risk) and names the columns behind it,
+decided it (and any singling-out or linkability measure at risk) and names the columns behind it,
 from the measures' public results and functions, never from a confidential value:
 
 * **singling out** (:func:`privlib.identity.singling_out`): the columns of the predicates that
@@ -252,17 +252,26 @@ def leave_one_out(
     return full, shifts, max(len(t) for t in tables)
 
 
+#: Identity measures explained beside the deciding one when at risk: their columns (the
+#: predicates', the link's) are what a remedy acts on.
+_COLUMN_FINDINGS = ("singling_out", "linkability")
+
+
 def _deciding_records(report) -> list:
     """The measures whose findings page 1 explains: each family's deciding measure when the
-    family is at risk or inconclusive, and, for identity, every other identity measure at risk."""
+    family is at risk or inconclusive, and, for identity, the singling-out and linkability
+    measures at risk (page 1's copy lines state both kinds of copy already)."""
     measures = {m.key: m for m in report.measures}
     chosen = []
     for family in report.families:
         if family.verdict not in ("risk", "inconclusive"):
             continue
         keys = [family.deciding] if family.deciding else []
-        if family.family == "identity":
-            keys += [m.key for m in report.by_family("identity") if m.verdict == "risk"]
+        keys += [
+            m.key
+            for m in report.by_family(family.family)
+            if m.verdict == "risk" and _named_by(m.measure, _COLUMN_FINDINGS)
+        ]
         chosen += [measures[k] for k in dict.fromkeys(keys) if k in measures]
     return chosen
 
