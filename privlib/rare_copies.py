@@ -200,7 +200,7 @@ def rare_copy_test(
 
 RARE_COPY_TEST = MeasureSpec(
     KEY,
-    "Rare training records with a synthetic copy, beyond chance",
+    "Rare training records with a close copy, beyond chance",
     "identity",
     Threshold(
         0.0,

@@ -207,7 +207,7 @@ def test_page_one_counts_only_records_at_risk_from_measures_that_decide(renders)
                 shown = f"{item['key']}" in first
                 assert shown == (verdict in ("risk", "inconclusive") and item["count"] > 0), (name, item)
                 if shown and target:
-                    assert f"{verdict} {target}: {item['count']} " in first, (name, item)
+                    assert f"{verdict} {target}: {item['count']:,} " in first, (name, item)
 
 
 def test_the_forest_plot_draws_copy_test_and_the_tpr_measure(renders):

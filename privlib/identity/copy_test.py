@@ -123,7 +123,7 @@ def copy_test(
 
 COPY_TEST = MeasureSpec(
     KEY,
-    "Training records with a synthetic copy, beyond chance",
+    "Training records with a close copy (same categories, numbers within 1% of their range), beyond chance",
     "identity",
     Threshold(
         0.0,
@@ -146,6 +146,6 @@ COPY_TEST = MeasureSpec(
     needs=("holdout",),
     at_risk=lambda r: (
         r.records_at_risk,
-        "training records have a synthetic copy beyond the copies chance gives holdout records",
+        "training records have a close copy beyond the copies chance gives holdout records",
     ),
 )

@@ -266,7 +266,7 @@ def dcr_summary(
 
 DCR_ZERO_SHARE = MeasureSpec(
     KEY,
-    "Synthetic records at distance 0 from a training record",
+    "Identical copies: synthetic records equal to a training record in every value",
     "identity",
     Threshold(
         0.01,

@@ -141,7 +141,7 @@ def identical_match_share(
 
 IDENTICAL_MATCH_SHARE = MeasureSpec(
     KEY,
-    "Exact copies of training records",
+    "Identical copies of training records",
     "identity",
     Threshold(
         0.01,

@@ -10,7 +10,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from importlib import import_module
 from pathlib import Path
 
@@ -248,8 +248,10 @@ def audit_and_publish(
                     # the per-variable figures need only the tables: drawn beside the measures
                     with _variable_figures(spec, inputs, work) as variable_figures:
                         reports = _with_file_decisions(_audit_reports(spec, inputs))
+                        _say(progress, "naming the columns behind the findings")
+                        explanations = _explanations(spec, inputs, reports[0])
                         _say(progress, "drawing the report's figures")
-                        pages = _report_sections(reports, variable_figures())
+                        pages = _report_sections(reports, variable_figures(), explanations)
                 else:
                     reports = _with_file_decisions(_audit_reports(spec, inputs))
             (report / "metrics.json").write_text(reports[0].to_json(), encoding="utf-8")
@@ -370,16 +372,35 @@ def _variable_figures(spec: AuditSpec, inputs: AuditInputs, folder: Path) -> Ite
         random_state=spec.seed,
     )
     # the sample is drawn here, so the other process gets only what it draws
-    draw = functools.partial(variable_fidelity_html, max_records=None, random_state=spec.seed)
+    # the keys and sensitive variables are drawn first: the variables the findings are about
+    first = [*(spec.keys or []), *(spec.sensitive or [])]
+    draw = functools.partial(variable_fidelity_html, max_records=None, random_state=spec.seed, first=first)
     with in_background(draw, real, fake, folder=folder, what="drawing the per-variable figures") as drawn:
         yield lambda: drawn(_FIGURES_SECONDS)
 
 
-def _report_sections(reports: list, variables: str) -> dict:
+def _explanations(spec: AuditSpec, inputs: AuditInputs, report) -> list:
+    """The columns behind each finding page 1 explains (:func:`privlib.audit.explain.explain`),
+    on the first synthetic file, whose decision page 1 gives: counts and column names only."""
+    if not inputs.assessable:
+        return []
+    from privlib.audit.explain import explain
+
+    return explain(
+        report,
+        train=inputs.train,
+        synthetic=next(iter(inputs.synthetic.values())),
+        holdout=inputs.holdout,
+        random_state=spec.seed,
+    )
+
+
+def _report_sections(reports: list, variables: str, explanations: Sequence = ()) -> dict:
     """The report's pages as the kit's escaped HTML fragments, figures embedded, in the order
     ``reports/privacy_audit.ipynb`` shows them: drawn once here, where the results' per-record
     arrays are, and read back by the notebook as data. ``reports``: the audit, then the other
-    synthetic files' own audits; ``variables``: the per-variable figures (:func:`_variable_figures`)."""
+    synthetic files' own audits; ``variables``: the per-variable figures (:func:`_variable_figures`);
+    ``explanations``: the columns behind the findings (:func:`_explanations`)."""
     from privlib.render import audit as page
     from privlib.render import audit_pages as pages
 
@@ -398,7 +419,7 @@ def _report_sections(reports: list, variables: str) -> dict:
     ]
     compared = {r.synthetic_label: r for r in reports} if others else {}
     return {
-        "decision": pages.decision_html(document),
+        "decision": pages.decision_html(document, explanations),
         "fidelity": pages.fidelity_html(document),
         "variable_fidelity": variables,
         "forest": pages.forest_figure_html(document),

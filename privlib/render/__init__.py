@@ -6,7 +6,10 @@
   file name) is always text, never markup;
 * :mod:`privlib.render.audit_pages` renders an audit's report model as its pages: the decision,
   the forest figure, the verdict lines, the fidelity card, the readings, the comparison of
-  several files and the appendix, every figure with alt text;
+  several files and the appendix, every figure with alt text, every number by the one rule of
+  :mod:`privlib.formatting`;
+* :mod:`privlib.render.why` writes page 1's "why, and what to do" from the columns behind each
+  finding (:mod:`privlib.audit.explain`) and names the two kinds of copy apart;
 * :mod:`privlib.render.notebook` turns an executed notebook into one HTML file (nbconvert), with
   an optional table of contents and compact print layout;
 * :mod:`privlib.render.pdf` prints that HTML to PDF with WeasyPrint, through a URL fetcher that

@@ -21,6 +21,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from privlib.audit.report import AuditReport, MeasureRecord, register_pages
+from privlib.formatting import number
 from privlib.render.pages import render_page, scoped_stylesheet
 
 __all__ = [
@@ -37,12 +38,6 @@ __all__ = [
 
 #: The class of the element a report's notebook display sits in; its styles apply inside it only.
 DISPLAY_SCOPE = "privlib-report"
-
-
-def _number(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
 def provenance_html(report: AuditReport) -> Markup:
@@ -81,13 +76,37 @@ def summary_html(report: AuditReport) -> Markup:
     )
 
 
-def table_html(table: pd.DataFrame, *, index: bool = False, classes: str = "") -> str:
-    """A DataFrame as an HTML table fragment, every cell in full and escaped."""
+def table_html(
+    table: pd.DataFrame, *, index: bool = False, classes: str = "", caption: str | None = None
+) -> str:
+    """A DataFrame as an HTML table fragment, every cell in full and escaped, numbers as the
+    report writes them (:func:`privlib.formatting.number`), under ``caption`` when given."""
     frame = table.reset_index() if index else table
-    rows = [[_number(v) for v in row] for row in frame.itertuples(index=False)]
+    rows = [[number(v) for v in row] for row in frame.itertuples(index=False)]
+    caption = caption or table.attrs.get("caption")
     return render_page(
-        "table.html.j2", columns=[str(c) for c in frame.columns], rows=rows, index_name=None, classes=classes
+        "table.html.j2",
+        columns=[str(c) for c in frame.columns],
+        rows=rows,
+        index_name=None,
+        classes=classes,
+        caption=caption,
     )
+
+
+#: What each measure's table holds, by the start of the measure's name.
+_TABLE_CONTENTS = {
+    "shadow_model": "each target record attacked, with its AUC and p-value",
+    "nn_mia_tpr": "the attack read at each false-positive rate, with its counts",
+    "near_copy_test": "each false-positive rate read, with its counts",
+    "attack_ensemble": "each attack and false-positive rate read, with its counts",
+}
+
+
+def table_caption(record: MeasureRecord) -> str:
+    """The title of a measure's table: the measure's name and what the table holds."""
+    contents = next((v for k, v in _TABLE_CONTENTS.items() if record.measure.startswith(k)), "its numbers")
+    return f"{record.title}: {contents}"
 
 
 def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, Any]]:
@@ -104,28 +123,32 @@ def figures(report: AuditReport, family: str) -> list[tuple[MeasureRecord, Any, 
 
 def measure_tables(report: AuditReport, family: str) -> list[tuple[MeasureRecord, pd.DataFrame]]:
     """``(record, table)`` for every computed measure of ``family`` whose declaration shows a
-    table (none for a report read back from metrics.json, which has no results)."""
+    table (none for a report read back from metrics.json, which has no results), each table
+    carrying its title (:func:`table_caption`) in ``attrs["caption"]``."""
     from privlib.catalogue import MEASURES
 
     shown = []
     for m in report.by_family(family):
         table, result = MEASURES[m.measure].table, report.result(m.key)
         if table is not None and result is not None:
-            shown.append((m, table(result)))
+            frame = table(result).copy()
+            frame.attrs["caption"] = table_caption(m)  # table_html titles it from here
+            shown.append((m, frame))
     return shown
 
 
-def report_page_html(report: AuditReport) -> Markup:
+def report_page_html(report: AuditReport, explanations=()) -> Markup:
     """The whole report as one page (:func:`privlib.render.audit_pages.audit_page_html`) with
-    each family's tables and figures, which need the report's results."""
+    each family's tables and figures, which need the report's results, and page 1's "why" from
+    ``explanations`` (:func:`privlib.audit.explain.explain`, which needs the tables)."""
     from privlib.render.audit_pages import audit_page_html, measure_figure_html
 
     extras = {}
     for finding in report.families:
-        shown = [table_html(table.round(3)) for _, table in measure_tables(report, finding.family)]
+        shown = [table_html(table) for _, table in measure_tables(report, finding.family)]
         shown += [measure_figure_html(*drawn) for drawn in figures(report, finding.family)]
         extras[finding.family] = Markup("").join(shown)
-    return audit_page_html(report, family_extras=extras)
+    return audit_page_html(report, family_extras=extras, explanations=explanations)
 
 
 class _Pages:
@@ -181,62 +204,76 @@ def _largest_pairs(differences: pd.DataFrame, shown: int = 3) -> str:
 
 
 def variable_fidelity_html(
-    train: pd.DataFrame, synthetic: pd.DataFrame, *, max_records: int | str | None, random_state: int
+    train: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    *,
+    max_records: int | str | None,
+    random_state: int,
+    first: tuple | list = (),
 ) -> Markup:
     """Per-variable fidelity on the fidelity card's sample (:func:`fidelity_sample`): the small
-    multiples of each variable's distribution (:func:`privlib.plots.plot_variable_fidelity`) and
-    the pairwise association differences (:func:`privlib.plots.plot_association_differences`),
-    both redacted (no minimum, maximum or rare category of a column), with alt text written from
-    what they show."""
+    multiples of every variable's distribution (:func:`privlib.plots.plot_variable_fidelity`),
+    :data:`privlib.plots.PANELS_PER_FIGURE` to a figure, the variables of ``first`` (the keys and
+    sensitive variables) ahead, and the pairwise association differences
+    (:func:`privlib.plots.plot_association_differences`), all redacted (no minimum, maximum or
+    rare category of a column), each with a caption naming the variables it shows and alt text
+    written from what it shows."""
     import matplotlib.pyplot as plt
 
     from privlib.plots import (
+        HALF_WIDTH_VARIABLES,
         OTHER,
-        SHOWN_VARIABLES,
+        PANELS_PER_FIGURE,
         association_differences,
         plot_association_differences,
         plot_variable_fidelity,
+        variable_chunks,
+        variable_order,
     )
     from privlib.render.audit_pages import FIGURE_STYLE, figure_html
     from privlib.schema import infer_kinds
 
     real, fake = fidelity_sample(train, synthetic, max_records=max_records, random_state=random_state)
     kinds = infer_kinds(real, name="train")
-    shown = list(kinds)[:SHOWN_VARIABLES]
-    named = ", ".join(shown) + (
-        f" (the first {len(shown)} of {len(kinds)})" if len(kinds) > len(shown) else ""
-    )
-    with plt.rc_context(FIGURE_STYLE):
-        figure = plot_variable_fidelity(real, fake, kinds=kinds)
-    try:
-        distributions = figure_html(
-            figure,
-            alt=f"Small multiples of the distributions of {named}, real (blue) against synthetic "
-            f"(orange): each category's share, rare categories pooled as '{OTHER}', and histograms of "
-            "numeric variables on their central range.",
-            caption="Each variable in the real (blue) and synthetic (orange) data. Categories with "
-            f"fewer than 10 real records are pooled as '{OTHER}'; numeric variables are drawn on "
-            "their central range, with at least 10 real records beyond each end, so no axis shows "
-            "a column's smallest or largest value.",
-        )
-    finally:
-        plt.close(figure)
-    parts = [distributions]
-    if len(shown) > 1:
-        differences = association_differences(real, fake, kinds=kinds)
+    order = variable_order([c for c in real.columns if c in kinds], first=first)
+    chunks = variable_chunks(order, most=PANELS_PER_FIGURE)
+    parts = []
+    for number_of, shown in enumerate(chunks, start=1):
         with plt.rc_context(FIGURE_STYLE):
-            ax = plot_association_differences(real, fake, kinds=kinds)
+            figure = plot_variable_fidelity(real, fake, kinds=kinds, columns=shown)
+        part = f" (figure {number_of} of {len(chunks)})" if len(chunks) > 1 else ""
+        try:
+            parts.append(
+                figure_html(
+                    figure,
+                    alt=f"Small multiples of the distributions of {', '.join(map(str, shown))}, real (blue) "
+                    f"against synthetic (orange): each category's share, rare categories pooled as "
+                    f"'{OTHER}', and histograms of numeric variables on their central range.",
+                    caption=f"Variables {', '.join(map(str, shown))}{part}: each in the real (blue) and "
+                    f"synthetic (orange) data; all {len(order)} variables are drawn. Categories with "
+                    f"fewer than 10 real records are pooled as '{OTHER}'; numeric variables are drawn "
+                    "on their central range, with at least 10 real records beyond each end, so no axis "
+                    "shows a column's smallest or largest value.",
+                )
+            )
+        finally:
+            plt.close(figure)
+    if len(order) > 1:
+        differences = association_differences(real, fake, kinds=kinds, columns=order)
+        with plt.rc_context(FIGURE_STYLE):
+            ax = plot_association_differences(real, fake, kinds=kinds, columns=order)
         try:
             parts.append(
                 figure_html(
                     ax.figure,
-                    alt=f"Heatmap of how much each pair of {len(shown)} variables differs in "
+                    alt=f"Heatmap of how much each pair of {len(order)} variables differs in "
                     f"association (Cramér's V) between the real and the synthetic data; the largest "
                     f"differences: {_largest_pairs(differences) or 'none'}.",
                     caption="Pairwise association, real against synthetic: the absolute difference "
                     "of Cramér's V (numbers cut at the real data's quintiles). 0 = the pair's "
-                    "association is kept; larger = lost or invented by the generator.",
-                    half=True,
+                    "association is kept; larger = lost or invented by the generator. The largest "
+                    f"differences: {_largest_pairs(differences) or 'none'}.",
+                    half=len(order) <= HALF_WIDTH_VARIABLES,
                 )
             )
         finally:

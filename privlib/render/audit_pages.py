@@ -22,7 +22,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from privlib.formatting import count_threshold, interval, number, p_value, readable_text
 from privlib.render.pages import render_page
+from privlib.render.why import copy_lines, human_names, near_copy_words, why_html
 
 __all__ = [
     "decision_html",
@@ -68,22 +70,50 @@ def _missing(value) -> bool:
 
 
 def _number(value) -> str:
-    """Three significant digits (``0.0123``, ``0.55``, ``1.2e+03`` for large values), whole
-    numbers as they are, nothing for a missing value."""
-    if _missing(value):
-        return ""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.3g}"
+    """A number as the report writes every number (:func:`privlib.formatting.number`: "1,549",
+    "0.0123", "< 0.001", never scientific notation), nothing for a missing value."""
+    return number(value)
 
 
 def _interval(record: Mapping) -> str:
-    low, high = record.get("ci_low"), record.get("ci_high")
-    if _missing(low) or _missing(high):
-        return ""
-    return f"{_number(low)} to {_number(high)}"
+    return interval(record.get("ci_low"), record.get("ci_high"))
+
+
+#: The words of a rule that mark an exact test: its verdict is its p-value's, not its interval's.
+EXACT_TEST_WORDS = "an exact test"
+
+
+def _exact_p(record: Mapping, adjusted: Mapping) -> float | None:
+    """The p-value that decides an exact test (its family's Holm-adjusted one when there is one,
+    else its own), or ``None`` for a measure judged by its interval."""
+    if EXACT_TEST_WORDS not in (record.get("verdict_rule") or ""):
+        return None
+    p = adjusted.get(record.get("key"))
+    if p is None:
+        p = (record.get("details") or {}).get("p_value")
+    return float(p) if isinstance(p, (int, float)) else None
+
+
+def _p_name(record: Mapping, adjusted: Mapping) -> str:
+    return "Holm-adjusted p" if record.get("key") in adjusted else "p"
+
+
+def _counts_people(record: Mapping) -> bool:
+    """Whether the measure's value counts people (its records at risk are its excess count)."""
+    return "records_at_risk" in (record.get("details") or {})
+
+
+def _threshold_text(record: Mapping, p: float | None, name: str = "p") -> str:
+    """The threshold as the verdict table and page 1 print it: an exact test's p-value against
+    its level ("exact test: p < 0.001 (risk at 0.05 or below)"); a count's threshold in whole
+    people ("18 or more people"); else the number."""
+    if p is not None:
+        level = 1 - float(record.get("confidence") or 0.95)
+        return f"exact test: {p_value(p, name=name)} (risk at {number(level)} or below)"
+    threshold = record.get("threshold")
+    if _counts_people(record):
+        return f"{count_threshold(threshold, higher_is_riskier=record.get('higher_is_riskier', True))} people"
+    return _number(threshold)
 
 
 def _level(record: Mapping) -> str:
@@ -91,8 +121,10 @@ def _level(record: Mapping) -> str:
     return f"{confidence:.0%}" if isinstance(confidence, (int, float)) else "95%"
 
 
-def _measure_view(record: Mapping) -> dict:
-    """A measure record with its numbers as text, as every template shows it."""
+def _measure_view(record: Mapping, adjusted: Mapping | None = None) -> dict:
+    """A measure record with its numbers as text, as every template shows it; ``adjusted``: its
+    family's Holm-adjusted p-values by key, which decide its exact tests."""
+    p = _exact_p(record, adjusted or {})
     return {
         "key": record.get("key", ""),
         "title": record.get("title") or record.get("key", ""),
@@ -101,17 +133,27 @@ def _measure_view(record: Mapping) -> dict:
         "confidence": _level(record),
         "ci_method": record.get("ci_method") or "",
         "baseline": _number(record.get("baseline")),
-        "threshold": _number(record.get("threshold")),
-        "direction": "risk above" if record.get("higher_is_riskier", True) else "risk below",
+        "threshold": _threshold_text(record, p, _p_name(record, adjusted or {})),
+        # the verdict table's narrow column: the p-value alone (the rule is in the appendix)
+        "threshold_short": f"exact test, {p_value(p)}" if p is not None else _threshold_text(record, None),
+        "exact": p is not None,
+        "direction": ""
+        if p is not None
+        else ("risk above" if record.get("higher_is_riskier", True) else "risk below"),
         "verdict": record.get("verdict") or "not assessable",
-        "verdict_rule": (record.get("verdict_rule") or "").rstrip(". "),
-        "reading": record.get("reading") or "",
+        "verdict_rule": readable_text((record.get("verdict_rule") or "").rstrip(". ")),
+        "reading": readable_text(record.get("reading") or ""),
         "details": [
             (str(name), _number(value))
             for name, value in (record.get("details") or {}).items()
             if isinstance(value, (str, int, float)) and not _missing(value)
         ][:SHOWN_DETAILS],
     }
+
+
+def _adjusted_p_values(report: Mapping) -> dict:
+    """Every family's Holm-adjusted p-values of its exact tests, by measure key."""
+    return {k: v for f in report.get("families", []) for k, v in (f.get("adjusted_p_values") or {}).items()}
 
 
 def _counts_text(counts: Mapping) -> str:
@@ -144,7 +186,7 @@ def _counted(count: int, what: str) -> str:
         verb = next((i for i in range(noun + 1, len(words)) if words[i] in _SINGULAR_VERBS), None)
         if verb is not None:
             words[verb] = _SINGULAR_VERBS[words[verb]]
-    return f"{count} {' '.join(words)}"
+    return f"{count:,} {' '.join(words)}"
 
 
 def _findings(family: Mapping, measures: Mapping) -> list[dict]:
@@ -160,7 +202,9 @@ def _findings(family: Mapping, measures: Mapping) -> list[dict]:
                     "key": item.get("key", ""),
                     "verdict": verdict,
                     "target": record.get("target"),
-                    "text": _counted(int(item["count"]), item.get("what", "")),
+                    "text": human_names(
+                        _counted(int(item["count"]), near_copy_words(record, item.get("what", "")))
+                    ),
                 }
             )
     return shown
@@ -168,6 +212,7 @@ def _findings(family: Mapping, measures: Mapping) -> list[dict]:
 
 def _families(report: dict) -> list[dict]:
     measures = {m.get("key"): m for m in report.get("measures", [])}
+    adjusted = _adjusted_p_values(report)
     views = []
     for family in report.get("families", []):
         deciding = measures.get(family.get("deciding"))
@@ -178,7 +223,7 @@ def _families(report: dict) -> list[dict]:
                 "verdict": family.get("verdict") or NOT_ASSESSED,
                 "reason": family.get("reason"),
                 "how_to_assess": family.get("how_to_assess"),
-                "deciding": _measure_view(deciding) if deciding else None,
+                "deciding": _measure_view(deciding, adjusted) if deciding else None,
                 "findings": _findings(family, measures),
                 "counts_text": _counts_text(family.get("counts") or {}),
                 "not_run": _not_run_count(report, family.get("family")),
@@ -241,12 +286,15 @@ def _file_decisions(report: dict) -> dict:
     }
 
 
-def decision_html(report) -> Markup:
+def decision_html(report, explanations=()) -> Markup:
     """Page 1: the files audited on one line, the decision and the synthetic file it is for (with
     several files, the decision on each), one plain-words line per family (its verdict, the
     deciding measure, or why it was not assessed) and a card per family with the counts of
     records at risk from the measures that decide (risk or inconclusive), each beside its verdict
-    and variable; what the audit cannot show, with the samples read on large tables."""
+    and variable; both kinds of copy by their own names (:func:`privlib.render.why.copy_lines`);
+    why each family is at risk or inconclusive and what to do, from ``explanations``
+    (:func:`privlib.audit.explain.explain`, which needs the tables: none when not given); what
+    the audit cannot show, with the samples read on large tables."""
     report = _plain(report)
     return render_page(
         "audit_decision.html.j2",
@@ -255,6 +303,8 @@ def decision_html(report) -> Markup:
         inputs=_inputs_line(report),
         files=_file_decisions(report),
         query_sample=_query_sample(report),
+        copies=copy_lines(report),
+        why=why_html(report, list(explanations)),
     )
 
 
@@ -263,6 +313,7 @@ def verdict_lines_html(report) -> Markup:
     report = _plain(report)
     titles = _family_titles(report)
     measures = report.get("measures", [])
+    adjusted = _adjusted_p_values(report)
     order = list(
         dict.fromkeys(
             [f.get("family") for f in report.get("families", [])] + [m.get("family") for m in measures]
@@ -270,7 +321,7 @@ def verdict_lines_html(report) -> Markup:
     )
     groups = []
     for family in order:
-        rows = [_measure_view(m) for m in measures if m.get("family") == family]
+        rows = [_measure_view(m, adjusted) for m in measures if m.get("family") == family]
         if rows:
             groups.append({"title": titles.get(family) or str(family).capitalize(), "rows": rows})
     confidence = _level(measures[0]) if measures else "95%"
@@ -304,6 +355,53 @@ def _reading_without_rule(record: Mapping) -> str:
     return reading.replace(f" (rule: {rule})", "") if rule else reading
 
 
+#: Where one sentence ends and the next begins (not after an abbreviation such as "et al.").
+_SENTENCE_END = re.compile(r"(?<!\bal\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+(?=[A-Z(])")
+
+#: Sentences of a measure's finding its reading in the body keeps: the first, and the second when
+#: both together stay within :data:`READING_CHARACTERS` (a long list stays in metrics.json).
+READING_SENTENCES = 2
+READING_CHARACTERS = 360
+
+
+def short_reading(record: Mapping) -> str:
+    """A measure's finding in at most :data:`READING_SENTENCES` sentences (the second only when
+    both fit in :data:`READING_CHARACTERS`): its reading without
+    the verdict sentence (the verdict stands beside it) and the rule (in the appendix), numbers
+    written by :mod:`privlib.formatting`; the whole reading is in metrics.json. The partitioning
+    attack, whose reading is technical, is said in plain words (:func:`_partition_words`)."""
+    if record.get("measure") == "partition_f1":
+        plain = _partition_words(record)
+        if plain:
+            return plain
+    reading = _reading_without_rule(record)
+    judgement = record.get("judgement") or ""
+    start = reading.find(judgement[:40]) if judgement else -1
+    body = (reading[:start] if start > 0 else reading).strip()
+    sentences = _SENTENCE_END.split(body)
+    kept = sentences[:1]
+    for sentence in sentences[1:READING_SENTENCES]:
+        if len(" ".join([*kept, sentence])) > READING_CHARACTERS:
+            break
+        kept.append(sentence)
+    return human_names(readable_text(" ".join(kept)))
+
+
+def _partition_words(record: Mapping) -> str:
+    """The partitioning attack's finding for a reader who does not know F1."""
+    numbers = [record.get(k) for k in ("value", "baseline", "threshold")]
+    if not all(isinstance(v, (int, float)) and not _missing(v) for v in numbers):
+        return ""
+    value, baseline, threshold = (float(v) for v in numbers if isinstance(v, (int, float)))
+    return (
+        "The partitioning attack calls a record a member of the training data when some synthetic "
+        "record differs from it in only a few columns. Its score (F1: 0 finds no member, 1 finds "
+        f"every member and only them) is {_number(value)}, against {_number(baseline)} for calling "
+        f"every record a member: a gain of {_number(value - baseline)}, where a gain beyond "
+        f"{_number(threshold - baseline)} would be a risk."
+    )
+
+
 def _refitted_generator(report: Mapping, record: Mapping) -> str:
     """For the shadow-model attack run with one of the kit's own generators (``--targeted-attack``
     naming a :mod:`privlib.synth` class, not an entry point ``module:Class``): a sentence saying
@@ -324,6 +422,7 @@ def readings_html(report, family: str | None = None) -> Markup:
     the appendix do not repeat them, and the rule each reading quotes is left to the appendix.
     What did not run is listed with the reason."""
     report = _plain(report)
+    adjusted = _adjusted_p_values(report)
     families = []
     for finding in report.get("families", []):
         key = finding.get("family")
@@ -335,7 +434,9 @@ def readings_html(report, family: str | None = None) -> Markup:
                 "name": finding.get("title") or str(key).capitalize(),
                 "question": finding.get("question") or "",
                 "measures": [
-                    dict(_measure_view(m), reading=_reading_without_rule(m) + _refitted_generator(report, m))
+                    dict(
+                        _measure_view(m, adjusted), reading=short_reading(m) + _refitted_generator(report, m)
+                    )
                     for m in report.get("measures", [])
                     if m.get("family") == key
                 ],
@@ -426,7 +527,9 @@ def appendix_html(report) -> Markup:
     return render_page(
         "audit_appendix.html.j2",
         report=report,
-        measures=_rule_rows([_measure_view(m) for m in report.get("measures", [])]),
+        measures=_rule_rows(
+            [_measure_view(m, _adjusted_p_values(report)) for m in report.get("measures", [])]
+        ),
         skipped=skipped,
         rerun=rerun_command(report),
         sampled=bool((report.get("fidelity") or {}).get("records"))
@@ -554,7 +657,12 @@ def forest_figure_html(report) -> Markup:
         return Markup("")
     deciding = _deciding_keys(report)
     with plt.rc_context(FIGURE_STYLE):
-        ax = plot_verdict_forest(measures, family_titles=_family_titles(report), deciding=deciding)
+        exact = {
+            m.get("key"): p for m in measures if (p := _exact_p(m, _adjusted_p_values(report))) is not None
+        }
+        ax = plot_verdict_forest(
+            measures, family_titles=_family_titles(report), deciding=deciding, exact_tests=exact
+        )
     try:
         return figure_html(
             ax.figure,
@@ -564,8 +672,12 @@ def forest_figure_html(report) -> Markup:
             caption="Each marker is a measure's value and its line the measure's interval (a "
             "measure without one is its marker alone), placed so that 0 is the measure's baseline "
             "(what chance gives) and 1 its threshold: right of the dashed line is beyond the "
-            "threshold. A ring marks the measure that decided its family's verdict. The measure's "
-            "own numbers are on the right, its key in the table below.",
+            "threshold. A ring marks the measure that decided its family's verdict. A hollow marker "
+            "is an exact test: it is decided by its p-value (printed on the right, Holm-adjusted "
+            "when its family has several exact tests), not by where its "
+            "interval lies against the threshold, so an exact test may be a risk while its interval "
+            "crosses the dashed line. The measure's own numbers are on the right, its key in the "
+            "table below.",
         )
     finally:
         plt.close(ax.figure)
@@ -614,7 +726,7 @@ def _text_of(*fragments: Markup) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(f))) for f in fragments)
 
 
-def audit_page_html(report, *, family_extras: Mapping | None = None) -> Markup:
+def audit_page_html(report, *, family_extras: Mapping | None = None, explanations=()) -> Markup:
     """The whole audit as one self-contained HTML page with a sticky table of contents: the
     decision, the fidelity card, the forest figure, the verdict lines, the readings of each
     family (followed by ``family_extras[family]``, the kit's own fragments of its tables and
@@ -636,7 +748,7 @@ def audit_page_html(report, *, family_extras: Mapping | None = None) -> Markup:
     if not report.get("measures"):
         entries.remove(("forest", "All measures"))
     sections = {
-        "decision": decision_html(report),
+        "decision": decision_html(report, explanations),
         "fidelity": fidelity_html(report),
         "forest": forest_figure_html(report),
         "verdicts": verdict_lines_html(report),

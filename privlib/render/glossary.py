@@ -90,7 +90,7 @@ TERMS = (
         "DCR",
         r"\bDCR\b",
         "Distance to the closest record: how near a synthetic record comes to the "
-        "nearest real record (0 = identical).",
+        "nearest real record (0 = identical), in Gower distance.",
     ),
     Term(
         "Gower distance",
@@ -182,6 +182,85 @@ TERMS = (
         "bootstrap",
         r"\bbootstrap",
         "An interval from recomputing a measure on records drawn with replacement from the data, many times.",
+    ),
+    Term(
+        "exact test",
+        r"\bexact test",
+        "A test whose verdict is its p-value's: risk when the (Holm-adjusted) p-value is at or below "
+        "1 - confidence. Its interval is shown for scale but does not decide, so it may cross the "
+        "threshold of a measure judged at risk.",
+    ),
+    Term(
+        "close copy, identical copy",
+        r"\b(close|identical) cop",
+        "A close copy matches a training record in every category and every number within a "
+        "stated share (1%) of its range (the copy test); an identical copy repeats every value exactly "
+        "(distance 0).",
+    ),
+    Term(
+        "control",
+        r"\bcontrol\b",
+        "Real records the generator never saw (the holdout), attacked the same way as the training "
+        "records: what an attack achieves on them is what the release teaches about anyone, not about "
+        "the people it was trained on.",
+    ),
+    Term(
+        "adversarial accuracy",
+        r"adversarial accuracy|adversarial_accuracy",
+        "How often a record's nearest neighbour lies in its own table rather than the other (real or "
+        "synthetic); 0.5 means the two tables mix as well as two samples of one population (Yale et al. 2019).",
+    ),
+    Term(
+        "privacy loss",
+        r"privacy loss|privacy_loss",
+        "Adversarial accuracy against the holdout minus that against the training data: how much "
+        "nearer the release lies to the people it was trained on than to others (Yale et al. 2019); "
+        "0 = no loss.",
+    ),
+    Term(
+        "discriminator",
+        r"\bdiscriminator",
+        "A model trained to tell real records from synthetic ones; the audit reads how much more "
+        "often it judges synthetic records real than it judges real holdout records real.",
+    ),
+    Term(
+        "Cramér's V",
+        r"Cram[ée]r",
+        "The strength of association between two variables from their cross-table, from 0 "
+        "(independent) to 1 (one determines the other).",
+    ),
+    Term(
+        "partitioning attack",
+        r"partitioning attack|partition_f1",
+        "Calls a record a member of the training data when a synthetic record differs from it in at "
+        "most a few variables (Hamming distance), scored by F1 against calling everyone a member "
+        "(El Emam, Mosquera & Fang 2022).",
+    ),
+    Term(
+        "DCR attack, DCR-difference attack",
+        r"\bDCR(-difference)? attack|\bdcr_diff\b|\bdcr at\b",
+        "Membership attacks on distances: a record is called a member when a synthetic record lies "
+        "very near it (DCR), or much nearer than the record's nearest other real record (DCR "
+        "difference; Chen et al. 2020, GAN-Leaks).",
+    ),
+    Term(
+        "density-ratio attack",
+        r"density-ratio|density_ratio",
+        "A membership attack that compares how dense the synthetic data is around a record with how "
+        "dense real data is there (DOMIAS, van Breugel et al. 2023): a generator that memorised a "
+        "record piles synthetic records on it.",
+    ),
+    Term(
+        "local-neighbourhood attack",
+        r"local-neighbourhood|local_neighbourhood",
+        "A membership attack that counts how many of a record's nearest records are synthetic, the "
+        "nearest weighing most.",
+    ),
+    Term(
+        "classifier attack",
+        r"\bclassifier\b",
+        "A membership attack that trains a model to tell synthetic from real records and calls a "
+        "record a member when the model finds it synthetic-like (Houssiau et al. 2022, TAPAS).",
     ),
     Term(
         "p-value",
