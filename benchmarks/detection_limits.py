@@ -6,11 +6,11 @@ comes from other people. The audit's record-level tests run on it inside one
 :func:`privlib.search_reuse.reuse_searches` block, as the audit runs them (the copy and rare-copy
 tests, the distance attack at 0.1 % and 1 %, the near-copy test, the attack ensemble and the
 rare-key attribution test of each sensitive variable), then
-:func:`privlib.detection_limits.detection_limits` in the same block (``--draws`` seeded draws per
+:func:`privlib.audit.detection_limits.detection_limits` in the same block (``--draws`` seeded draws per
 size, the ensemble held at its p-value), which is what an audit would add. ``--whole-audit`` also
 times ``privlib.audit.run`` on the same tables.
 
-The power check: for every limit found, :func:`privlib.detection_limits.detection_rates` plants
+The power check: for every limit found, :func:`privlib.audit.detection_limits.detection_rates` plants
 ``--fresh`` new draws (another seed) at the limit and at half of it; the limit is honest when the
 fresh rate at the limit is near 90 % (85 to 95 % asked) and the rate at half is lower.
 
@@ -32,7 +32,7 @@ import numpy as np
 
 import privlib as pl
 from privlib.attacks import attack_ensemble, near_copy_test
-from privlib.detection_limits import detection_limits, detection_rates
+from privlib.audit.detection_limits import detection_limits, detection_rates
 from privlib.errors import PrivlibError
 from privlib.rare_attributions import rare_attribution_test
 from privlib.rare_copies import rare_copy_test

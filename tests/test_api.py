@@ -40,10 +40,6 @@ NOT_MEASURES = ("privlib.__main__", "privlib.cli", "privlib.pipeline", "privlib.
 #: any other public function without constraints fails; each must exist and be a plain function.
 HELPERS = {
     "criteria.singling_out_probability",
-    "detection_limits.family_caught",
-    "detection_limits.nearest_planted",
-    "detection_limits.planted_distances",
-    "detection_limits.smallest_caught",
     "rare_attributions.certain_attributions",
     "rare_copies.rare_records",
     "records.attack_scores",

@@ -13,18 +13,20 @@ import pytest
 
 import privlib as pl
 from privlib.attacks import near_copy_test
-from privlib.detection_limits import (
-    LEAKS,
+from privlib.audit.detection_limits import (
     DetectionLimit,
+    detection_limits,
+    family_caught,
+    smallest_caught,
+)
+from privlib.audit.planting import (
+    LEAKS,
     _AttributionDraws,
     _CopyDraws,
     _leak_records,
     _release_state,
     _unique_on_keys,
-    detection_limits,
-    family_caught,
     nearest_planted,
-    smallest_caught,
 )
 from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
@@ -202,7 +204,7 @@ def test_acs_near_copies_at_one_percent_are_beyond_reach():
 
 
 def test_pieces_prepared_one_by_one_read_as_the_whole_sequence(adult_small, monkeypatch):
-    import privlib.detection_limits as limits
+    import privlib.audit.planting as limits
 
     train, holdout, synthetic = adult_small
     state = _release_state(
