@@ -84,6 +84,8 @@ __all__ = [
     "DEFAULT_DRAWS",
     "DEFAULT_RATE",
     "LEAKS",
+    "JUDGING_FAMILIES",
+    "TESTS_RERUN",
     "DetectionLimit",
     "detection_limits",
     "detection_rates",
@@ -104,6 +106,8 @@ FAMILIES = {
     "near copies": ("identity", "membership"),
     "rare-key attributions": ("attribute",),
 }
+#: The families whose exact tests the leaks are judged by.
+JUDGING_FAMILIES = ("identity", "membership", "attribute")
 #: What each leak plants, for the sentences.
 _WHAT = {
     "verbatim": "copied training records",
@@ -256,6 +260,7 @@ def family_caught(p_values: Mapping[str, float], *, family: str, confidence: flo
         "sensitive": [Names(), None],
         "held": [Instance(Mapping, description="a mapping of family to {test: p-value}"), None],
         "leaks": [Subset(*LEAKS)],
+        "families": [Subset(*JUDGING_FAMILIES)],
     }
 )
 def detection_limits(
@@ -267,6 +272,7 @@ def detection_limits(
     sensitive=None,
     held=None,
     leaks=LEAKS,
+    families=JUDGING_FAMILIES,
     draws=DEFAULT_DRAWS,
     rate=DEFAULT_RATE,
     numeric_tolerance=DEFAULT_NUMERIC_TOLERANCE,
@@ -288,6 +294,8 @@ def detection_limits(
         its other exact tests (e.g. ``{"membership": {"attack_ensemble": 0.4}}``), which enter
         Holm's adjustment unchanged on every draw.
     leaks : sequence of str, default :data:`LEAKS`
+    families : sequence of str, default :data:`JUDGING_FAMILIES`
+        The families whose limits are sought; a leak no family of them judges is not planted.
     draws : int, default 50
         Seeded draws per size tried.
     rate : float, default 0.9
@@ -329,7 +337,7 @@ def detection_limits(
         synthetic,
         keys=keys,
         sensitive=sensitive,
-        leaks=leaks,
+        leaks=[leak for leak in leaks if set(FAMILIES[leak]) & set(families)],
         draws=draws,
         numeric_tolerance=numeric_tolerance,
         rare_share=rare_share,
@@ -347,6 +355,7 @@ def detection_limits(
             confidence=confidence,
             release_size=len(synthetic),
             seed=seed,
+            families=families,
         )
     return tuple(out)
 
@@ -437,7 +446,9 @@ def _caught_share(found: list[dict], family: str, held: Mapping, confidence: flo
     )
 
 
-def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed) -> list:
+def _leak_limits(
+    leak: str, prepared, *, draws, largest, rate, held, confidence, release_size, seed, families
+) -> list:
     """The limits of one leak, one per family that judges it. Every draw's p-values at a size are
     read once and shared by the families; while searching, a size's draws are read only until its
     decision is certain (enough caught, or too many missed), and the rates stated at the limit and
@@ -465,7 +476,7 @@ def _leak_limits(leak: str, prepared, *, draws, largest, rate, held, confidence,
         return float(np.mean([caught(size, draw, family) for draw in range(draws)]))
 
     out = []
-    for family in FAMILIES[leak]:
+    for family in (f for f in FAMILIES[leak] if f in families):
         limit, _, below, _ = smallest_caught(partial(decided, family=family), largest, rate)
         at_limit = share(largest if limit is None else limit, family)
         at_below = None if below is None else share(below, family)
@@ -503,3 +514,6 @@ _FAMILY_OF = {
     "near_copy_test": "membership",
     "rare_attribution_test": "attribute",
 }
+
+#: The tests the planting re-runs; a family's other exact tests are held at the audit's p-values.
+TESTS_RERUN = frozenset(_FAMILY_OF)

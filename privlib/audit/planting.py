@@ -70,6 +70,7 @@ LEAKS = ("verbatim", "rare copies", "near copies", "rare-key attributions")
 #: Share of its training range by which a near copy's numeric value moves.
 NEAR_MOVE = (0.01, 0.03)
 
+
 # --------------------------------------------------------------------------------------------
 # Incremental distances and copies
 # --------------------------------------------------------------------------------------------
@@ -563,5 +564,3 @@ def prepared_leaks(
             else _CopyDraws(state, plant, draws, confidence)
         )
         yield leak, prepared, largest
-
-
