@@ -22,6 +22,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from privlib.render.audit_limits import evidence_limits_html
 from privlib.render.pages import render_page
 
 __all__ = [
@@ -255,6 +256,7 @@ def decision_html(report) -> Markup:
         inputs=_inputs_line(report),
         files=_file_decisions(report),
         query_sample=_query_sample(report),
+        evidence_limits=evidence_limits_html(report),
     )
 
 
