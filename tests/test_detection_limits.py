@@ -60,8 +60,13 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
     pool = {"rare copies": state.rare_train}.get(leak, np.arange(len(train)))
     rngs = [np.random.default_rng(d) for d in range(2)]
     size = min(40, pool.size)
-    plants = [_leak_records(leak, state, r.choice(pool, size, replace=False), None, None, r) for r in rngs]
-    draws = _CopyDraws(state, lambda draw, piece: plants[draw], 2, 0.95)  # one piece holds them all
+    plants = [
+        _leak_records(leak, state, [r.choice(pool, size, replace=False)], None, None, [r]) for r in rngs
+    ]
+    # one piece holds them all
+    draws = _CopyDraws(
+        state, lambda asked, piece: pd.concat([plants[d] for d in asked], ignore_index=True), 2, 0.95
+    )
     for draw, size in ((0, 3), (1, min(40, pool.size)), (0, min(17, pool.size))):  # grown, another draw
         planted = pd.concat([synthetic, plants[draw].iloc[:size]], ignore_index=True)
         read = draws.p_values(draw, size)
@@ -92,7 +97,7 @@ def test_incremental_attributions_equal_the_test_on_the_planted_release(adult_sm
     pool = _unique_on_keys(train, holdout, info.keys)
     rng = np.random.default_rng(9)
     sources = rng.choice(pool, 30, replace=False)
-    plants = [_leak_records("rare-key attributions", state, sources, info.keys, info.sensitive, rng)]
+    plants = [_leak_records("rare-key attributions", state, [sources], info.keys, info.sensitive, [rng])]
     draws = _AttributionDraws(state, plants, info.keys, info.sensitive, 0.01, 0.95)
     for size in (1, 12, 30):
         planted = pd.concat([synthetic, plants[0].iloc[:size]], ignore_index=True)
@@ -215,9 +220,27 @@ def test_pieces_prepared_one_by_one_read_as_the_whole_sequence(adult_small, monk
     assert pieces == [(0, 4), (4, 12), (12, 28), (28, 40)]
     order = [np.random.default_rng(1).permutation(len(train))[:40]]
     plant = partial(limits._piece, "near copies", state, order, pieces, None, None, 3)
-    whole = pd.concat([plant(0, i) for i in range(len(pieces))], ignore_index=True)
+    whole = pd.concat([plant([0], i) for i in range(len(pieces))], ignore_index=True)
     lazy = _CopyDraws(state, plant, 1, 0.95)
-    eager = _CopyDraws(state, lambda draw, piece: whole, 1, 0.95)
+    eager = _CopyDraws(state, lambda asked, piece: whole, 1, 0.95)
     for size in (3, 30, 13, 40):
         np.testing.assert_equal(lazy.p_values(0, size), eager.p_values(0, size))  # NaN equal to NaN
         np.testing.assert_array_equal(lazy._grown(0, size)[1], eager._grown(0, size)[1])
+
+
+@pytest.mark.parametrize("leak", ["near copies", "rare-key attributions"])
+def test_a_piece_planted_for_several_draws_at_once_is_each_draw_planted_alone(adult_small, leak):
+    import privlib.audit.planting as planting
+
+    train, holdout, synthetic = adult_small
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    info = pl.dataset_info("adult")
+    orders = [np.random.default_rng(d).permutation(len(train))[:30] for d in range(3)]
+    plant = partial(planting._piece, leak, state, orders, [(0, 10), (10, 30)], info.keys, info.sensitive, 7)
+    for piece in (0, 1):
+        together = plant([0, 1, 2], piece)
+        alone = pd.concat([plant([d], piece) for d in range(3)], ignore_index=True)
+        pd.testing.assert_frame_equal(together, alone)
+        assert not together.equals(pd.concat([state.train.iloc[o[:10]] for o in orders], ignore_index=True))

@@ -236,38 +236,41 @@ def _with_rows(base: pd.DataFrame, values: pd.DataFrame, columns) -> pd.DataFram
     return out
 
 
-def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-    """Near copies: one value of each record changed (module documentation)."""
+def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rngs: list, lengths: list[int]) -> pd.DataFrame:
+    """Near copies: one value of each record changed (module documentation). ``copies`` holds
+    pieces of ``lengths`` records one after the other, each changed by its own ``rngs`` generator
+    (the same values as each piece changed alone)."""
     out = copies.reset_index(drop=True).copy()
     numeric = [
         c
         for c in out.columns
         if pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
     ]
-    if not numeric:  # every variable categorical: one value replaced by another the training data holds
-        choices = [c for c in out.columns if train[c].nunique() > 1]
-        if not choices:
-            raise PrivlibError(
-                "no variable of the training data takes two values: a near copy cannot differ."
-            )
-        pick = rng.integers(len(choices), size=len(out))
-        for position, column in enumerate(choices):
-            chosen = np.flatnonzero(pick == position)
+    choices = numeric or [c for c in out.columns if train[c].nunique() > 1]
+    if not choices:
+        raise PrivlibError("no variable of the training data takes two values: a near copy cannot differ.")
+    picks = [rng.integers(len(choices), size=n) for rng, n in zip(rngs, lengths)]
+    pick = np.concatenate(picks)
+
+    def drawn(position: int, draw: Callable) -> np.ndarray:
+        """Each piece's draws for its records changed in variable ``position``, one after the other."""
+        return np.concatenate([draw(rng, np.count_nonzero(p == position)) for rng, p in zip(rngs, picks)])
+
+    for position, column in enumerate(choices):
+        chosen = np.flatnonzero(pick == position)
+        if not numeric:  # every variable categorical: one value replaced by another the training data holds
             labels = pd.unique(train[column].dropna())
             # an index among the other labels: drawn among len - 1, then shifted past the record's own
             own = pd.Index(labels).get_indexer(pd.Index(out[column].iloc[chosen]))
-            other = rng.integers(labels.size - 1, size=chosen.size)
+            other = drawn(position, partial(_other_labels, labels.size - 1))
             other += (own >= 0) & (other >= own)
             values = out[column].to_numpy(dtype=object, copy=True)
             values[chosen] = labels[other]
             out[column] = pd.Series(values, dtype=out[column].dtype)
-        return out
-    pick = rng.integers(len(numeric), size=len(out))
-    for position, column in enumerate(numeric):
-        chosen = np.flatnonzero(pick == position)
+            continue
         values = out[column].to_numpy(dtype="float64", copy=True)
         low, high = float(np.nanmin(train[column])), float(np.nanmax(train[column]))
-        step = rng.uniform(*NEAR_MOVE, size=chosen.size) * (high - low)
+        step = drawn(position, lambda rng, size: rng.uniform(*NEAR_MOVE, size=size)) * (high - low)
         start = values[chosen]
         values[chosen] = np.where(start + step <= high, start + step, start - step)
         if pd.api.types.is_integer_dtype(out[column]):
@@ -276,14 +279,21 @@ def _nudged(copies: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator)
     return out
 
 
-def _leak_records(leak: str, state: _Release, sources: np.ndarray, keys, sensitive, rng):
-    """The records ``leak`` plants from the training records at positions ``sources``, in order."""
-    copies = state.train.iloc[sources]
+def _other_labels(count: int, rng: np.random.Generator, size: int) -> np.ndarray:
+    return rng.integers(count, size=size)
+
+
+def _leak_records(leak: str, state: _Release, sources: list[np.ndarray], keys, sensitive, rngs: list):
+    """The records ``leak`` plants from the training records at positions ``sources`` (pieces, one
+    after the other), each piece drawing from its own of ``rngs``."""
+    copies = state.train.iloc[np.concatenate(sources)]
     if leak == "near copies":
-        return _nudged(copies, state.train, rng)
+        return _nudged(copies, state.train, rngs, [len(s) for s in sources])
     if leak == "rare-key attributions":
-        hosts = state.synthetic.iloc[rng.integers(len(state.synthetic), size=len(sources))]
-        return _with_rows(hosts, copies, [*keys, *sensitive])
+        hosts = np.concatenate(
+            [rng.integers(len(state.synthetic), size=len(s)) for rng, s in zip(rngs, sources)]
+        )
+        return _with_rows(state.synthetic.iloc[hosts], copies, [*keys, *sensitive])
     return copies.reset_index(drop=True)
 
 
@@ -345,7 +355,8 @@ class _CopyDraws:
     and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
 
     def __init__(self, state: _Release, plant: Callable, draws: int, confidence: float):
-        """``plant(draw, piece)`` gives the records of one piece of a draw's sequence (:func:`_pieces`)."""
+        """``plant(draws, piece)`` gives the records of one piece (:func:`_pieces`) of the sequence of
+        each of ``draws``, one draw after the other."""
         self.state, self.confidence, self.plant = state, confidence, plant
         self.real_parts = _copy_parts(state.real, state.widths)
         self.real_numbers = _copy_numbers(state.real, state.widths)
@@ -359,13 +370,20 @@ class _CopyDraws:
         real records, so a group a real record holds is the same number) and their numbers."""
         pieces = self.prepared[draw]
         while sum(len(piece[0]) for piece in pieces) < stop:
-            records = self.plant(draw, len(pieces))
-            real_groups, groups = joint_codes([self.real_parts, _copy_parts(records, self.state.widths)])
-            self.real_groups = real_groups  # the same on every call: the real records come first
-            pieces.append(
-                (self.state.encoder.transform(records), groups, _copy_numbers(records, self.state.widths))
-            )
+            self._prepare(len(pieces))
         return tuple(np.concatenate([piece[i] for piece in pieces])[start:stop] for i in range(3))  # type: ignore[return-value]
+
+    def _prepare(self, piece: int) -> None:
+        """Piece ``piece`` of every draw that has not prepared it, encoded and coded at once: the
+        search reads the draws one after the other at each size, so all of them soon need it."""
+        waiting = [draw for draw, pieces in enumerate(self.prepared) if len(pieces) == piece]
+        records = self.plant(waiting, piece)
+        real_groups, groups = joint_codes([self.real_parts, _copy_parts(records, self.state.widths)])
+        self.real_groups = real_groups  # the same on every call: the real records come first
+        prepared = (self.state.encoder.transform(records), groups, _copy_numbers(records, self.state.widths))
+        # every draw's piece holds as many records
+        for draw, *arrays in zip(waiting, *(np.split(array, len(waiting)) for array in prepared)):
+            self.prepared[draw].append(tuple(arrays))
 
     def _grown(self, draw: int, size: int) -> tuple[np.ndarray, np.ndarray]:
         """Copied records and nearest distances of draw ``draw`` with its first ``size`` records."""
@@ -489,11 +507,24 @@ def seed_of(random_state) -> int:
     return int(random_state)
 
 
-def _piece(leak, state, orders, pieces, keys, sensitive, seed, draw: int, piece: int) -> pd.DataFrame:
-    """The records of one piece of one draw's planted sequence."""
+def _piece(leak, state, orders, pieces, keys, sensitive, seed, draws: list[int], piece: int) -> pd.DataFrame:
+    """Piece ``piece`` of the planted sequence of each of ``draws``, one draw after the other."""
     start, stop = pieces[piece]
-    rng = np.random.default_rng([seed, LEAKS.index(leak), draw, piece])
-    return _leak_records(leak, state, orders[draw][start:stop], keys, sensitive, rng)
+    rngs = [np.random.default_rng([seed, LEAKS.index(leak), draw, piece]) for draw in draws]
+    sources = [orders[draw][start:stop] for draw in draws]
+    return _leak_records(leak, state, sources, keys, sensitive, rngs)
+
+
+def _by_draw(pieces: list[pd.DataFrame], draws: int) -> list[pd.DataFrame]:
+    """Each draw's planted records from ``pieces``, each piece holding every draw's records of it,
+    one draw after the other."""
+    return [
+        pd.concat(
+            [piece.iloc[d * (len(piece) // draws) : (d + 1) * (len(piece) // draws)] for piece in pieces],
+            ignore_index=True,
+        )
+        for d in range(draws)
+    ]
 
 
 def prepared_leaks(
@@ -551,10 +582,7 @@ def prepared_leaks(
         prepared: _CopyDraws | _AttributionDraws = (
             _AttributionDraws(
                 state,
-                [
-                    pd.concat([plant(d, i) for i in range(len(_pieces(largest)))], ignore_index=True)
-                    for d in range(draws)
-                ],
+                _by_draw([plant(range(draws), i) for i in range(len(_pieces(largest)))], draws),
                 keys,
                 sensitive,
                 numeric_tolerance,
