@@ -55,8 +55,9 @@ def check_claim(spec: AuditSpec, inputs: AuditInputs) -> None:
         return
     if inputs.holdout is None:
         raise PrivlibError(
-            "`claimed_epsilon` is tested on the membership evidence, and the holdout was set aside "
-            "(see the notes on the inputs): give a larger holdout, or leave the claim out."
+            "`claimed_epsilon` is tested on the membership evidence, which needs a holdout (real "
+            "records of the same population the generator never saw, at least as many as the audit "
+            "reads): give one, or leave the claim out."
         )
     if spec.claimed_delta > 0 and len(inputs.holdout) != len(inputs.train):
         raise PrivlibError(
