@@ -98,7 +98,7 @@ def test_incremental_attributions_equal_the_test_on_the_planted_release(adult_sm
     rng = np.random.default_rng(9)
     sources = rng.choice(pool, 30, replace=False)
     plants = [_leak_records("rare-key attributions", state, [sources], info.keys, info.sensitive, [rng])]
-    draws = _AttributionDraws(state, plants, info.keys, info.sensitive, 0.01, 0.95)
+    draws = _AttributionDraws(state, plants[0], 1, info.keys, info.sensitive, 0.01, 0.95)
     for size in (1, 12, 30):
         planted = pd.concat([synthetic, plants[0].iloc[:size]], ignore_index=True)
         read = draws.p_values(0, size)
@@ -244,3 +244,23 @@ def test_a_piece_planted_for_several_draws_at_once_is_each_draw_planted_alone(ad
         alone = pd.concat([plant([d], piece) for d in range(3)], ignore_index=True)
         pd.testing.assert_frame_equal(together, alone)
         assert not together.equals(pd.concat([state.train.iloc[o[:10]] for o in orders], ignore_index=True))
+
+
+def test_attributions_of_several_draws_read_at_once_are_each_draw_read_alone(adult_small):
+    import privlib.audit.planting as planting
+
+    train, holdout, synthetic = adult_small
+    info = pl.dataset_info("adult")
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    pool = _unique_on_keys(train, holdout, info.keys)
+    orders = [np.random.default_rng(d).choice(pool, 25, replace=False) for d in range(3)]
+    plant = partial(
+        planting._piece, "rare-key attributions", state, orders, [(0, 25)], info.keys, info.sensitive, 4
+    )
+    together = _AttributionDraws(state, plant([0, 1, 2], 0), 3, info.keys, info.sensitive, 0.01, 0.95)
+    for draw in range(3):
+        alone = _AttributionDraws(state, plant([draw], 0), 1, info.keys, info.sensitive, 0.01, 0.95)
+        for size in (1, 9, 25):
+            assert together.p_values(draw, size) == alone.p_values(0, size)

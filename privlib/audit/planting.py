@@ -439,20 +439,50 @@ class _CopyDraws:
 
 class _AttributionDraws:
     """The rare-key attributions' planted records of every draw, coded once with the real and
-    synthetic records; the attribution test of each sensitive variable re-read per size."""
+    synthetic records; the attribution test of each sensitive variable re-read per size.
 
-    def __init__(self, state: _Release, plants, keys, sensitive, numeric_tolerance: float, confidence: float):
+    A planted record carries the keys of a training record no other real record shares, so it
+    changes the attribution of that record alone (its *owner*), and the same way at every size:
+    the synthetic records sharing those keys, and it. So each planted record's attribution is read
+    once, every draw's at once (:func:`privlib.rare_attributions.certain_attributions` over keys
+    told apart by draw), and a size's test counts the first records' owners with it."""
+
+    def __init__(
+        self,
+        state: _Release,
+        plants: pd.DataFrame,
+        draws: int,
+        keys,
+        sensitive,
+        numeric_tolerance,
+        confidence,
+    ):
+        """``plants`` holds each of ``draws`` draws' planted records, one draw after the other."""
         self.confidence = confidence
-        ends = np.cumsum([len(p) for p in plants])[:-1]
-        everything = pd.concat(plants, ignore_index=True)
-        tables = (state.train, state.holdout, state.synthetic, everything)
+        tables = (state.train, state.holdout, state.synthetic, plants)
         kinds = infer_kinds(state.train)
         codes = joint_codes([[comparable_values(t[k], kinds[k]) for k in keys] for t in tables])
-        self.real_keys = np.concatenate(codes[:2])
-        self.synthetic_keys, self.plant_keys = codes[2], np.split(codes[3], ends)
-        rare = np.bincount(self.real_keys)[self.real_keys] <= 1
+        real_keys = np.concatenate(codes[:2])
+        synthetic_keys, plant_keys = codes[2], codes[3]
+        counts = np.bincount(real_keys, minlength=int(max(real_keys.max(), plant_keys.max(initial=0))) + 1)
+        rare = counts[real_keys] <= 1
         n = len(state.train)
         self.rare = (rare[:n], rare[n:])
+        owner_of = np.full(counts.size, -1)
+        owner_of[real_keys[counts[real_keys] == 1]] = np.flatnonzero(counts[real_keys] == 1)
+        owners = owner_of[plant_keys]
+        if (owners < 0).any():
+            raise PrivlibError("a planted attribution must carry the keys of one real record alone.")
+        self.owners = np.split(owners, draws)
+        # every draw's planted records and the synthetic records sharing their keys, keys told
+        # apart by draw so that no draw's records meet another's
+        draw_of = np.repeat(np.arange(draws), len(plants) // draws)
+        hosts = [np.flatnonzero(np.isin(synthetic_keys, keys_d)) for keys_d in np.split(plant_keys, draws)]
+        host_rows = np.concatenate(hosts)
+        host_draw = np.repeat(np.arange(draws), [h.size for h in hosts])
+        told_apart = np.concatenate(
+            [synthetic_keys[host_rows] + host_draw * counts.size, plant_keys + draw_of * counts.size]
+        )
         self.targets: dict[str, tuple] = {}
         for column in sensitive:
             alone = [t[[column]] for t in tables[:3]]
@@ -466,27 +496,26 @@ class _AttributionDraws:
                 ]
             real = np.concatenate(values[:2])
             width = widths.get(column, 0.0)
-            before = certain_attributions(real, self.real_keys, values[2], self.synthetic_keys, width)
-            self.targets[column] = (real, values[2], np.split(values[3], ends), width, before)
+            before = certain_attributions(real, real_keys, values[2], synthetic_keys, width)
+            after = certain_attributions(
+                real[owners],
+                real_keys[owners] + draw_of * counts.size,
+                np.concatenate([values[2][host_rows], values[3]]),
+                told_apart,
+                width,
+            )
+            self.targets[column] = (before, np.split(after, draws))
 
     def p_values(self, draw: int, size: int) -> dict:
         """Each sensitive variable's rare-key attribution test at this size."""
-        planted_keys = self.plant_keys[draw][:size]
-        touched = np.isin(self.real_keys, planted_keys)
-        hosts = np.isin(self.synthetic_keys, planted_keys)
         n = self.rare[0].size
         out: dict[str, float] = {}
         if not (self.rare[0].any() and self.rare[1].any()):
             return out
-        for column, (real, synthetic, planted, width, before) in self.targets.items():
+        owners = self.owners[draw][:size]
+        for column, (before, after) in self.targets.items():
             certain = before.copy()
-            certain[touched] = certain_attributions(
-                real[touched],
-                self.real_keys[touched],
-                np.concatenate([synthetic[hosts], planted[draw][:size]]),
-                np.concatenate([self.synthetic_keys[hosts], planted_keys]),
-                width,
-            )
+            certain[owners] = after[draw][:size]
             out[f"rare_attribution_test[{column}]"] = _fisher_p(
                 int(certain[:n][self.rare[0]].sum()),
                 int(self.rare[0].sum()),
@@ -515,16 +544,15 @@ def _piece(leak, state, orders, pieces, keys, sensitive, seed, draws: list[int],
     return _leak_records(leak, state, sources, keys, sensitive, rngs)
 
 
-def _by_draw(pieces: list[pd.DataFrame], draws: int) -> list[pd.DataFrame]:
-    """Each draw's planted records from ``pieces``, each piece holding every draw's records of it,
-    one draw after the other."""
-    return [
-        pd.concat(
-            [piece.iloc[d * (len(piece) // draws) : (d + 1) * (len(piece) // draws)] for piece in pieces],
-            ignore_index=True,
-        )
-        for d in range(draws)
+def _by_draw(pieces: list[pd.DataFrame], draws: int) -> pd.DataFrame:
+    """Every draw's planted records, one draw after the other, from ``pieces``, each holding every
+    draw's records of it one draw after the other."""
+    lengths = [len(piece) // draws for piece in pieces]
+    starts = np.cumsum([0, *(len(piece) for piece in pieces)])[:-1]
+    rows = [
+        start + d * length + np.arange(length) for d in range(draws) for start, length in zip(starts, lengths)
     ]
+    return pd.concat(pieces, ignore_index=True).iloc[np.concatenate(rows)].reset_index(drop=True)
 
 
 def prepared_leaks(
@@ -583,6 +611,7 @@ def prepared_leaks(
             _AttributionDraws(
                 state,
                 _by_draw([plant(range(draws), i) for i in range(len(_pieces(largest)))], draws),
+                draws,
                 keys,
                 sensitive,
                 numeric_tolerance,
