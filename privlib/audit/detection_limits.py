@@ -56,7 +56,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -232,11 +232,18 @@ def family_caught(p_values: Mapping[str, float], *, family: str, confidence: flo
     >>> family_caught({"copy_test": 0.03}, family="identity", confidence=0.95)
     True
     """
+    readings = tuple((key, float(p)) for key, p in p_values.items() if p is not None and not math.isnan(p))
+    return _rule_reads_risk(readings, family, confidence)
+
+
+@lru_cache(maxsize=65_536)
+def _rule_reads_risk(readings: tuple, family: str, confidence: float) -> bool:
+    """:func:`family_caught` on ``(key, p-value)`` pairs: the draws of a bisection read the same
+    few p-values over and over (a copy count gives one p-value), so each set is judged once."""
     level = 1 - confidence
     judged = [
         Judged(key, key, RISK if p <= level else NO_EVIDENCE, exact=True, p_value=p, confidence=confidence)
-        for key, p in p_values.items()
-        if p is not None and not math.isnan(p)
+        for key, p in readings
     ]
     return family_verdict(judged, title=family, confidence=confidence).verdict == RISK
 

@@ -350,6 +350,14 @@ def _low_fpr_p(members: np.ndarray, nonmembers: np.ndarray, fpr: float) -> float
     return float(_called_tail(members.size, nonmembers.size, allowed)[called])
 
 
+@lru_cache(maxsize=4096)
+def _near_copy_p(readings: tuple, confidence: float) -> float:
+    """The near-copy test's p-value from its readings at :data:`LOW_FPRS`: Holm over them, the
+    smallest adjusted p (discrete readings repeat from draw to draw, so each pair is adjusted once)."""
+    adjusted = family_tests(dict(zip(LOW_FPRS, readings)), confidence=confidence).adjusted
+    return min(adjusted.values(), default=math.nan)
+
+
 class _CopyDraws:
     """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
     and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
@@ -431,9 +439,8 @@ class _CopyDraws:
             out[low_fpr_key("nn_mia", rate)] = _low_fpr_p(-nearest[member], -nearest[~member], rate)
         score = _log_ratio(state.to_real, nearest, state.scale)
         # the near-copy test: Holm over its readings at the two rates, the smallest adjusted p
-        readings = {rate: _low_fpr_p(score[member], score[~member], rate) for rate in LOW_FPRS}
-        adjusted = family_tests(readings, confidence=confidence).adjusted
-        out["near_copy_test"] = min(adjusted.values(), default=math.nan)
+        readings = tuple(_low_fpr_p(score[member], score[~member], rate) for rate in LOW_FPRS)
+        out["near_copy_test"] = _near_copy_p(readings, confidence)
         return out
 
 
