@@ -75,13 +75,14 @@ NEAR_MOVE = (0.01, 0.03)
 # Incremental distances and copies
 # --------------------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def _nearest_kernel(query, planted, weights, is_code, bound, out):  # pragma: no cover - compiled
-    """Per query row, the smallest weighted sum of Gower terms to a planted row, the terms added in
+def _nearest_kernel(query, rows, planted, weights, is_code, bound, out):  # pragma: no cover - compiled
+    """Per query row of ``rows`` (``out`` and ``bound`` in their order), the smallest weighted sum of Gower terms to a planted row, the terms added in
     column order as the engine adds them; a sum is abandoned once above ``bound`` (the terms are
     never negative, so it could only grow), leaving ``inf`` where no planted row comes within it."""
     # one thread: a call compares a few thousand records with a few planted ones, and starting
     # threads for it costs more than it saves on a shared machine
-    for i in range(query.shape[0]):
+    for r in range(rows.size):
+        i = rows[r]
         best = np.inf
         for j in range(planted.shape[0]):
             total = 0.0
@@ -91,18 +92,24 @@ def _nearest_kernel(query, planted, weights, is_code, bound, out):  # pragma: no
                 else:
                     gap = abs(query[i, f] - planted[j, f])
                     total += weights[f] * (gap if gap < 1.0 else 1.0)
-                if total > bound[i]:
+                if total > bound[r]:
                     break
-            if total <= bound[i] and total < best:
+            if total <= bound[r] and total < best:
                 best = total
-        out[i] = best
+        out[r] = best
 
 
 def nearest_planted(
-    query: np.ndarray, planted: np.ndarray, encoder, within: np.ndarray | None = None
+    query: np.ndarray,
+    planted: np.ndarray,
+    encoder,
+    within: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """Gower distance from each encoded ``query`` record to its nearest encoded ``planted`` record,
-    ``inf`` where there is none (or none within ``within``, one bound per query record).
+    ``inf`` where there is none (or none within ``within``, one bound per query record). With
+    ``rows``, only the query records at these positions, in their order (``within`` one bound per
+    row), without copying them.
 
     The terms are those of :func:`privlib.neighbors.kneighbors`, added in the same order
     (``sum_k w_k min(|a_k - b_k|, 1)``, a category adding ``w_k`` when it differs, then divided by
@@ -117,12 +124,14 @@ def nearest_planted(
     [1.0, 0.5, 0.0]
     """
     scale = encoder.scale
+    rows = np.arange(len(query)) if rows is None else np.asarray(rows, dtype=np.int64)
     # the bound in the kernel's units, widened so that rounding never drops a sum within it
-    bound = np.full(len(query), np.inf) if within is None else np.asarray(within, float) * scale * (1 + 1e-9)
-    out = np.empty(len(query))
+    bound = np.full(rows.size, np.inf) if within is None else np.asarray(within, float) * scale * (1 + 1e-9)
+    out = np.empty(rows.size)
     is_code = np.array([encoder.kinds_[c] != NUMERIC for c in encoder.columns_])
     _nearest_kernel(
         np.ascontiguousarray(query, dtype="float64"),
+        rows,
         np.ascontiguousarray(planted, dtype="float64"),
         encoder.feature_weights,
         is_code,
@@ -153,7 +162,7 @@ def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) ->
     open_ = np.flatnonzero(new > 0)
     if open_.size and len(planted):
         new[open_] = np.minimum(
-            new[open_], nearest_planted(query[open_], planted, encoder, within=new[open_])
+            new[open_], nearest_planted(query, planted, encoder, within=new[open_], rows=open_)
         )
     return new
 
@@ -401,19 +410,14 @@ class _CopyDraws:
             copied, nearest = known[start]
             encoded, groups, numbers = self._planted(draw, start, size)
             copied = copied.copy()
-            open_ = np.flatnonzero(~copied)
+            # a record not copied yet is copied only by a planted record of its exact-match group
+            open_ = np.flatnonzero(~copied & np.isin(self.real_groups, groups))
             if self.width.size:
                 x = self.real_numbers[open_]
-                found = count_matches(
-                    self.real_groups[open_],
-                    groups,
-                    x - self.width,
-                    x + self.width,
-                    numbers,
-                )
+                found = count_matches(self.real_groups[open_], groups, x - self.width, x + self.width, numbers)
                 copied[open_] = found > 0
             else:
-                copied[open_] = np.isin(self.real_groups[open_], groups)
+                copied[open_] = True
             nearest = _closer(self.state.scored, encoded, nearest, self.state.encoder)
             known[size] = (copied, nearest)
         return known[size]
