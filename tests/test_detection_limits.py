@@ -60,12 +60,15 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
     pool = {"rare copies": state.rare_train}.get(leak, np.arange(len(train)))
     rngs = [np.random.default_rng(d) for d in range(2)]
     size = min(40, pool.size)
-    plants = [
-        _leak_records(leak, state, [r.choice(pool, size, replace=False)], None, None, [r]) for r in rngs
-    ]
-    # one piece holds them all
+    sources = [r.choice(pool, size, replace=False) for r in rngs]
+    plants = [_leak_records(leak, state, [s], None, None, [r]) for s, r in zip(sources, rngs)]
+    # one piece holds them all; copies search only the records they can bring closer
     draws = _CopyDraws(
-        state, lambda asked, piece: pd.concat([plants[d] for d in asked], ignore_index=True), 2, 0.95
+        state,
+        lambda asked, piece: pd.concat([plants[d] for d in asked], ignore_index=True),
+        2,
+        0.95,
+        None if leak == "near copies" else lambda draw, start, stop: sources[draw][start:stop],
     )
     for draw, size in ((0, 3), (1, min(40, pool.size)), (0, min(17, pool.size))):  # grown, another draw
         planted = pd.concat([synthetic, plants[draw].iloc[:size]], ignore_index=True)

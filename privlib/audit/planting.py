@@ -157,9 +157,13 @@ def planted_distances(query: pd.DataFrame, planted: pd.DataFrame, old: np.ndarra
     return _closer(encoder.transform(query), encoder.transform(planted), old, encoder)
 
 
-def _closer(query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder) -> np.ndarray:
+def _closer(
+    query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder, reachable: np.ndarray | None = None
+) -> np.ndarray:
+    """``old`` lowered to each query record's distance to its nearest planted record where that is
+    smaller; only the records at distance above 0 (and, given, ``reachable``) are searched."""
     new = np.array(old, dtype="float64", copy=True)
-    open_ = np.flatnonzero(new > 0)
+    open_ = np.flatnonzero(new > 0 if reachable is None else (new > 0) & reachable)
     if open_.size and len(planted):
         new[open_] = np.minimum(
             new[open_], nearest_planted(query, planted, encoder, within=new[open_], rows=open_)
@@ -181,6 +185,7 @@ class _Release:
     encoder: TableEncoder
     scored: np.ndarray  # encoded: the training, then the holdout records the distance tests read
     n_scored_train: int
+    scored_of_train: np.ndarray  # per training record, its row among the scored ones (-1: not read)
     to_synthetic: np.ndarray  # their nearest synthetic distance
     to_real: np.ndarray  # their nearest other real distance
     scale: float
@@ -188,6 +193,16 @@ class _Release:
     copied: np.ndarray  # every training, then holdout record: has a synthetic copy
     rare_train: np.ndarray  # positions of the rare training / holdout records
     rare_holdout: np.ndarray
+
+
+def _row_of(rows: np.ndarray | None, size: int) -> np.ndarray:
+    """Per record of a table of ``size``, its place among the records read at ``rows`` (all when
+    None), -1 for a record not read."""
+    if rows is None:
+        return np.arange(size)
+    out = np.full(size, -1)
+    out[rows] = np.arange(len(rows))
+    return out
 
 
 def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, random_state, max_queries):
@@ -213,6 +228,7 @@ def _release_state(train, holdout, synthetic, *, numeric_tolerance, rare_share, 
         encoder=encoder,
         scored=np.vstack(scored),
         n_scored_train=hoods.n_train,
+        scored_of_train=_row_of(rows["train"], len(train)),
         to_synthetic=hoods.to_synthetic[:, 0],
         to_real=hoods.to_real[:, 0],
         scale=hoods.scale,
@@ -371,10 +387,17 @@ class _CopyDraws:
     """The copy leaks' planted records of every draw, prepared once, and each draw's copied records
     and nearest synthetic distances per size tried, each size updated from the largest smaller one."""
 
-    def __init__(self, state: _Release, plant: Callable, draws: int, confidence: float):
+    def __init__(
+        self,
+        state: _Release,
+        plant: Callable,
+        draws: int,
+        confidence: float,
+        copies_of: Callable | None = None,
+    ):
         """``plant(draws, piece)`` gives the records of one piece (:func:`_pieces`) of the sequence of
         each of ``draws``, one draw after the other."""
-        self.state, self.confidence, self.plant = state, confidence, plant
+        self.state, self.confidence, self.plant, self.copies_of = state, confidence, plant, copies_of
         self.real_parts = _copy_parts(state.real, state.widths)
         self.real_numbers = _copy_numbers(state.real, state.widths)
         # widened by a relative 1e-9 as the copy test widens it, so that a boundary value is not lost
@@ -414,13 +437,35 @@ class _CopyDraws:
             open_ = np.flatnonzero(~copied & np.isin(self.real_groups, groups))
             if self.width.size:
                 x = self.real_numbers[open_]
-                found = count_matches(self.real_groups[open_], groups, x - self.width, x + self.width, numbers)
+                found = count_matches(
+                    self.real_groups[open_], groups, x - self.width, x + self.width, numbers
+                )
                 copied[open_] = found > 0
             else:
                 copied[open_] = True
-            nearest = _closer(self.state.scored, encoded, nearest, self.state.encoder)
+            nearest = _closer(
+                self.state.scored,
+                encoded,
+                nearest,
+                self.state.encoder,
+                self._reachable(draw, start, size, nearest),
+            )
             known[size] = (copied, nearest)
         return known[size]
+
+    def _reachable(self, draw: int, start: int, stop: int, nearest: np.ndarray) -> np.ndarray | None:
+        """The scored records that planted records ``start`` to ``stop`` can bring closer to the
+        release, when these are verbatim copies of training records (``copies_of(draw, start,
+        stop)`` their positions): a copy of another real record lies at least as far as the
+        record's nearest other real record (``to_real``, the engine's distance, which the kernel's
+        equals bit for bit), so only a record nearer to another real record than to the release,
+        or copied itself, can move. ``None`` (every record) for other leaks."""
+        if self.copies_of is None:
+            return None
+        reachable = self.state.to_real < nearest
+        own = self.state.scored_of_train[self.copies_of(draw, start, stop)]
+        reachable[own[own >= 0]] = True
+        return reachable
 
     def p_values(self, draw: int, size: int) -> dict:
         """The copy, rare-copy, distance-attack and near-copy tests' p-values at this size."""
@@ -555,6 +600,11 @@ def _piece(leak, state, orders, pieces, keys, sensitive, seed, draws: list[int],
     return _leak_records(leak, state, sources, keys, sensitive, rngs)
 
 
+def _copied_sources(orders: list[np.ndarray], draw: int, start: int, stop: int) -> np.ndarray:
+    """The training records that records ``start`` to ``stop`` of a draw copy."""
+    return orders[draw][start:stop]
+
+
 def _by_draw(pieces: list[pd.DataFrame], draws: int) -> pd.DataFrame:
     """Every draw's planted records, one draw after the other, from ``pieces``, each holding every
     draw's records of it one draw after the other."""
@@ -629,6 +679,12 @@ def prepared_leaks(
                 confidence,
             )
             if leak == "rare-key attributions"
-            else _CopyDraws(state, plant, draws, confidence)
+            else _CopyDraws(
+                state,
+                plant,
+                draws,
+                confidence,
+                None if leak == "near copies" else partial(_copied_sources, orders),
+            )
         )
         yield leak, prepared, largest
