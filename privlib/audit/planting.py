@@ -671,7 +671,7 @@ def prepared_leaks(
         prepared: _CopyDraws | _AttributionDraws = (
             _AttributionDraws(
                 state,
-                _by_draw([plant(range(draws), i) for i in range(len(_pieces(largest)))], draws),
+                _by_draw([plant(list(range(draws)), i) for i in range(len(_pieces(largest)))], draws),
                 draws,
                 keys,
                 sensitive,
