@@ -267,3 +267,19 @@ def test_attributions_of_several_draws_read_at_once_are_each_draw_read_alone(adu
         alone = _AttributionDraws(state, plant([draw], 0), 1, info.keys, info.sensitive, 0.01, 0.95)
         for size in (1, 9, 25):
             assert together.p_values(draw, size) == alone.p_values(0, size)
+
+
+def test_fisher_p_values_carried_from_the_top_equal_the_copy_tests_bit_for_bit():
+    from scipy.stats import hypergeom
+
+    import privlib.audit.planting as planting
+    from privlib.records import _upper_tail
+
+    rng = np.random.default_rng(0)
+    for n1, n2 in ((300, 250), (2000, 2000), (7, 900)):
+        for copied in rng.integers(1, n1 + n2, size=6):
+            copied = int(copied)
+            tail = _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))  # the copy test's
+            # training counts asked in a random order: each lower one carries the sums on
+            for a in rng.permutation(np.arange(max(0, copied - n2), min(copied, n1) + 1))[:40]:
+                assert planting._fisher_p(int(a), n1, copied - int(a), n2) == tail[a]

@@ -345,17 +345,33 @@ def _pieces(largest: int) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------------------------
 # The tests on a planted release
 # --------------------------------------------------------------------------------------------
-@lru_cache(maxsize=4096)
-def _fisher_tail(n1: int, n2: int, copied: int) -> np.ndarray:
-    """``P(X >= x)`` of the training records among ``copied`` under Fisher's null, as the copy
-    tests compute it (:func:`privlib.records.copy_test`); it depends on the counts only, so a
-    bisection's many draws compute it once per total."""
-    return _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))
+#: Per (training, holdout, copied) counts, the lowest training count read so far and the raw sums
+#: of Fisher's null probabilities from it up to all copied (:func:`_fisher_p`).
+_FISHER_SUMS: dict[tuple[int, int, int], tuple[int, np.ndarray]] = {}
+#: Most counts kept: a bisection reads a few hundred.
+_MOST_FISHER_SUMS = 4096
 
 
 def _fisher_p(a: int, n1: int, b: int, n2: int) -> float:
-    """Fisher's one-sided p-value of ``a`` of ``n1`` training against ``b`` of ``n2`` holdout records."""
-    return float(_fisher_tail(n1, n2, a + b)[a])
+    """Fisher's one-sided p-value of ``a`` of ``n1`` training against ``b`` of ``n2`` holdout
+    records, as the copy tests compute it (:func:`privlib.records.copy_test`: the probabilities of
+    ``copied + 1`` counts summed from the top, in that order, clipped to [0, 1], 1 at 0).
+
+    Only the counts from ``a`` up are needed, so they are computed from the top down as far as a
+    call asks, and the sum carried on from there for a later, lower ``a`` with the same totals:
+    the same additions in the same order, so the same value, bit for bit."""
+    copied = a + b
+    if a == 0:
+        return 1.0
+    low, sums = _FISHER_SUMS.get((n1, n2, copied), (copied + 1, np.empty(0)))
+    if a < low:
+        more = hypergeom.pmf(np.arange(low - 1, a - 1, -1), n1 + n2, n1, copied)
+        carried = np.cumsum(np.concatenate([sums[:1], more]))[min(sums.size, 1) :]
+        low, sums = a, np.concatenate([carried[::-1], sums])
+        if len(_FISHER_SUMS) >= _MOST_FISHER_SUMS:
+            _FISHER_SUMS.clear()
+        _FISHER_SUMS[n1, n2, copied] = (low, sums)
+    return float(np.clip(sums[a - low], 0.0, 1.0))
 
 
 @lru_cache(maxsize=256)
