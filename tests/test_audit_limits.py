@@ -203,3 +203,71 @@ def test_a_release_copying_one_percent_of_its_training_records_contradicts_epsil
     assert claim is not None and claim.contradicts_claim and claim.lower_bound > 1.0
     block = _text(decision_html(report))
     assert f"contradicts the claim (lower bound {claim.lower_bound:.3g} > 1)" in block
+
+
+def test_page_one_block_states_each_case_in_words_true_of_its_fields():
+    from privlib.render.audit_limits import evidence_limits_html
+
+    def limit(family, leak, value, largest=2000, rate=0.96, below=None, rate_below=None):
+        share = None if value is None else value / 2000
+        return dict(
+            leak=leak, family=family, limit=value, share=share, release_size=2000, largest=largest,
+            rate_at_limit=rate, below=below, rate_below=rate_below, tests=[], held=[], reading="",
+        )  # fmt: skip
+
+    report = {
+        "families": [
+            {"family": "identity", "title": "Identity disclosure", "verdict": "no evidence of risk"},
+            {"family": "membership", "title": "Membership disclosure", "verdict": "inconclusive"},
+            {"family": "attribute", "title": "Attribute disclosure", "verdict": "no evidence of risk"},
+        ],
+        "detection_limits": {
+            "draws": 50,
+            "rate": 0.9,
+            "random_state": 1,
+            "confidence": 0.95,
+            "families": ["identity", "membership", "attribute"],
+            "limits": [
+                limit("identity", "verbatim", 278, below=277, rate_below=0.88),
+                limit("membership", "near copies", None, rate=0.02),
+            ],
+            "not_computed": {"attribute": "rare-key attributions need the key and the sensitive variables"},
+        },  # fmt: skip
+        "epsilon_claim": {
+            "claimed_epsilon": 10.0,
+            "claimed_delta": 1e-6,
+            "lower_bound": 0.56,
+            "confidence": 0.95,
+            "contradicts_claim": False,
+            "assumption": "the training records are a random split of the pool",
+            "attack": "dcr",
+            "member_guess_share": 0.01,
+            "nonmember_guess_share": 0.0,
+            "records_counted": 3000,
+            "guesses": 15,
+            "correct": 13,
+            "reading": "",
+        },  # fmt: skip
+    }
+    text = _text(evidence_limits_html(report))
+    assert (
+        "Identity disclosure (no evidence of risk): copied training records: this audit would have caught "
+        "278 (13.9% of the release's 2,000 records) in 96% of 50 seeded draws (at least 90% asked); 277 "
+        "are caught in 88%, so fewer are beyond what these files can show reliably." in text
+    )
+    assert (
+        "Membership disclosure (inconclusive): near copies of training records (one value changed): not "
+        "caught reliably at any size up to the whole release (2,000 added; caught in 2% of 50 draws "
+        "there): a leak of this kind is beyond what these files can show." in text
+    )
+    assert (
+        "Attribute disclosure (no evidence of risk): limits not computed: rare-key attributions need" in text
+    )
+    assert (
+        "Claimed differential privacy (epsilon = 10, delta = 1e-06): consistent with the claim (lower "
+        "bound 0.56 <= 10)" in text
+    )
+    assert "13 of 15 membership guesses right on 3,000 records (dcr attack)" in text
+    assert "a bound below the claim does not prove the claim" in text
+    # nothing to state: no block at all
+    assert str(evidence_limits_html({"families": [], "detection_limits": None, "epsilon_claim": None})) == ""
