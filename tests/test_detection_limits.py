@@ -283,3 +283,33 @@ def test_fisher_p_values_carried_from_the_top_equal_the_copy_tests_bit_for_bit()
             # training counts asked in a random order: each lower one carries the sums on
             for a in rng.permutation(np.arange(max(0, copied - n2), min(copied, n1) + 1))[:40]:
                 assert planting._fisher_p(int(a), n1, copied - int(a), n2) == tail[a]
+
+
+@pytest.mark.parametrize("leak", ["verbatim", "near copies"])
+def test_categorical_releases_match_twins_without_the_kernel_and_read_as_a_full_search(leak):
+    # ACS: every variable a category, so records one value away from the release are only matched
+    # for planted twins; the distances must still be those of a search of the whole planted release
+    train, holdout, synthetic = _split("acs", 200, 12)
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    rng = np.random.default_rng(3)
+    sources = rng.choice(len(train), 60, replace=False)
+    plants = _leak_records(leak, state, [sources], None, None, [rng])
+    draws = _CopyDraws(
+        state,
+        lambda asked, piece: plants,
+        1,
+        0.95,
+        None if leak == "near copies" else lambda draw, start, stop: sources[start:stop],
+    )
+    weights = state.encoder.feature_weights
+    single = weights.min() / state.encoder.scale
+    assert np.isclose(state.to_synthetic, single).sum() > 20  # many records one value away
+    for size in (5, 60, 30):
+        planted = pd.concat([synthetic, plants.iloc[:size]], ignore_index=True)
+        encoder = gower_setup(train, holdout, planted)
+        full = np.concatenate(
+            [kneighbors(t, planted, k=1, encoder=encoder).distances[:, 0] for t in (train, holdout)]
+        )
+        np.testing.assert_array_equal(draws._grown(0, size)[1], full)

@@ -161,10 +161,28 @@ def _closer(
     query: np.ndarray, planted: np.ndarray, old: np.ndarray, encoder, reachable: np.ndarray | None = None
 ) -> np.ndarray:
     """``old`` lowered to each query record's distance to its nearest planted record where that is
-    smaller; only the records at distance above 0 (and, given, ``reachable``) are searched."""
+    smaller; only the records at distance above 0 (and, given, ``reachable``) are searched.
+
+    When every variable is a category of positive weight, a distance is a sum of the weights of
+    the variables that differ, so no record lies nearer than one differing variable of the least
+    weight, except a twin (every value the same, distance 0): a record already that near is only
+    matched for a planted twin, without the kernel (a record holding a missing code goes to the
+    kernel, which never reads a missing code as the same)."""
     new = np.array(old, dtype="float64", copy=True)
-    open_ = np.flatnonzero(new > 0 if reachable is None else (new > 0) & reachable)
-    if open_.size and len(planted):
+    searched = new > 0 if reachable is None else (new > 0) & reachable
+    if not searched.any() or not len(planted):
+        return new
+    weights = encoder.feature_weights
+    if all(encoder.kinds_[c] != NUMERIC for c in encoder.columns_) and weights.min() > 0:
+        nearest_other = float(weights.min()) / encoder.scale  # one differing variable, as the kernel adds it
+        twin_only = np.flatnonzero(searched & (new <= nearest_other) & ~np.isnan(query).any(axis=1))
+        if twin_only.size:
+            twins = set(map(tuple, np.asarray(planted, dtype="float64").tolist()))
+            found = [tuple(row) in twins for row in query[twin_only].tolist()]
+            new[twin_only[np.array(found, dtype=bool)]] = 0.0
+            searched[twin_only] = False
+    open_ = np.flatnonzero(searched)
+    if open_.size:
         new[open_] = np.minimum(
             new[open_], nearest_planted(query, planted, encoder, within=new[open_], rows=open_)
         )
