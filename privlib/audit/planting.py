@@ -175,11 +175,10 @@ def _closer(
     weights = encoder.feature_weights
     if all(encoder.kinds_[c] != NUMERIC for c in encoder.columns_) and weights.min() > 0:
         nearest_other = float(weights.min()) / encoder.scale  # one differing variable, as the kernel adds it
-        twin_only = np.flatnonzero(searched & (new <= nearest_other) & ~np.isnan(query).any(axis=1))
+        twin_only = np.flatnonzero(searched & (new <= nearest_other))
+        twin_only = twin_only[~np.isnan(query[twin_only]).any(axis=1)]
         if twin_only.size:
-            twins = set(map(tuple, np.asarray(planted, dtype="float64").tolist()))
-            found = [tuple(row) in twins for row in query[twin_only].tolist()]
-            new[twin_only[np.array(found, dtype=bool)]] = 0.0
+            new[twin_only[np.isin(_row_keys(query[twin_only]), _row_keys(planted))]] = 0.0
             searched[twin_only] = False
     open_ = np.flatnonzero(searched)
     if open_.size:
@@ -187,6 +186,13 @@ def _closer(
             new[open_], nearest_planted(query, planted, encoder, within=new[open_], rows=open_)
         )
     return new
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """Each row of codes as one value, equal exactly where every code is (-0.0 made 0.0, so that
+    equal codes have equal bytes)."""
+    rows = np.ascontiguousarray(np.asarray(rows, dtype="float64") + 0.0)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 # --------------------------------------------------------------------------------------------
