@@ -6,17 +6,17 @@ comes from other people. The audit's record-level tests run on it inside one
 :func:`privlib.search_reuse.reuse_searches` block, as the audit runs them (the copy and rare-copy
 tests, the distance attack at 0.1 % and 1 %, the near-copy test, the attack ensemble and the
 rare-key attribution test of each sensitive variable), then
-:func:`privlib.detection_limits.detection_limits` in the same block (``--draws`` seeded draws per
-size, the ensemble held at its p-value), which is what an audit would add. ``--whole-audit`` also
-times ``privlib.audit.run`` on the same tables.
+:func:`privlib.audit.detection_limits.detection_limits` in the same block (``--draws`` seeded draws per
+size, the ensemble held at its p-value). What the limits add to ``privlib.audit.run``, which now
+computes them, is measured by :mod:`audit_limits_cost`.
 
-The power check: for every limit found, :func:`privlib.detection_limits.detection_rates` plants
+The power check: for every limit found, :func:`privlib.audit.detection_limits.detection_rates` plants
 ``--fresh`` new draws (another seed) at the limit and at half of it; the limit is honest when the
 fresh rate at the limit is near 90 % (85 to 95 % asked) and the rate at half is lower.
 
 Run from the repository root::
 
-    nice -n 15 python benchmarks/detection_limits.py [--draws 50] [--fresh 40] [--whole-audit]
+    nice -n 15 python benchmarks/detection_limits.py [--draws 50] [--fresh 40]
 
 It prints a Markdown section to paste into benchmarks/README.md.
 """
@@ -32,7 +32,7 @@ import numpy as np
 
 import privlib as pl
 from privlib.attacks import attack_ensemble, near_copy_test
-from privlib.detection_limits import detection_limits, detection_rates
+from privlib.audit.detection_limits import detection_limits, detection_rates
 from privlib.errors import PrivlibError
 from privlib.rare_attributions import rare_attribution_test
 from privlib.rare_copies import rare_copy_test
@@ -83,7 +83,7 @@ def _rate(share: float, draws: int) -> str:
     return f"{caught}/{draws} = {share:.0%} ({low:.0%} to {high:.0%})"
 
 
-def run(dataset: str, *, draws: int, fresh: int, seed: int, whole_audit: bool) -> list[str]:
+def run(dataset: str, *, draws: int, fresh: int, seed: int) -> list[str]:
     train, holdout, release = tables(dataset, seed)
     info = pl.dataset_info(dataset)
     settings = dict(keys=info.keys, sensitive=info.sensitive)
@@ -102,15 +102,6 @@ def run(dataset: str, *, draws: int, fresh: int, seed: int, whole_audit: bool) -
             random_state=seed,
         )
         limits_wall, limits_cpu = time.perf_counter() - start, time.process_time() - cpu
-    audit_text = ""
-    if whole_audit:
-        start = time.perf_counter()
-        pl.audit.run(train=train, synthetic=release, holdout=holdout, seed=seed, **settings)
-        audit_wall = time.perf_counter() - start
-        audit_text = (
-            f"; the whole `privlib.audit.run` on the same tables {audit_wall:.1f} s wall, so the limits "
-            f"add {limits_wall / audit_wall:.0%} of it (x{1 + limits_wall / audit_wall:.2f})"
-        )
     sizes: dict[str, set] = {}
     for limit in limits:
         if limit.limit is not None:
@@ -130,7 +121,7 @@ def run(dataset: str, *, draws: int, fresh: int, seed: int, whole_audit: bool) -
         f"**{dataset}** (release p-values: {copied}). Record-level tests {tests_wall:.1f} s wall "
         f"({tests_cpu:.1f} s CPU); the detection limits after them, in the same search block, "
         f"{limits_wall:.1f} s wall ({limits_cpu:.1f} s CPU): {limits_wall / tests_wall:.2f} times the "
-        f"tests{audit_text}.",
+        "tests.",
         "",
         "| leak | family | limit M (share of release) | caught at M, search draws | largest tried below "
         "(caught) | fresh draws at M | fresh draws at M/2 |",
@@ -161,14 +152,13 @@ def main():
     parser.add_argument("--fresh", type=int, default=40, help="fresh draws at the limit and at half")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
-    parser.add_argument("--whole-audit", action="store_true", help="also time privlib.audit.run")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     from _timing import machine
 
     print(f"{machine()}; {args.draws} draws per size, {args.fresh} fresh draws, seed {args.seed}\n")
     for dataset in args.datasets:
-        lines = run(dataset, draws=args.draws, fresh=args.fresh, seed=args.seed, whole_audit=args.whole_audit)
+        lines = run(dataset, draws=args.draws, fresh=args.fresh, seed=args.seed)
         print("\n".join(lines), flush=True)  # each dataset's section as it ends
 
 

@@ -70,7 +70,6 @@ _SUBMODULES = {
     "rare_attributions",
     "rare_copies",
     "attacks",
-    "detection_limits",
     "matching",
     "validation",
     "slides",

@@ -74,10 +74,6 @@ NOT_MEASURES = {
 #: Any other public function without constraints fails; each must exist and be a plain function.
 HELPERS = {
     "identity.singling_out.singling_out_probability": "singling_out's probability of a predicate, per predicate",
-    "detection_limits.family_caught": "detection_limits' verdict on one planted family",
-    "detection_limits.nearest_planted": "detection_limits' distances of planted records",
-    "detection_limits.planted_distances": "detection_limits' distances of planted records",
-    "detection_limits.smallest_caught": "detection_limits' search over planted counts",
     "rare_attributions.certain_attributions": "rare_attribution_test's and detection_limits' counts",
     "rare_copies.rare_records": "rare_copy_test's and detection_limits' choice of rare records",
     "records.attack_scores": "the distance attacks' scores, on a checked release",

@@ -326,7 +326,7 @@ def test_metrics_json_holds_results_provenance_and_no_folders(files, tmp_path):
     published = report.save(tmp_path / "out")
     assert sorted(p.name for p in published.iterdir()) == ["metrics.json", "report.html", "report.pdf"]
     metrics = json.loads((published / "metrics.json").read_text())
-    assert metrics["schema_version"] == "2.1"
+    assert metrics["schema_version"] == "2.2"
     measure = metrics["measures"][0]
     assert measure.pop("seconds") >= 0
     assert measure["key"] == "privacy_loss" and measure["value"] == 0.25

@@ -250,7 +250,7 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
     paths, out = rendered
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["assessable"] is True
-    assert metrics["schema_version"] == "2.1" and metrics["decision"] == "do not release"
+    assert metrics["schema_version"] == "2.2" and metrics["decision"] == "do not release"
     # two synthetic files: the decision on each, the first the report's own
     assert [f["synthetic_label"] for f in metrics["files"]] == ["synthetic", "shuffled"]
     assert metrics["files"][0]["decision"] == metrics["decision"]

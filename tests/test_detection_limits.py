@@ -13,18 +13,20 @@ import pytest
 
 import privlib as pl
 from privlib.attacks import near_copy_test
-from privlib.detection_limits import (
-    LEAKS,
+from privlib.audit.detection_limits import (
     DetectionLimit,
+    detection_limits,
+    family_caught,
+    smallest_caught,
+)
+from privlib.audit.planting import (
+    LEAKS,
     _AttributionDraws,
     _CopyDraws,
     _leak_records,
     _release_state,
     _unique_on_keys,
-    detection_limits,
-    family_caught,
     nearest_planted,
-    smallest_caught,
 )
 from privlib.matching import gower_setup
 from privlib.neighbors import kneighbors
@@ -58,8 +60,16 @@ def test_incremental_readings_equal_the_tests_on_the_planted_release(adult_small
     pool = {"rare copies": state.rare_train}.get(leak, np.arange(len(train)))
     rngs = [np.random.default_rng(d) for d in range(2)]
     size = min(40, pool.size)
-    plants = [_leak_records(leak, state, r.choice(pool, size, replace=False), None, None, r) for r in rngs]
-    draws = _CopyDraws(state, lambda draw, piece: plants[draw], 2, 0.95)  # one piece holds them all
+    sources = [r.choice(pool, size, replace=False) for r in rngs]
+    plants = [_leak_records(leak, state, [s], None, None, [r]) for s, r in zip(sources, rngs)]
+    # one piece holds them all; copies search only the records they can bring closer
+    draws = _CopyDraws(
+        state,
+        lambda asked, piece: pd.concat([plants[d] for d in asked], ignore_index=True),
+        2,
+        0.95,
+        None if leak == "near copies" else lambda draw, start, stop: sources[draw][start:stop],
+    )
     for draw, size in ((0, 3), (1, min(40, pool.size)), (0, min(17, pool.size))):  # grown, another draw
         planted = pd.concat([synthetic, plants[draw].iloc[:size]], ignore_index=True)
         read = draws.p_values(draw, size)
@@ -90,8 +100,8 @@ def test_incremental_attributions_equal_the_test_on_the_planted_release(adult_sm
     pool = _unique_on_keys(train, holdout, info.keys)
     rng = np.random.default_rng(9)
     sources = rng.choice(pool, 30, replace=False)
-    plants = [_leak_records("rare-key attributions", state, sources, info.keys, info.sensitive, rng)]
-    draws = _AttributionDraws(state, plants, info.keys, info.sensitive, 0.01, 0.95)
+    plants = [_leak_records("rare-key attributions", state, [sources], info.keys, info.sensitive, [rng])]
+    draws = _AttributionDraws(state, plants[0], 1, info.keys, info.sensitive, 0.01, 0.95)
     for size in (1, 12, 30):
         planted = pd.concat([synthetic, plants[0].iloc[:size]], ignore_index=True)
         read = draws.p_values(0, size)
@@ -202,7 +212,7 @@ def test_acs_near_copies_at_one_percent_are_beyond_reach():
 
 
 def test_pieces_prepared_one_by_one_read_as_the_whole_sequence(adult_small, monkeypatch):
-    import privlib.detection_limits as limits
+    import privlib.audit.planting as limits
 
     train, holdout, synthetic = adult_small
     state = _release_state(
@@ -213,9 +223,93 @@ def test_pieces_prepared_one_by_one_read_as_the_whole_sequence(adult_small, monk
     assert pieces == [(0, 4), (4, 12), (12, 28), (28, 40)]
     order = [np.random.default_rng(1).permutation(len(train))[:40]]
     plant = partial(limits._piece, "near copies", state, order, pieces, None, None, 3)
-    whole = pd.concat([plant(0, i) for i in range(len(pieces))], ignore_index=True)
+    whole = pd.concat([plant([0], i) for i in range(len(pieces))], ignore_index=True)
     lazy = _CopyDraws(state, plant, 1, 0.95)
-    eager = _CopyDraws(state, lambda draw, piece: whole, 1, 0.95)
+    eager = _CopyDraws(state, lambda asked, piece: whole, 1, 0.95)
     for size in (3, 30, 13, 40):
         np.testing.assert_equal(lazy.p_values(0, size), eager.p_values(0, size))  # NaN equal to NaN
         np.testing.assert_array_equal(lazy._grown(0, size)[1], eager._grown(0, size)[1])
+
+
+@pytest.mark.parametrize("leak", ["near copies", "rare-key attributions"])
+def test_a_piece_planted_for_several_draws_at_once_is_each_draw_planted_alone(adult_small, leak):
+    import privlib.audit.planting as planting
+
+    train, holdout, synthetic = adult_small
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    info = pl.dataset_info("adult")
+    orders = [np.random.default_rng(d).permutation(len(train))[:30] for d in range(3)]
+    plant = partial(planting._piece, leak, state, orders, [(0, 10), (10, 30)], info.keys, info.sensitive, 7)
+    for piece in (0, 1):
+        together = plant([0, 1, 2], piece)
+        alone = pd.concat([plant([d], piece) for d in range(3)], ignore_index=True)
+        pd.testing.assert_frame_equal(together, alone)
+        assert not together.equals(pd.concat([state.train.iloc[o[:10]] for o in orders], ignore_index=True))
+
+
+def test_attributions_of_several_draws_read_at_once_are_each_draw_read_alone(adult_small):
+    import privlib.audit.planting as planting
+
+    train, holdout, synthetic = adult_small
+    info = pl.dataset_info("adult")
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    pool = _unique_on_keys(train, holdout, info.keys)
+    orders = [np.random.default_rng(d).choice(pool, 25, replace=False) for d in range(3)]
+    plant = partial(
+        planting._piece, "rare-key attributions", state, orders, [(0, 25)], info.keys, info.sensitive, 4
+    )
+    together = _AttributionDraws(state, plant([0, 1, 2], 0), 3, info.keys, info.sensitive, 0.01, 0.95)
+    for draw in range(3):
+        alone = _AttributionDraws(state, plant([draw], 0), 1, info.keys, info.sensitive, 0.01, 0.95)
+        for size in (1, 9, 25):
+            assert together.p_values(draw, size) == alone.p_values(0, size)
+
+
+def test_fisher_p_values_carried_from_the_top_equal_the_copy_tests_bit_for_bit():
+    from scipy.stats import hypergeom
+
+    import privlib.audit.planting as planting
+    from privlib.records import _upper_tail
+
+    rng = np.random.default_rng(0)
+    for n1, n2 in ((300, 250), (2000, 2000), (7, 900)):
+        for copied in rng.integers(1, n1 + n2, size=6):
+            copied = int(copied)
+            tail = _upper_tail(hypergeom.pmf(np.arange(copied + 1), n1 + n2, n1, copied))  # the copy test's
+            # training counts asked in a random order: each lower one carries the sums on
+            for a in rng.permutation(np.arange(max(0, copied - n2), min(copied, n1) + 1))[:40]:
+                assert planting._fisher_p(int(a), n1, copied - int(a), n2) == tail[a]
+
+
+@pytest.mark.parametrize("leak", ["verbatim", "near copies"])
+def test_categorical_releases_match_twins_without_the_kernel_and_read_as_a_full_search(leak):
+    # ACS: every variable a category, so records one value away from the release are only matched
+    # for planted twins; the distances must still be those of a search of the whole planted release
+    train, holdout, synthetic = _split("acs", 200, 12)
+    state = _release_state(
+        train, holdout, synthetic, numeric_tolerance=0.01, rare_share=0.02, random_state=5, max_queries=None
+    )
+    rng = np.random.default_rng(3)
+    sources = rng.choice(len(train), 60, replace=False)
+    plants = _leak_records(leak, state, [sources], None, None, [rng])
+    draws = _CopyDraws(
+        state,
+        lambda asked, piece: plants,
+        1,
+        0.95,
+        None if leak == "near copies" else lambda draw, start, stop: sources[start:stop],
+    )
+    weights = state.encoder.feature_weights
+    single = weights.min() / state.encoder.scale
+    assert np.isclose(state.to_synthetic, single).sum() > 20  # many records one value away
+    for size in (5, 60, 30):
+        planted = pd.concat([synthetic, plants.iloc[:size]], ignore_index=True)
+        encoder = gower_setup(train, holdout, planted)
+        full = np.concatenate(
+            [kneighbors(t, planted, k=1, encoder=encoder).distances[:, 0] for t in (train, holdout)]
+        )
+        np.testing.assert_array_equal(draws._grown(0, size)[1], full)

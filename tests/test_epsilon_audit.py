@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize, special, stats
 
 import privlib as pl
 from privlib.dp import MAX_EPSILON
@@ -113,6 +114,31 @@ def test_delta_term_matches_the_theorem_by_hand():
     got = binomial_epsilon_bound(correct, guesses, delta=delta, randomised=randomised)
     assert got == pytest.approx(low, abs=1e-6)
     assert got < binomial_epsilon_bound(correct, guesses)  # delta weakens the bound
+
+
+@pytest.mark.parametrize(
+    "correct, guesses, randomised, delta",
+    [(30, 40, 1000, 1e-4), (20, 20, 400, 1e-5), (55, 80, 3000, 1e-6), (12, 12, 12, 1e-3)],
+)
+def test_delta_term_matches_the_one_run_theorem_computed_with_scipy(correct, guesses, randomised, delta):
+    # Steinke, Nasr and Jagielski (2023), the p-value of their delta > 0 theorem as their audit
+    # computes it: beta + 2 m delta alpha, with beta = P[W >= v] and alpha the largest of
+    # P[v > W >= v - i] / i over i = 1..v, W ~ Binomial(r, e^eps / (1 + e^eps)); here beta from
+    # scipy's survival function, each alpha term a sum of scipy's pmf, the root by brentq
+    def p_value(epsilon):
+        q = special.expit(epsilon)
+        beta = stats.binom.sf(correct - 1, guesses, q)
+        alpha = max(
+            stats.binom.pmf(np.arange(correct - i, correct), guesses, q).sum() / i
+            for i in range(1, correct + 1)
+        )
+        return beta + 2 * randomised * delta * alpha
+
+    expected = (
+        optimize.brentq(lambda e: p_value(e) - 0.05, 0.0, 60.0, xtol=1e-12) if p_value(0) < 0.05 else 0.0
+    )
+    got = binomial_epsilon_bound(correct, guesses, delta=delta, randomised=randomised)
+    assert expected > 0 and got == pytest.approx(expected, abs=1e-6)
 
 
 def test_binomial_bound_refuses_impossible_counts_and_an_unfair_split_with_delta():

@@ -35,6 +35,9 @@ __all__ = [
     "DECISIONS",
     "NOT_ASSESSED",
     "AtRisk",
+    "DetectionLimitRecord",
+    "DetectionLimits",
+    "EpsilonClaim",
     "MeasureRecord",
     "Skipped",
     "FamilyFinding",
@@ -49,8 +52,9 @@ __all__ = [
 ]
 
 #: Version of the metrics.json layout; bumped whenever a field changes meaning or goes, and, since
-#: the schema admits no field it does not name, when one is added (2.1: ``files``).
-SCHEMA_VERSION = "2.1"
+#: the schema admits no field it does not name, when one is added (2.1: ``files``; 2.2:
+#: ``detection_limits`` and ``epsilon_claim``).
+SCHEMA_VERSION = "2.2"
 
 #: The family verdict when none of its measures could run.
 NOT_ASSESSED: Final = "not assessed"
@@ -234,10 +238,73 @@ class Provenance(_Frozen):
     notes: list[str] = Field(default_factory=list)
 
 
+Leak = Literal["verbatim", "rare copies", "near copies", "rare-key attributions"]
+
+
+class DetectionLimitRecord(_Frozen):
+    """The smallest leak of one kind one family's tests catch, planted into this release
+    (:class:`privlib.audit.detection_limits.DetectionLimit`): counts and shares only."""
+
+    leak: Leak
+    family: str
+    limit: int | None = Field(
+        description="fewest planted records caught in at least `rate` of the draws; "
+        "null when no size up to `largest` is"
+    )
+    share: float | None = Field(description="the limit as a share of the release's records")
+    release_size: int
+    largest: int = Field(description="the most records this leak could plant")
+    rate_at_limit: float | None = Field(
+        description="share of the draws caught at the limit (at `largest` when there is no limit)"
+    )
+    below: int | None = Field(description="the largest size tried under the limit")
+    rate_below: float | None
+    tests: list[str] = Field(description="the tests re-run on every planted release")
+    held: list[str] = Field(
+        description="the family's other exact tests, in Holm's step at the audit's p-values"
+    )
+    reading: str
+
+
+class DetectionLimits(_Frozen):
+    """What the audit could have seen: for every kind of disclosure that reads "no evidence of
+    risk" or "inconclusive", the smallest planted leak its own tests catch (context beside the
+    verdict, never a verdict)."""
+
+    draws: int = Field(description="seeded draws per size tried")
+    rate: float = Field(description="share of the draws a leak must be caught in")
+    random_state: int
+    confidence: float
+    families: list[str] = Field(description="the kinds of disclosure the limits are for")
+    limits: list[DetectionLimitRecord]
+    not_computed: dict[str, str] = Field(
+        default_factory=dict, description="kind of disclosure -> why its limits were not computed"
+    )
+
+
+class EpsilonClaim(_Frozen):
+    """A differential-privacy claim put to the test: an empirical lower bound on epsilon from the
+    membership evidence (:func:`privlib.epsilon_audit.epsilon_lower_bound`)."""
+
+    claimed_epsilon: float
+    claimed_delta: float
+    lower_bound: float = Field(description="valid at `confidence` under `assumption`")
+    confidence: float
+    contradicts_claim: bool = Field(description="whether the lower bound lies above the claimed epsilon")
+    assumption: str
+    attack: str = Field(description="the attack whose guesses were counted")
+    member_guess_share: float
+    nonmember_guess_share: float
+    records_counted: int
+    guesses: int
+    correct: int
+    reading: str
+
+
 class AuditReport(_Frozen):
     """The result of an audit (see the module's docstring)."""
 
-    schema_version: Literal["2.1"] = "2.1"
+    schema_version: Literal["2.2"] = "2.2"
     title: str
     decision: Decision
     decision_rule: str = DECISION_RULE
@@ -259,6 +326,15 @@ class AuditReport(_Frozen):
         default_factory=list,
         description="with several synthetic files, the decision on each, from its own audit (the "
         "first is this report's file, ``synthetic_label``); empty for one file",
+    )
+
+    detection_limits: DetectionLimits | None = Field(
+        None,
+        description="the smallest planted leaks the audit's own tests catch, for every kind of "
+        "disclosure without a risk; null when every kind read risk or none could be assessed",
+    )
+    epsilon_claim: EpsilonClaim | None = Field(
+        None, description="the claimed epsilon put to the test; null when no claim was given"
     )
 
     _results: dict[str, Any] = PrivateAttr(default_factory=dict)

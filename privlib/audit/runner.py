@@ -30,6 +30,7 @@ import pandas as pd
 
 from privlib.audit.family_rule import SEVERITY, Judged, family_verdict
 from privlib.audit.inputs import MIN_ROWS, AuditInputs, load_audit_inputs
+from privlib.audit.limits import check_claim, claim_of, limits_of
 from privlib.audit.report import (
     DO_NOT_RELEASE,
     NO_EVIDENCE_FOUND,
@@ -125,8 +126,9 @@ def run_on_inputs(
 
 
 def inputs_of(spec: AuditSpec) -> AuditInputs:
-    """The spec's tables read and checked (:func:`~privlib.audit.inputs.load_audit_inputs`)."""
-    return load_audit_inputs(
+    """The spec's tables read and checked (:func:`~privlib.audit.inputs.load_audit_inputs`), and
+    the claimed epsilon against them (:func:`~privlib.audit.limits.check_claim`)."""
+    inputs = load_audit_inputs(
         train=spec.train,
         synthetic=spec.synthetic,
         holdout=spec.holdout,
@@ -138,6 +140,8 @@ def inputs_of(spec: AuditSpec) -> AuditInputs:
         max_input_mb=spec.max_input_mb,
         max_expansion=spec.max_expansion,
     )
+    check_claim(spec, inputs)
+    return inputs
 
 
 class Redactor:
@@ -215,6 +219,7 @@ class Audit:
     ):
         if client is not None:
             _check_client(client)
+        check_claim(spec, inputs)  # inputs read without inputs_of meet the claim here
         self.inputs = inputs
         self.spec = spec
         self.settings = spec.settings()
@@ -238,9 +243,20 @@ class Audit:
         with self.redact.guarding(logging.getLogger("privlib")), reuse_searches():
             for done, (spec, target) in enumerate(ordered, 1):
                 self._run_one(spec, target, done, len(planned))
-        position = {spec.key: place for place, spec in enumerate(self.catalogue)}
-        self._records.sort(key=lambda record: position[record.key.partition("[")[0]])  # stable
-        return self._report()
+            position = {spec.key: place for place, spec in enumerate(self.catalogue)}
+            self._records.sort(key=lambda record: position[record.key.partition("[")[0]])  # stable
+            families = [self._finding(key) for key in FAMILIES if key != "comparison"]
+            # context beside the verdicts, from the searches the measures made
+            limits = limits_of(
+                self.inputs,
+                families,
+                self._records,
+                exact=self._exact,
+                seed=self.spec.seed,
+                redact=self.redact,
+            )
+            claim = claim_of(self.inputs, self.spec, client=self.client)
+        return self._report(families).model_copy(update={"detection_limits": limits, "epsilon_claim": claim})
 
     def _plan(self) -> list[tuple[MeasureSpec, str | None]]:
         """Every (measure, target) to run; the skipped ones are recorded on the way."""
@@ -382,8 +398,7 @@ class Audit:
         return train, synthetic
 
     # -- the report -------------------------------------------------------------------------------
-    def _report(self) -> AuditReport:
-        families = [self._finding(key) for key in FAMILIES if key != "comparison"]
+    def _report(self, families: list[FamilyFinding]) -> AuditReport:
         report = AuditReport(
             title=self.spec.title,
             decision=_decision(self.inputs.assessable, families),
@@ -475,15 +490,19 @@ class Audit:
             adjusted_p_values=found.adjusted,
         )
 
+    def _exact(self, measure: str) -> bool:
+        """Whether the verdict of ``measure`` is an exact test (its rule's)."""
+        rule = next(spec.rule for spec in self.catalogue if spec.key == measure)
+        return rule is not None and rule.exact_test
+
     def _judged(self, record: MeasureRecord) -> Judged:
         """A judged measure as the family rule reads it: whether its verdict is an exact test
         (its rule's), and that test's p-value."""
-        rule = next(spec.rule for spec in self.catalogue if spec.key == record.measure)
         return Judged(
             key=record.key,
             title=record.title,
             verdict=record.verdict,
-            exact=rule is not None and rule.exact_test,
+            exact=self._exact(record.measure),
             p_value=record.details.get("p_value"),
             value=record.value,
             threshold=record.threshold,

@@ -22,8 +22,10 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
+    model_validator,
 )
 
 from privlib.errors import PrivlibError
@@ -64,6 +66,9 @@ TABLE_FIELDS = ("train", "synthetic", "holdout")
 #: The fields the kit fills in itself (the recipe of a bundled-dataset params file): no command
 #: line flag or params-file setting sets them.
 KIT_FIELDS = ("recipe",)
+
+#: Largest claimed epsilon: the bound is searched up to privlib.dp.MAX_EPSILON, the same 100.
+MAX_CLAIMED_EPSILON = 100.0
 
 #: Default input limits (see :mod:`privlib.audit.checks`): an input file, once decompressed, may
 #: hold this many megabytes, and a compressed one may expand at most this many times beyond a
@@ -209,6 +214,20 @@ class AuditSpec(BaseModel):
         description="most times a compressed input file may expand when decompressed (a "
         "decompression bomb expands thousands of times); raise it for a real table that does",
     )
+    claimed_epsilon: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_CLAIMED_EPSILON,
+        description="epsilon of a differential-privacy claim made for the release, put to the test "
+        "by an empirical lower bound from the membership evidence (needs a holdout); off when not given",
+    )
+    claimed_delta: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="delta of the differential-privacy claim (with --claimed-epsilon; above 0 it "
+        "needs a holdout as large as the training data)",
+    )
     title: str = Field(DEFAULT_TITLE, min_length=1, max_length=300, description="title of the report")
     recipe: dict[str, Any] | None = Field(
         None, description="how the tables were made from a bundled dataset (from a params file)"
@@ -240,6 +259,20 @@ class AuditSpec(BaseModel):
             "point module:Class of Python names (such as mypackage.models:MyGenerator), got "
             f"{len(value)} character(s) that are neither"
         )
+
+    @field_validator("claimed_epsilon", "claimed_delta", mode="before")
+    @classmethod
+    def _not_a_truth_value(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, bool):  # a YAML "yes" is no epsilon
+            raise ValueError(f"`{info.field_name}` must be a number, not true or false")
+        return value
+
+    @model_validator(mode="after")
+    def _delta_with_epsilon(self) -> AuditSpec:
+        # a claim without a holdout to test it on is refused with the tables (audit.limits.check_claim)
+        if self.claimed_epsilon is None and self.claimed_delta > 0:
+            raise ValueError("`claimed_delta` is part of a claim: give `claimed_epsilon` with it")
+        return self
 
     @field_validator("title")
     @classmethod

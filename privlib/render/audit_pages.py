@@ -23,6 +23,7 @@ from typing import Any
 from markupsafe import Markup
 
 from privlib.formatting import count_threshold, interval, number, p_value, readable_text
+from privlib.render.audit_limits import evidence_limits_html
 from privlib.render.pages import render_page
 from privlib.render.why import copy_lines, human_names, near_copy_words, why_html
 
@@ -305,6 +306,7 @@ def decision_html(report, explanations=()) -> Markup:
         query_sample=_query_sample(report),
         copies=copy_lines(report),
         why=why_html(report, list(explanations)),
+        evidence_limits=evidence_limits_html(report),
     )
 
 
