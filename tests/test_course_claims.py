@@ -212,12 +212,21 @@ def test_the_rule_finds_a_quote_whose_sentence_is_gone():
     claims.metadata["tags"] = ["claims", "remove-cell"]
     printed = code("print(n)")
     printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="There are 3 records.\n")]
-    cells = [markdown("# 99. Title"), markdown("## Reading\n\nThe *copy* is the most\nexposed."), printed, claims]
+    cells = [
+        markdown("# 99. Title"),
+        markdown("## Reading\n\nThe *copy* is the most\nexposed."),
+        printed,
+        claims,
+    ]
     assert stale_quotes(cells) == ["the copy is the least exposed"]
 
 
-@pytest.mark.parametrize("lesson", [*LESSONS, ROOT / "notebooks" / "capstone_key.ipynb"], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "lesson", [*LESSONS, ROOT / "notebooks" / "capstone_key.ipynb"], ids=lambda p: p.stem
+)
 def test_every_claim_quotes_a_sentence_of_its_lesson(lesson):
     stale = stale_quotes(nbformat.read(lesson, as_version=4).cells)
     listed = "\n".join(f"  {quote}" for quote in stale)
-    assert not stale, f"{len(stale)} claims quote no sentence of the lesson (markdown or printed output):\n{listed}"
+    assert not stale, (
+        f"{len(stale)} claims quote no sentence of the lesson (markdown or printed output):\n{listed}"
+    )
