@@ -18,6 +18,10 @@ lecture): a number quoted from a source stands on its source (notebooks/CONVENTI
 line breaks aside). The assert checks on the run's numbers that the sentence holds; the quote
 ties the check to the words it backs, so a reworded sentence loses its claim until the check is
 reworded with it.
+
+*Both ways*: every quote must also stand in its lesson, in the markdown or in the stored printed
+output of a cell that is not a claims cell; an assert whose sentence was reworded or removed
+checks nothing a student reads, and fails here until it is tied to a sentence again.
 """
 
 from __future__ import annotations
@@ -167,4 +171,62 @@ def test_every_number_and_comparison_in_the_prose_has_a_claim(lesson):
     listed = "\n".join(f"  cell {index}: {sentence}" for index, sentence in missing)
     assert not missing, (
         f"{len(missing)} sentences state a number or a comparison with no claim behind them:\n{listed}"
+    )
+
+
+def _printed(cell) -> str:
+    """The text a cell's stored outputs show: streams, plain text and markdown."""
+    pieces = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            pieces.append(output.get("text", ""))
+        for kind in ("text/markdown", "text/plain"):
+            pieces.append(output.get("data", {}).get(kind, ""))
+    return "\n".join(p if isinstance(p, str) else "".join(p) for p in pieces)
+
+
+def texts(cells) -> list[str]:
+    """What a student reads, normalised like the quotes: each markdown cell (as written and without
+    LaTeX, code spans and links) and each non-claims code cell's printed output."""
+    found = []
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            found += [_normal(cell.source), _normal(_plain(cell.source))]
+        elif cell.cell_type == "code" and "claims" not in cell.metadata.get("tags", []):
+            found.append(_normal(_printed(cell)))
+    return found
+
+
+def stale_quotes(cells) -> list[str]:
+    """The quotes of ``cells``' claims that stand in no markdown cell and no printed output."""
+    read = texts(cells)
+    return [quote for quote in quotes(cells) if quote and not any(quote in text for text in read)]
+
+
+def test_the_rule_finds_a_quote_whose_sentence_is_gone():
+    markdown, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    claims = code(
+        'assert a, "text: the copy is the most exposed"\nassert b, "output: 3 records"\n'
+        'assert c, "text: the copy is the least exposed"'
+    )
+    claims.metadata["tags"] = ["claims", "remove-cell"]
+    printed = code("print(n)")
+    printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="There are 3 records.\n")]
+    cells = [
+        markdown("# 99. Title"),
+        markdown("## Reading\n\nThe *copy* is the most\nexposed."),
+        printed,
+        claims,
+    ]
+    assert stale_quotes(cells) == ["the copy is the least exposed"]
+
+
+@pytest.mark.parametrize(
+    "lesson", [*LESSONS, ROOT / "notebooks" / "capstone_key.ipynb"], ids=lambda p: p.stem
+)
+def test_every_claim_quotes_a_sentence_of_its_lesson(lesson):
+    stale = stale_quotes(nbformat.read(lesson, as_version=4).cells)
+    listed = "\n".join(f"  {quote}" for quote in stale)
+    assert not stale, (
+        f"{len(stale)} claims quote no sentence of the lesson (markdown or printed output):\n{listed}"
     )

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = ["08_targeted_attacks_and_differential_privacy"]
+LESSONS = ["08_targeted_attacks", "09_differential_privacy"]
 DATASET = "acs"
 
 pytestmark = pytest.mark.notebook

@@ -21,7 +21,7 @@ from privlib import slides
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "build" / "slides-assets"  # git-ignored cache shared by test runs
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
-LESSON = ROOT / "notebooks" / "08_targeted_attacks_and_differential_privacy.ipynb"
+LESSON = ROOT / "notebooks" / "09_differential_privacy.ipynb"
 
 MEASURE = """
 <script>
