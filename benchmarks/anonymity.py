@@ -116,7 +116,7 @@ def worker_kit(args) -> dict:
         "linkability": lambda n: pl.identity.linkability(
             **tables, n_attacks=n, aux_columns=tuple(setting["aux_columns"])
         ),
-        "inference": lambda n: pl.attribute.inference(**tables, n_attacks=n, secret=setting["secret"]),
+        "inference": lambda n: pl.attribute.inference(**tables, n_attacks=n, target=setting["secret"]),
     }
     out = {}
     for label, (attack, n) in ATTACKS.items():

@@ -296,7 +296,7 @@ def test_inference_of_a_category_by_hand():
     train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
     control = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
     result = pl.attribute.inference(
-        synthetic=train, train=train, control=control, secret="ill", random_state=0
+        synthetic=train, train=train, control=control, target="ill", random_state=0
     )
     assert (result.attack_rate, result.control_rate, result.value) == (1.0, 0.0, 1.0)
     assert result.tolerance is None and result.aux_columns == ("age",)
@@ -314,7 +314,7 @@ def test_inference_attacks_every_control_record_even_when_the_control_is_larger(
     train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
     control = pd.DataFrame({"age": [24, 36, 48, 60] * 3, "ill": ["yes", "no", "yes", "no"] * 3})
     result = pl.attribute.inference(
-        synthetic=train, train=train, control=control, secret="ill", random_state=0
+        synthetic=train, train=train, control=control, target="ill", random_state=0
     )
     assert (len(result.targets), len(result.control_targets), result.n_attacks) == (4, 12, 4)
     assert sorted(result.control_targets.tolist()) == list(range(12))
@@ -345,7 +345,7 @@ def test_inference_compares_the_groups_at_one_mix_of_the_secret():
     train = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 60 + ["q"] * 20})
     control = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 20 + ["q"] * 60})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="s", random_state=0
+        synthetic=synthetic, train=train, control=control, target="s", random_state=0
     )
     assert (result.attack_rate, result.control_rate) == (0.75, 0.25)
     assert (result.standardised_attack_rate, result.standardised_control_rate) == (0.5, 0.5)
@@ -365,12 +365,12 @@ def test_inference_of_a_number_within_the_tolerance():
     train = pd.DataFrame({"x": ["a", "b"], "y": [104.0, 189.0]})
     control = pd.DataFrame({"x": ["a", "b"], "y": [50.0, 300.0]})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="y", random_state=0
+        synthetic=synthetic, train=train, control=control, target="y", random_state=0
     )
     assert (result.attack_successes, result.control_successes, result.value) == (1, 0, 0.5)
     assert result.tolerance == 0.05
     looser = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="y", tolerance=0.06, random_state=0
+        synthetic=synthetic, train=train, control=control, target="y", tolerance=0.06, random_state=0
     )
     assert looser.attack_successes == 2
 
@@ -393,7 +393,7 @@ def test_inference_ties_are_broken_at_random_and_averaged_over_the_draws():
     train = pd.DataFrame({"x": ["a"], "s": ["p"]})
     rates = [
         pl.attribute.inference(
-            synthetic=synthetic, train=train, control=train, secret="s", random_state=seed
+            synthetic=synthetic, train=train, control=train, target="s", random_state=seed
         ).attack_rate
         for seed in range(8)
     ]
@@ -443,7 +443,7 @@ def test_an_attack_that_does_not_beat_the_baseline_is_not_assessable():
     synthetic = pd.DataFrame({"x": [1.0, 2.0], "secret": ["first-label", "second-label"]})
     train = pd.DataFrame({"x": [1.0, 2.0], "secret": ["second-label", "first-label"]})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=train, secret="secret", random_state=0
+        synthetic=synthetic, train=train, control=train, target="secret", random_state=0
     )
     assert result.attack_rate == 0.0
     assert result.verdict == NOT_ASSESSABLE
@@ -469,7 +469,7 @@ def trio():
         lambda s, t, c, **kw: pl.identity.linkability(
             synthetic=s, train=t, control=c, aux_columns=(["age"], ["ill"]), **kw
         ),
-        lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, control=c, secret="ill", **kw),
+        lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, control=c, target="ill", **kw),
     ],
 )
 def test_bad_tables_and_counts(trio, call):
@@ -502,14 +502,14 @@ def test_bad_arguments(trio):
         pl.identity.linkability(**tables, aux_columns=(["age"], ["weight"]))
     with pytest.raises(PrivlibError, match="n_neighbors"):
         pl.identity.linkability(**tables, aux_columns=(["age"], ["ill"]), n_neighbors=5)
-    with pytest.raises(PrivlibError, match="secret"):
-        pl.attribute.inference(**tables, secret="weight")
-    with pytest.raises(PrivlibError, match="secret"):
-        pl.attribute.inference(**tables, secret=["ill"])
+    with pytest.raises(PrivlibError, match="`target`"):
+        pl.attribute.inference(**tables, target="weight")
+    with pytest.raises(PrivlibError, match="`target`"):
+        pl.attribute.inference(**tables, target=["ill"])
     with pytest.raises(PrivlibError, match="aux_columns"):
-        pl.attribute.inference(**tables, secret="ill", aux_columns=["age", "ill"])
+        pl.attribute.inference(**tables, target="ill", aux_columns=["age", "ill"])
     with pytest.raises(PrivlibError, match="tolerance"):
-        pl.attribute.inference(**tables, secret="age", tolerance=-0.1)
+        pl.attribute.inference(**tables, target="age", tolerance=-0.1)
 
 
 def test_registry_has_the_three_measures():

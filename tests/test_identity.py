@@ -82,17 +82,17 @@ def test_dcr_gower_by_hand():
     # Range of age over both tables: 60 - 20 = 40.
     # (30, M): to (20, F) (10/40 + 1) / 2 = 0.625, to (60, M) (30/40 + 0) / 2 = 0.375
     # (60, F): to (20, F) (40/40 + 0) / 2 = 0.5,   to (60, M) (0 + 1) / 2 = 0.5
-    np.testing.assert_allclose(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 0.375, 0.5])
+    np.testing.assert_allclose(identity.dcr(synthetic=synthetic, train=reference), [0.0, 0.375, 0.5])
 
 
 def test_dcr_missing_values():
     reference = pd.DataFrame({"x": ["a", None]})
     synthetic = pd.DataFrame({"x": [None, "b"]})
     # missing equals missing; "b" differs from "a" and from missing
-    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 1.0])
+    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, train=reference), [0.0, 1.0])
     # a one-record reference whose value is missing is still a valid table to search
     np.testing.assert_array_equal(
-        identity.dcr(synthetic=synthetic, reference=reference.iloc[[1]]), [0.0, 1.0]
+        identity.dcr(synthetic=synthetic, train=reference.iloc[[1]]), [0.0, 1.0]
     )
 
 
@@ -137,9 +137,9 @@ def test_dcr_summary_reading_sees_near_copies():
 def test_dcr_errors():
     a = pd.DataFrame({"x": [1.0, 2.0]})
     with pytest.raises(PrivlibError, match="numeric in `reference` but categorical"):
-        identity.dcr(synthetic=pd.DataFrame({"x": ["u", "v"]}), reference=a)
+        identity.dcr(synthetic=pd.DataFrame({"x": ["u", "v"]}), train=a)
     with pytest.raises(PrivlibError, match="different columns"):
-        identity.dcr(synthetic=pd.DataFrame({"y": [1.0]}), reference=a)
+        identity.dcr(synthetic=pd.DataFrame({"y": [1.0]}), train=a)
 
 
 # --------------------------------------------------------------------------------------------

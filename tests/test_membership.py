@@ -395,7 +395,7 @@ def test_nn_mia_auc_with_ties_by_hand():
 def test_adversarial_accuracy_by_hand_strict_ties():
     # T = [0, 4], S = [8, 16]. d_TS = (8, 4), d_TT = (4, 4): 8 > 4 yes, 4 > 4 no -> 1/2.
     # d_ST = (4, 12), d_SS = (8, 8): no, yes -> 1/2. AA = 1/2.
-    r = mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8, 16))
+    r = mb.adversarial_accuracy(train=numbers(0, 4), synthetic=numbers(8, 16))
     assert (r.aa_target, r.aa_synthetic, r.value) == pytest.approx((0.5, 0.5, 0.5))
     # one tie (4 vs 4) among the target side's two comparisons, none on the synthetic side
     assert r.ties == pytest.approx(0.25)
@@ -404,7 +404,7 @@ def test_adversarial_accuracy_by_hand_strict_ties():
 
 def test_adversarial_accuracy_needs_two_rows():
     with pytest.raises(PrivlibError, match="at least 2"):
-        mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8))
+        mb.adversarial_accuracy(train=numbers(0, 4), synthetic=numbers(8))
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,7 +417,7 @@ def test_copy_synthesizer_is_fully_exposed(adult_samples):
         judge(r)
         for r in (
             mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
-            mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
+            mb.adversarial_accuracy(train=train, synthetic=copy, random_state=0),
             mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
             mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
@@ -441,7 +441,7 @@ def test_independent_sample_gives_null_values(adult_samples):
             mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
             mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
             mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
-            mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
+            mb.adversarial_accuracy(train=train, synthetic=other, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
         )
     ]
@@ -578,7 +578,7 @@ def test_privacy_loss_equals_the_plain_algorithm(sizes):
 def test_adversarial_accuracy_equals_the_plain_algorithm(sizes):
     data = np.random.default_rng(sum(sizes))
     target, synthetic = (small_mixed(data, n) for n in sizes)
-    result = mb.adversarial_accuracy(target=target, synthetic=synthetic, n_repeats=3, random_state=3)
+    result = mb.adversarial_accuracy(train=target, synthetic=synthetic, n_repeats=3, random_state=3)
     expected = plain_aa_repeats(target, synthetic, np.random.default_rng(3), 3)
     np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)
 
@@ -645,7 +645,7 @@ def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes
     data = np.random.default_rng(sum(sizes))
     target, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.adversarial_accuracy(
-        target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
+        train=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
     )
     rng = np.random.default_rng(8)
     samples = tuple(sample_rows(8, role, n, 20) for role, n in zip(("train", "synthetic"), sizes))
@@ -663,8 +663,8 @@ def test_a_bound_no_table_exceeds_changes_nothing():
     )
     assert bounded == whole and bounded.sample_size is None
     assert "sample" not in bounded.reading()
-    whole_aa = mb.adversarial_accuracy(target=train, synthetic=synthetic, n_repeats=3, random_state=1)
+    whole_aa = mb.adversarial_accuracy(train=train, synthetic=synthetic, n_repeats=3, random_state=1)
     bounded_aa = mb.adversarial_accuracy(
-        target=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+        train=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
     )
     assert bounded_aa == whole_aa and bounded_aa.sample_size is None

@@ -303,7 +303,7 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
         mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout),
         mb.threshold_attack(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
         mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
-        mb.adversarial_accuracy(target=train, synthetic=synthetic, random_state=0),
+        mb.adversarial_accuracy(train=train, synthetic=synthetic, random_state=0),
         mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
     ]
     for r in computed:

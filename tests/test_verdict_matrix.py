@@ -188,7 +188,7 @@ def test_measures_against_the_holdout_tell_a_copy_from_a_release_of_other_people
                     synthetic=synthetic,
                     train=train,
                     control=holdout,
-                    secret=target,
+                    target=target,
                     aux_columns=keys,
                     n_attacks=N,
                     random_state=0,
