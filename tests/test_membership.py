@@ -419,7 +419,7 @@ def test_copy_synthesizer_is_fully_exposed(adult_samples):
             mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
             mb.adversarial_accuracy(train=train, synthetic=copy, random_state=0),
             mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
-            mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
+            mb.privacy_loss(train=train, holdout=holdout, synthetic=copy, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
         )
     ]
@@ -440,7 +440,7 @@ def test_independent_sample_gives_null_values(adult_samples):
         for r in (
             mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
             mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
-            mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
+            mb.privacy_loss(train=train, holdout=test, synthetic=other, random_state=0),
             mb.adversarial_accuracy(train=train, synthetic=other, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
         )
@@ -564,7 +564,7 @@ def test_privacy_loss_equals_the_plain_algorithm(sizes):
     # repetitions must still be those of the plain algorithm, draw for draw
     data = np.random.default_rng(sum(sizes))
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
-    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=4, random_state=7)
+    result = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=4, random_state=7)
     rng = np.random.default_rng(7)
     on_train = plain_aa_repeats(train, synthetic, rng, 4)
     on_test = plain_aa_repeats(test, synthetic, rng, 4)
@@ -595,7 +595,7 @@ def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch,
     )
     data = np.random.default_rng(4)
     train, test, synthetic = (small_mixed(data, n) for n in (30, 20, 45))
-    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=5, random_state=2)
+    result = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=5, random_state=2)
     rng = np.random.default_rng(2)
     on_train, on_test = plain_aa_repeats(train, synthetic, rng, 5), plain_aa_repeats(test, synthetic, rng, 5)
     np.testing.assert_allclose(result.repeats, on_test - on_train, rtol=0, atol=1e-12)
@@ -623,7 +623,7 @@ def test_privacy_loss_of_a_sample_equals_the_plain_algorithm_on_it(sizes, n_repe
     data = np.random.default_rng(sum(sizes) + n_repeats)
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.privacy_loss(
-        train=train, test=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
+        train=train, holdout=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
     )
     rng = np.random.default_rng(5)
     train_rows, synthetic_rows, test_rows = (
@@ -657,9 +657,9 @@ def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes
 def test_a_bound_no_table_exceeds_changes_nothing():
     data = np.random.default_rng(11)
     train, test, synthetic = (small_mixed(data, n) for n in (40, 20, 45))
-    whole = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1)
+    whole = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=3, random_state=1)
     bounded = mb.privacy_loss(
-        train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+        train=train, holdout=test, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
     )
     assert bounded == whole and bounded.sample_size is None
     assert "sample" not in bounded.reading()

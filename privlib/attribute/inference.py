@@ -107,7 +107,7 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
     {
         "synthetic": [Table()],
         "train": [Table()],
-        "control": [Table()],
+        "holdout": [Table()],
         "target": [Names()],
         "aux_columns": [Names(), None],
         "n_attacks": [Integer(low=1)],
@@ -115,13 +115,13 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
     },
-    renamed={"secret": "target"},
+    renamed={"secret": "target", "control": "holdout"},
 )
 def inference(
     *,
     synthetic,
     train,
-    control,
+    holdout,
     target,
     aux_columns=None,
     n_attacks=500,
@@ -149,7 +149,7 @@ def inference(
 
     Parameters
     ----------
-    synthetic, train, control : pandas.DataFrame
+    synthetic, train, holdout : pandas.DataFrame
         The synthetic data, the generator's training records and real records it never saw.
     target : str
         The column to guess.
@@ -182,13 +182,13 @@ def inference(
     --------
     >>> import pandas as pd
     >>> train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
-    >>> control = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
-    >>> result = inference(synthetic=train, train=train, control=control, target="ill",
+    >>> holdout = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
+    >>> result = inference(synthetic=train, train=train, holdout=holdout, target="ill",
     ...                    random_state=0)
     >>> result.attack_rate, result.control_rate, result.value
     (1.0, 0.0, 1.0)
     """
-    _check_tables(synthetic, train, control)
+    _check_tables(synthetic, train, holdout)
     if not isinstance(target, str) or target not in train.columns:
         raise ParameterError(
             f"`target` must be the name of one column of `train`, got {target!r}; the columns are "
@@ -218,11 +218,11 @@ def inference(
     numeric = infer_kinds(train[[target]])[target] == NUMERIC
     # each group its own number of targets: a control larger than the training data narrows
     # the control rate's interval, and the strata compare groups of any sizes
-    n, n_control = min(n_requested, len(train)), min(n_requested, len(control))
+    n, n_control = min(n_requested, len(train)), min(n_requested, len(holdout))
     targets = rng.choice(len(train), size=n, replace=False)
-    control_targets = rng.choice(len(control), size=n_control, replace=False)
+    control_targets = rng.choice(len(holdout), size=n_control, replace=False)
     secrets_of = synthetic[target].reset_index(drop=True)
-    queries = [train.iloc[targets], control.iloc[control_targets]]
+    queries = [train.iloc[targets], holdout.iloc[control_targets]]
     right = {"attack": np.zeros(n), "control": np.zeros(n_control)}
     for _ in range(TIE_DRAWS):
         nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
@@ -271,7 +271,7 @@ INFERENCE_RISK = MeasureSpec(
         lambda c: {
             "synthetic": c.synthetic,
             "train": c.train,
-            "control": c.holdout,
+            "holdout": c.holdout,
             "target": c.target,
             "aux_columns": list(c.keys),
             "n_attacks": every_record_of_both(c),
