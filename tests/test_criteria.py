@@ -506,8 +506,8 @@ def test_bad_arguments(trio):
         pl.attribute.inference(**tables, target="weight")
     with pytest.raises(PrivlibError, match="`target`"):
         pl.attribute.inference(**tables, target=["ill"])
-    with pytest.raises(PrivlibError, match="aux_columns"):
-        pl.attribute.inference(**tables, target="ill", aux_columns=["age", "ill"])
+    with pytest.raises(PrivlibError, match="`keys`"):
+        pl.attribute.inference(**tables, target="ill", keys=["age", "ill"])
     with pytest.raises(PrivlibError, match="tolerance"):
         pl.attribute.inference(**tables, target="age", tolerance=-0.1)
 

@@ -123,7 +123,7 @@ def test_ground_truth_constructed_attack():
     # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
     r = judge(
         mb.ground_truth_risk(
-            population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0
         )
     )
     assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
@@ -135,7 +135,9 @@ def test_ground_truth_constructed_attack():
     assert r.ci_low <= r.value <= r.ci_high and r.ci_method == "bootstrap"
     assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE) and not r.blind and r.h_verdict == 1
     # h = 0: only the exact copies are called: precision 1, recall 1/2, F1 = 2/3, M = 0
-    r0 = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0)
+    r0 = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0
+    )
     assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
 
 
@@ -146,7 +148,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     # 2/8, 3/8, 3/8, 8/8 at h = 0..3: the largest h <= 3 that is not blind is 2, and the share
     # closest to t = 1/2 is 3/8, first reached at h = 1. Both call {0, 1, 4}: F1 = 4/7.
     r = judge(
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
+        mb.ground_truth_risk(
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3
+        )
     )
     assert r.blind and r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
@@ -158,7 +162,7 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE)
     # at h = 1 the attack is not blind: it is judged there and reports h_not_blind = h
     informative = mb.ground_truth_risk(
-        population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
     )
     assert informative.called_share == pytest.approx(3 / 8)
     assert not informative.blind and informative.h_not_blind == 1 and informative.h_verdict == 1
@@ -166,7 +170,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
 
 def test_an_h_beyond_every_distance_is_read_at_the_largest_distance():
     # no record is more than 3 variables away, so h = 10 calls everyone, as h = 3 does
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10)
+    r = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10
+    )
     assert r.h == 10 and r.blind and r.called_share == 1.0 and r.f1 == pytest.approx(2 / 3)
     assert (r.h_not_blind, r.h_rule) == (2, 1)
 
@@ -177,7 +183,7 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
     # interval is [1, 1], above the cut-off 2/3 + 0.2/3.
     r = judge(
         mb.ground_truth_risk(
-            population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3
+            population=POPULATION, train_rows=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3
         )
     )
     assert r.blind and r.h_rule == 0 and r.f1_rule == 1.0
@@ -187,22 +193,26 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
 
 def test_an_attack_blind_at_every_h_is_not_assessable():
     # the synthetic data holds everyone, so even h = 0 calls the whole attack set
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION, attack_size=8, h=2)
+    r = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=POPULATION, attack_size=8, h=2
+    )
     assert r.blind and r.h_not_blind is None
     assert r.verdict == NOT_ASSESSABLE and "every h" in r.verdict_rule
 
 
 def test_ground_truth_members_as_mask_equals_positions():
     mask = np.isin(np.arange(8), MEMBERS)
-    a = mb.ground_truth_risk(population=POPULATION, members=mask, synthetic=SYNTHETIC, attack_size=8, h=1)
-    b = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+    a = mb.ground_truth_risk(population=POPULATION, train_rows=mask, synthetic=SYNTHETIC, attack_size=8, h=1)
+    b = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+    )
     assert a.f1 == b.f1 == pytest.approx(4 / 7)
 
 
 def test_precision_is_zero_when_nobody_is_called():
     # "abc" lies 2 variables from "aaa", "bbb", "ccc" and 3 from the rest: nobody within h = 0
     r = mb.ground_truth_risk(
-        population=POPULATION, members=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0
+        population=POPULATION, train_rows=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0
     )
     assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
 
@@ -210,14 +220,14 @@ def test_precision_is_zero_when_nobody_is_called():
 def test_ground_truth_bad_members():
     with pytest.raises(PrivlibError, match="length 3"):
         mb.ground_truth_risk(
-            population=POPULATION, members=np.array([True, False, True]), synthetic=SYNTHETIC
+            population=POPULATION, train_rows=np.array([True, False, True]), synthetic=SYNTHETIC
         )
     with pytest.raises(PrivlibError, match="positions outside"):
-        mb.ground_truth_risk(population=POPULATION, members=[0, 8], synthetic=SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, train_rows=[0, 8], synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="every row"):
-        mb.ground_truth_risk(population=POPULATION, members=list(range(8)), synthetic=SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, train_rows=list(range(8)), synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="attack_size"):
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=9)
+        mb.ground_truth_risk(population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=9)
 
 
 def test_partition_constructed_attack():
@@ -329,7 +339,7 @@ def test_partition_at_n_over_N_matches_ground_truth():
     synthetic = pl.synth.AdditiveNoise(noise_scale=0.05, flip_prob=0.1).fit(train).sample(random_state=4)
     common = dict(attack_size=500, h=1, n_repeats=20)
     truth = mb.ground_truth_risk(
-        population=population, members=members, synthetic=synthetic, random_state=5, **common
+        population=population, train_rows=members, synthetic=synthetic, random_state=5, **common
     )
     assert truth.f1 > truth.baseline + 0.1  # the attack beats calling everyone a member
     estimate = mb.partition_risk(
@@ -462,7 +472,9 @@ def test_discriminator_rejects_non_classifier(adult_samples):
 
 def test_readings_follow_the_numbers():
     r = judge(
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+        mb.ground_truth_risk(
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+        )
     )
     assert "M = -0.286" in r.reading()
     row = r.to_frame()

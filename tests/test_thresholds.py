@@ -295,7 +295,7 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
         ),
         attribute.knn_risk(train=train, synthetic=synthetic, holdout=holdout, keys=["a", "c"], target="b"),
         mb.ground_truth_risk(
-            population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0
+            population=real, train_rows=np.arange(30), synthetic=synthetic, h=1, random_state=0
         ),
         mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, h=1, random_state=0),
         mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout),

@@ -189,7 +189,7 @@ def test_measures_against_the_holdout_tell_a_copy_from_a_release_of_other_people
                     train=train,
                     holdout=holdout,
                     target=target,
-                    aux_columns=keys,
+                    keys=keys,
                     n_attacks=N,
                     random_state=0,
                 )

@@ -109,13 +109,13 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
         "train": [Table()],
         "holdout": [Table()],
         "target": [Names()],
-        "aux_columns": [Names(), None],
+        "keys": [Names(), None],
         "n_attacks": [Integer(low=1)],
         "tolerance": [Number(low=0)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
     },
-    renamed={"secret": "target", "control": "holdout"},
+    renamed={"secret": "target", "control": "holdout", "aux_columns": "keys"},
 )
 def inference(
     *,
@@ -123,7 +123,7 @@ def inference(
     train,
     holdout,
     target,
-    aux_columns=None,
+    keys=None,
     n_attacks=500,
     tolerance=0.05,
     confidence=0.95,
@@ -131,7 +131,7 @@ def inference(
 ) -> InferenceRisk:
     """Inference risk: does the synthetic data tell an attacker a person's secret?
 
-    The attacker knows some columns of a target person (``aux_columns``) and guesses another one
+    The attacker knows some columns of a target person (``keys``) and guesses another one
     (``target``) as the value of the nearest synthetic record on the known columns (Gower
     distance; Giomi et al. 2023). The control attack guesses the secrets of control
     records the same way; the baseline guesses the secret of a random synthetic record.
@@ -153,7 +153,7 @@ def inference(
         The synthetic data, the generator's training records and real records it never saw.
     target : str
         The column to guess.
-    aux_columns : sequence of str, optional
+    keys : sequence of str, optional
         The columns the attacker knows; by default every other column.
     n_attacks : int, default 500
         Target records of each group: this many training records and this many control records,
@@ -175,7 +175,7 @@ def inference(
     ------
     PrivlibError
         If a table is empty or the columns differ, ``target`` is not one column or is among
-        ``aux_columns``, an auxiliary column is unknown, or ``n_attacks`` or ``tolerance`` is out
+        ``keys``, an auxiliary column is unknown, or ``n_attacks`` or ``tolerance`` is out
         of range.
 
     Examples
@@ -194,15 +194,15 @@ def inference(
             f"`target` must be the name of one column of `train`, got {target!r}; the columns are "
             f"{list(train.columns)}."
         )
-    if aux_columns is None:
-        aux_columns = [c for c in train.columns if c != target]
-        if not aux_columns:
+    if keys is None:
+        keys = [c for c in train.columns if c != target]
+        if not keys:
             raise DataError("`train` has no column besides `target`; the attacker needs known columns.")
-    aux_columns = _check_aux(aux_columns, "aux_columns", train)
-    if target in aux_columns:
+    keys = _check_aux(keys, "keys", train)
+    if target in keys:
         raise ParameterError(
-            f"`target` {target!r} is also in `aux_columns`; the attacker cannot already know the "
-            "column it guesses: remove it from `aux_columns`."
+            f"`target` {target!r} is also in `keys`; the attacker cannot already know the "
+            "column it guesses: remove it from `keys`."
         )
     n_requested = _check_count(n_attacks, "n_attacks")
     # A Real compares and multiplies as a float does; typeshed's numbers.Real declares only < and <=.
@@ -225,7 +225,7 @@ def inference(
     queries = [train.iloc[targets], holdout.iloc[control_targets]]
     right = {"attack": np.zeros(n), "control": np.zeros(n_control)}
     for _ in range(TIE_DRAWS):
-        nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
+        nearest = _nearest_synthetic(queries, synthetic, keys, 1, rng)
         for name, found, query in zip(("attack", "control"), nearest, queries):
             right[name] += _guess_is_right(
                 secrets_of.iloc[found[:, 0]], query[target], numeric, cast(float, tolerance)
@@ -246,7 +246,7 @@ def inference(
         n,
         confidence,
         secret=target,
-        aux_columns=tuple(aux_columns),
+        aux_columns=tuple(keys),
         tolerance=float(tolerance) if numeric else None,
         targets=targets,
         control_targets=control_targets,
@@ -273,7 +273,7 @@ INFERENCE_RISK = MeasureSpec(
             "train": c.train,
             "holdout": c.holdout,
             "target": c.target,
-            "aux_columns": list(c.keys),
+            "keys": list(c.keys),
             "n_attacks": every_record_of_both(c),
         },
         random_state="seed",
