@@ -489,7 +489,7 @@ def test_bad_tables_and_counts(trio, call):
 
 def test_bad_arguments(trio):
     synthetic, train, control = trio
-    tables = dict(synthetic=synthetic, train=train, control=control)
+    tables = dict(synthetic=synthetic, train=train, holdout=control)
     with pytest.raises(PrivlibError, match="mode"):
         pl.identity.singling_out(**tables, mode="bivariate")
     with pytest.raises(PrivlibError, match="n_cols"):
