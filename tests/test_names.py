@@ -49,7 +49,8 @@ def _kind(accepted) -> str | None:
         return "table"
     if "row positions" in described:
         return "records"
-    if any(isinstance(kind, Names) for kind in accepted) or "column" in described:
+    # a pair of column lists is columns; a mapping of column names to tolerances is not
+    if any(isinstance(kind, Names) for kind in accepted) or "column list" in described:
         return "columns"
     return None
 
