@@ -296,7 +296,7 @@ def check_value(value, name: str, accepted: list) -> None:
         raise DataError(data_problem)
 
 
-def renamed_keywords(function_name: str, renamed: Mapping[str, str], kwargs: dict) -> dict:
+def _renamed_keywords(function_name: str, renamed: Mapping[str, str], kwargs: dict) -> dict:
     """``kwargs`` with each old keyword of ``renamed`` (old name to new) under its new name, with a
     :class:`DeprecationWarning` naming the new one; both names given is a
     :class:`~privlib.errors.ParameterError`."""
@@ -343,7 +343,7 @@ def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = No
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            kwargs = renamed_keywords(function.__name__, renamed, kwargs)
+            kwargs = _renamed_keywords(function.__name__, renamed, kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
