@@ -35,6 +35,7 @@ NOT_MEASURES = {
     "privlib.declaration": "the catalogue's argument builders, called by the audit on its context",
     "privlib.dp": "the MST synthesizer's class checks its own hyper-parameters",
     "privlib.errors": "the error types",
+    "privlib.formatting": "writes numbers a measure already computed as the report prints them",
     "privlib.matching": "record matching steps the measures call on checked tables",
     "privlib.measure_figures": "draws a result already computed",
     "privlib.neighbors": "the neighbour search the measures call on checked tables",
