@@ -105,7 +105,7 @@ def worker_kit(args) -> dict:
     import privlib as pl
 
     synthetic, train, control, setting = _kit_tables(args)
-    tables = dict(synthetic=synthetic, train=train, control=control, random_state=SEED)
+    tables = dict(synthetic=synthetic, train=train, holdout=control, random_state=SEED)
     calls = {
         "singling out, univariate": lambda n: pl.identity.singling_out(
             **tables, mode="univariate", n_attacks=n
@@ -116,7 +116,7 @@ def worker_kit(args) -> dict:
         "linkability": lambda n: pl.identity.linkability(
             **tables, n_attacks=n, aux_columns=tuple(setting["aux_columns"])
         ),
-        "inference": lambda n: pl.attribute.inference(**tables, n_attacks=n, secret=setting["secret"]),
+        "inference": lambda n: pl.attribute.inference(**tables, n_attacks=n, target=setting["secret"]),
     }
     out = {}
     for label, (attack, n) in ATTACKS.items():

@@ -149,7 +149,7 @@ def audit(*, train, holdout, synthetic, reference, confidence=CONFIDENCE) -> dic
         train=train,
         holdout=holdout,
         synthetic=synthetic,
-        reference=reference,
+        population=reference,
         random_state=0,
         confidence=confidence,
     )

@@ -33,7 +33,7 @@ def main():
         within = [c for c in kinds if kinds[c] == "numeric"]
         label = f"match_risk, {name}, 10,000 records ({len(within)} variables matched within a tolerance)"
         tasks[label] = lambda o=original, p=partial, i=info: identity.match_risk(
-            original=o, synthetic=p, known=i.keys, synthesized=i.synthesized
+            train=o, synthetic=p, known=i.keys, synthesized=i.synthesized
         )
         train, holdout = pl.datasets.sample_split(data, 5_000, 5_000, random_state=1)
         synthetic = pl.synth.synthesize(train, "SequentialTrees", random_state=1)
@@ -44,7 +44,7 @@ def main():
         )
         tasks[f"replicated_uniques, {name}, 5,000 vs 5,000 on the default keys"] = (
             lambda s=synthetic, t=train, k=info.keys: identity.replicated_uniques(
-                original=t, synthetic=s, keys=k
+                train=t, synthetic=s, keys=k
             )
         )
         tasks[f"dcr_summary, {name}, 5,000 synthetic and 5,000 holdout vs 5,000"] = (

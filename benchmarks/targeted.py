@@ -165,7 +165,7 @@ def main():
         start = time.perf_counter()
         synthetic = resolve_synthesizer(generator).fit(train).sample(random_state=args.seed)
         density = density_attack(
-            train=train, holdout=holdout, synthetic=synthetic, reference=reference, random_state=args.seed
+            train=train, holdout=holdout, synthetic=synthetic, population=reference, random_state=args.seed
         )
         density_seconds = time.perf_counter() - start
         per_target = ", ".join(f"{auc:.2f}" for auc in attack.target_auc)

@@ -371,9 +371,9 @@ def _not_assessable(result, why: str):
 def _check_tables(synthetic, train, control) -> None:
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
     check_frame(train, "train", allow_missing_columns=True)
-    check_frame(control, "control", allow_missing_columns=True)
+    check_frame(control, "holdout", allow_missing_columns=True)
     check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
-    check_comparable(train, control, ("train", "control"), unseen="ignore")
+    check_comparable(train, control, ("train", "holdout"), unseen="ignore")
 
 
 def _check_count(value, name: str, *, low: int = 1, high: int | None = None) -> int:

@@ -390,7 +390,7 @@ def criterion(**fixed):
     """Arguments of a criterion of Opinion 05/2014: the holdout is the control set."""
     return with_settings(
         lambda c: (
-            {"synthetic": c.synthetic, "train": c.train, "control": c.holdout, "n_attacks": every_record(c)}
+            {"synthetic": c.synthetic, "train": c.train, "holdout": c.holdout, "n_attacks": every_record(c)}
             | fixed
         ),
         random_state="seed",

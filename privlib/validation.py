@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import warnings
 from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import cast
@@ -295,7 +296,25 @@ def check_value(value, name: str, accepted: list) -> None:
         raise DataError(data_problem)
 
 
-def validate_params(constraints: dict):
+def _renamed_keywords(function_name: str, renamed: Mapping[str, str], kwargs: dict) -> dict:
+    """``kwargs`` with each old keyword of ``renamed`` (old name to new) under its new name, with a
+    :class:`DeprecationWarning` naming the new one; both names given is a
+    :class:`~privlib.errors.ParameterError`."""
+    for old, new in renamed.items():
+        if old not in kwargs:
+            continue
+        if new in kwargs:
+            raise ParameterError(f"{function_name}(): `{old}` is the old name of `{new}`; pass `{new}` only.")
+        warnings.warn(
+            f"{function_name}(): `{old}` is renamed `{new}`; the old name goes in the next release.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        kwargs = {(new if name == old else name): value for name, value in kwargs.items()}
+    return kwargs
+
+
+def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = None):
     """Decorate a function so its parameters are checked against ``constraints`` first.
 
     ``constraints`` maps a parameter name to a list of accepted kinds: constraint objects of this
@@ -303,16 +322,28 @@ def validate_params(constraints: dict):
     checked too, so a wrong default shows up in the tests. The first problem found raises
     :class:`~privlib.errors.ParameterError` when the value is of no accepted kind, and
     :class:`~privlib.errors.DataError` when it is (a DataFrame) but its data cannot be used.
+
+    ``renamed`` maps a keyword's old name to its new one for one release: the old name still
+    works, with a :class:`DeprecationWarning`, and is checked under the new name's constraints.
     """
+    renamed = dict(renamed or {})
 
     def decorate(function):
         signature = inspect.signature(function)
         unknown = set(constraints) - set(signature.parameters)
         if unknown:
             raise TypeError(f"{function.__name__} has no parameter(s) {sorted(unknown)} to constrain")
+        stale = {
+            old
+            for old, new in renamed.items()
+            if old in signature.parameters or new not in signature.parameters
+        }
+        if stale:
+            raise TypeError(f"{function.__name__}: {sorted(stale)} cannot be renamed to a parameter it has")
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
+            kwargs = _renamed_keywords(function.__name__, renamed, kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -324,6 +355,7 @@ def validate_params(constraints: dict):
 
         # typeshed's functools._Wrapped omits the attributes every function object accepts.
         checked.__privlib_constraints__ = constraints  # type: ignore[attr-defined]
+        checked.__privlib_renamed__ = renamed  # type: ignore[attr-defined]
         return checked
 
     return decorate

@@ -16,20 +16,8 @@ import pytest
 
 import privlib as pl
 
-#: Parameter names that hold tables, by role.
-ROLES = {
-    "synthetic",
-    "train",
-    "holdout",
-    "original",
-    "reference",
-    "population",
-    "control",
-    "test",
-    "members",
-    "target_table",
-    "query",
-}
+#: Parameter names that hold tables, by role (the README's table of names; tests/test_names.py).
+ROLES = {"synthetic", "train", "holdout", "population"}
 #: Modules whose public functions are not measures, each with the reason its arguments are not
 #: checked by declared constraints (a package stands for its modules). Every other module of
 #: privlib is searched, and a module that is neither searched nor listed here fails
@@ -185,9 +173,9 @@ def test_tables_and_random_state_are_keyword_only(name):
 
 
 def test_adversarial_accuracys_table_is_named_by_role():
-    # ``target`` is the real table there (Yale et al.'s "target" records), passed by keyword too.
+    # Yale et al.'s "target" records are the training data, passed as ``train=`` by keyword.
     signature = inspect.signature(pl.membership.adversarial_accuracy)
-    assert signature.parameters["target"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert signature.parameters["train"].kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def test_every_measure_module_is_an_attribute_of_privlib():

@@ -203,7 +203,7 @@ def test_a_broken_catalogue_entry_is_an_error_not_a_quiet_skip(files):
         REGISTRY["cap"],
         attribute.cap,
         lambda c: {
-            "original": c.train,
+            "train": c.train,
             "synthetic": c.synthetic,
             "keys": ["no such column"],
             "target": "sex",

@@ -162,13 +162,13 @@ def _lecture_file(name: str) -> pd.DataFrame:
 def test_cap_reproduces_the_lecture_on_its_own_files():
     original = _lecture_file("ACSdata_org.csv")
     # printed in the lecture: the confidential data's average CAP, exactly
-    assert pl.attribute.cap(original=original, synthetic=original, **LECTURE).value == pytest.approx(
+    assert pl.attribute.cap(train=original, synthetic=original, **LECTURE).value == pytest.approx(
         0.7224124, abs=5e-8
     )
     # the course's three published synthetic files (m = 3) come from another run than the lecture's
     # printed 0.7228838 (they synthesize LANX, WAOB, DIS and HICOV); lesson 02 quotes their CAPs
     caps = [
-        pl.attribute.cap(original=original, synthetic=_lecture_file(name)[original.columns], **LECTURE).value
+        pl.attribute.cap(train=original, synthetic=_lecture_file(name)[original.columns], **LECTURE).value
         for name in ["ACSdata_syn.csv", "ACSdata_syn2.csv", "ACSdata_syn3.csv"]
     ]
     assert [round(c, 4) for c in caps] == [0.7221, 0.7218, 0.7260]
@@ -178,9 +178,7 @@ def test_cap_reproduces_the_lecture_on_its_own_files():
 
 def test_bundled_acs_gives_the_lecture_confidential_cap():
     acs = pl.load_dataset("acs")
-    assert pl.attribute.cap(original=acs, synthetic=acs, **LECTURE).value == pytest.approx(
-        0.7224124, abs=5e-8
-    )
+    assert pl.attribute.cap(train=acs, synthetic=acs, **LECTURE).value == pytest.approx(0.7224124, abs=5e-8)
 
 
 def test_el_emam_table2_f1_equal_the_naive_baseline():

@@ -66,7 +66,7 @@ def ages():
 def test_univariate_singling_out_by_hand(ages):
     synthetic, train, control = ages
     result = pl.identity.singling_out(
-        synthetic=synthetic, train=train, control=control, n_attacks=10, random_state=0
+        synthetic=synthetic, train=train, holdout=control, n_attacks=10, random_state=0
     )
     assert (result.n_requested, result.n_attacks) == (10, 3)
     assert sorted(result.predicate_rows.tolist()) == [0, 0, 3]
@@ -90,7 +90,7 @@ def test_a_unique_missing_value_singles_out_and_missing_differs_from_values():
     synthetic = pd.DataFrame({"city": ["A", "A", np.nan, "B", "B"]})
     train = pd.DataFrame({"city": ["A", np.nan, "B", "B"]})
     control = pd.DataFrame({"city": [np.nan, np.nan, "A", "A"]})
-    result = pl.identity.singling_out(synthetic=synthetic, train=train, control=control, random_state=1)
+    result = pl.identity.singling_out(synthetic=synthetic, train=train, holdout=control, random_state=1)
     # the only candidate is "city is missing": one training record, two control records
     assert result.n_attacks == 1
     assert (result.attack_successes, result.control_successes) == (1, 0)
@@ -121,7 +121,7 @@ def test_multivariate_predicates_are_unique_and_single_out_their_record():
     result = pl.identity.singling_out(
         synthetic=synthetic,
         train=train,
-        control=train,
+        holdout=train,
         mode="multivariate",
         n_cols=2,
         n_attacks=10,
@@ -137,7 +137,7 @@ def test_multivariate_predicates_are_unique_and_single_out_their_record():
 def test_no_predicate_is_not_assessable_and_says_why():
     # every value is held by two synthetic records: nothing singles one out on one column
     synthetic = pd.DataFrame({"sex": list("FFMM"), "town": list("abab")})
-    result = pl.identity.singling_out(synthetic=synthetic, train=synthetic, control=synthetic, random_state=0)
+    result = pl.identity.singling_out(synthetic=synthetic, train=synthetic, holdout=synthetic, random_state=0)
     assert result.n_attacks == 0 and math.isnan(result.value)
     assert result.verdict == NOT_ASSESSABLE
     assert "no univariate predicate singles out one synthetic record" in result.reading()
@@ -204,7 +204,7 @@ def people():
 def test_copying_unique_values_is_a_risk(people):
     train, control = people
     result = pl.thresholds.judge(
-        pl.identity.singling_out(synthetic=train, train=train, control=control, n_attacks=150, random_state=0)
+        pl.identity.singling_out(synthetic=train, train=train, holdout=control, n_attacks=150, random_state=0)
     )
     assert result.attack_rate == 1.0  # every predicate of a copy singles out its own record
     assert result.verdict == RISK and result.ci_low > 0.05
@@ -219,7 +219,7 @@ def test_same_seed_same_predicates_and_risk(people):
             pl.identity.singling_out(
                 synthetic=synthetic,
                 train=train,
-                control=control,
+                holdout=control,
                 mode=mode,
                 n_attacks=30,
                 n_cols=2,
@@ -239,10 +239,10 @@ def test_same_seed_same_predicates_and_risk(people):
 def test_control_of_another_size_is_corrected(people):
     train, control = people
     same = pl.identity.singling_out(
-        synthetic=train, train=train, control=control, n_attacks=100, random_state=0
+        synthetic=train, train=train, holdout=control, n_attacks=100, random_state=0
     )
     smaller = pl.identity.singling_out(
-        synthetic=train, train=train, control=control.iloc[:120], n_attacks=100, random_state=0
+        synthetic=train, train=train, holdout=control.iloc[:120], n_attacks=100, random_state=0
     )
     assert same.control_correction == 1.0
     assert smaller.control_correction != 1.0 and math.isfinite(smaller.control_correction)
@@ -256,7 +256,7 @@ def test_linkability_by_hand():
     # each control record's (age, sex) is nearest to synthetic row i, its zip is row i + 1's
     control = pd.DataFrame({"age": [24, 36, 48, 58], "sex": list("FMFM"), "zip": list("bcda")})
     result = pl.identity.linkability(
-        synthetic=train, train=train, control=control, aux_columns=(["age", "sex"], ["zip"]), random_state=0
+        synthetic=train, train=train, holdout=control, aux_columns=(["age", "sex"], ["zip"]), random_state=0
     )
     assert (result.n_attacks, result.attack_successes, result.control_successes) == (4, 4, 0)
     assert result.value == 1.0
@@ -265,7 +265,7 @@ def test_linkability_by_hand():
     two = pl.identity.linkability(
         synthetic=train,
         train=train,
-        control=control,
+        holdout=control,
         aux_columns=(["age", "sex"], ["zip"]),
         n_neighbors=2,
         random_state=0,
@@ -281,7 +281,7 @@ def test_linkability_ties_are_broken_at_random_per_half():
     result = pl.identity.linkability(
         synthetic=synthetic,
         train=train,
-        control=train,
+        holdout=train,
         aux_columns=(["a"], ["b"]),
         n_attacks=200,
         random_state=0,
@@ -296,7 +296,7 @@ def test_inference_of_a_category_by_hand():
     train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
     control = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
     result = pl.attribute.inference(
-        synthetic=train, train=train, control=control, secret="ill", random_state=0
+        synthetic=train, train=train, holdout=control, target="ill", random_state=0
     )
     assert (result.attack_rate, result.control_rate, result.value) == (1.0, 0.0, 1.0)
     assert result.tolerance is None and result.aux_columns == ("age",)
@@ -314,7 +314,7 @@ def test_inference_attacks_every_control_record_even_when_the_control_is_larger(
     train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
     control = pd.DataFrame({"age": [24, 36, 48, 60] * 3, "ill": ["yes", "no", "yes", "no"] * 3})
     result = pl.attribute.inference(
-        synthetic=train, train=train, control=control, secret="ill", random_state=0
+        synthetic=train, train=train, holdout=control, target="ill", random_state=0
     )
     assert (len(result.targets), len(result.control_targets), result.n_attacks) == (4, 12, 4)
     assert sorted(result.control_targets.tolist()) == list(range(12))
@@ -345,7 +345,7 @@ def test_inference_compares_the_groups_at_one_mix_of_the_secret():
     train = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 60 + ["q"] * 20})
     control = pd.DataFrame({"x": ["a"] * 80, "s": ["p"] * 20 + ["q"] * 60})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="s", random_state=0
+        synthetic=synthetic, train=train, holdout=control, target="s", random_state=0
     )
     assert (result.attack_rate, result.control_rate) == (0.75, 0.25)
     assert (result.standardised_attack_rate, result.standardised_control_rate) == (0.5, 0.5)
@@ -365,12 +365,12 @@ def test_inference_of_a_number_within_the_tolerance():
     train = pd.DataFrame({"x": ["a", "b"], "y": [104.0, 189.0]})
     control = pd.DataFrame({"x": ["a", "b"], "y": [50.0, 300.0]})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="y", random_state=0
+        synthetic=synthetic, train=train, holdout=control, target="y", random_state=0
     )
     assert (result.attack_successes, result.control_successes, result.value) == (1, 0, 0.5)
     assert result.tolerance == 0.05
     looser = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=control, secret="y", tolerance=0.06, random_state=0
+        synthetic=synthetic, train=train, holdout=control, target="y", tolerance=0.06, random_state=0
     )
     assert looser.attack_successes == 2
 
@@ -393,7 +393,7 @@ def test_inference_ties_are_broken_at_random_and_averaged_over_the_draws():
     train = pd.DataFrame({"x": ["a"], "s": ["p"]})
     rates = [
         pl.attribute.inference(
-            synthetic=synthetic, train=train, control=train, secret="s", random_state=seed
+            synthetic=synthetic, train=train, holdout=train, target="s", random_state=seed
         ).attack_rate
         for seed in range(8)
     ]
@@ -443,7 +443,7 @@ def test_an_attack_that_does_not_beat_the_baseline_is_not_assessable():
     synthetic = pd.DataFrame({"x": [1.0, 2.0], "secret": ["first-label", "second-label"]})
     train = pd.DataFrame({"x": [1.0, 2.0], "secret": ["second-label", "first-label"]})
     result = pl.attribute.inference(
-        synthetic=synthetic, train=train, control=train, secret="secret", random_state=0
+        synthetic=synthetic, train=train, holdout=train, target="secret", random_state=0
     )
     assert result.attack_rate == 0.0
     assert result.verdict == NOT_ASSESSABLE
@@ -465,18 +465,18 @@ def trio():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda s, t, c, **kw: pl.identity.singling_out(synthetic=s, train=t, control=c, **kw),
+        lambda s, t, c, **kw: pl.identity.singling_out(synthetic=s, train=t, holdout=c, **kw),
         lambda s, t, c, **kw: pl.identity.linkability(
-            synthetic=s, train=t, control=c, aux_columns=(["age"], ["ill"]), **kw
+            synthetic=s, train=t, holdout=c, aux_columns=(["age"], ["ill"]), **kw
         ),
-        lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, control=c, secret="ill", **kw),
+        lambda s, t, c, **kw: pl.attribute.inference(synthetic=s, train=t, holdout=c, target="ill", **kw),
     ],
 )
 def test_bad_tables_and_counts(trio, call):
     synthetic, train, control = trio
-    with pytest.raises(PrivlibError, match="control"):
+    with pytest.raises(PrivlibError, match="holdout"):
         call(synthetic, train, control.rename(columns={"age": "years"}))
-    with pytest.raises(PrivlibError, match="control"):
+    with pytest.raises(PrivlibError, match="holdout"):
         call(synthetic, train, control.iloc[:0])
     with pytest.raises(PrivlibError, match="synthetic"):
         call(synthetic.drop(columns="age"), train, control)
@@ -489,7 +489,7 @@ def test_bad_tables_and_counts(trio, call):
 
 def test_bad_arguments(trio):
     synthetic, train, control = trio
-    tables = dict(synthetic=synthetic, train=train, control=control)
+    tables = dict(synthetic=synthetic, train=train, holdout=control)
     with pytest.raises(PrivlibError, match="mode"):
         pl.identity.singling_out(**tables, mode="bivariate")
     with pytest.raises(PrivlibError, match="n_cols"):
@@ -502,14 +502,14 @@ def test_bad_arguments(trio):
         pl.identity.linkability(**tables, aux_columns=(["age"], ["weight"]))
     with pytest.raises(PrivlibError, match="n_neighbors"):
         pl.identity.linkability(**tables, aux_columns=(["age"], ["ill"]), n_neighbors=5)
-    with pytest.raises(PrivlibError, match="secret"):
-        pl.attribute.inference(**tables, secret="weight")
-    with pytest.raises(PrivlibError, match="secret"):
-        pl.attribute.inference(**tables, secret=["ill"])
-    with pytest.raises(PrivlibError, match="aux_columns"):
-        pl.attribute.inference(**tables, secret="ill", aux_columns=["age", "ill"])
+    with pytest.raises(PrivlibError, match="`target`"):
+        pl.attribute.inference(**tables, target="weight")
+    with pytest.raises(PrivlibError, match="`target`"):
+        pl.attribute.inference(**tables, target=["ill"])
+    with pytest.raises(PrivlibError, match="`keys`"):
+        pl.attribute.inference(**tables, target="ill", keys=["age", "ill"])
     with pytest.raises(PrivlibError, match="tolerance"):
-        pl.attribute.inference(**tables, secret="age", tolerance=-0.1)
+        pl.attribute.inference(**tables, target="age", tolerance=-0.1)
 
 
 def test_registry_has_the_three_measures():

@@ -123,9 +123,9 @@ def test_measures_pass_the_client_through(client, adult):
     remote = pl.membership.nn_mia(train=train, holdout=holdout, synthetic=synthetic, client=client)
     assert np.array_equal(local.dcr, remote.dcr)
     keys = ["age", "sex", "race"]
-    local = pl.attribute.knn_risk(original=train, synthetic=synthetic, keys=keys, target="income")
+    local = pl.attribute.knn_risk(train=train, synthetic=synthetic, keys=keys, target="income")
     remote = pl.attribute.knn_risk(
-        original=train, synthetic=synthetic, keys=keys, target="income", client=client
+        train=train, synthetic=synthetic, keys=keys, target="income", client=client
     )
     assert np.array_equal(local.per_record, remote.per_record)
     assert np.array_equal(local.per_record_original, remote.per_record_original)

@@ -165,7 +165,7 @@ def test_a_release_of_the_training_samples_own_proportions_reads_about_half():
         train = pd.DataFrame({"x": rng.choice(["a", "b"], size=400, p=[0.3, 0.7])})
         share = float((train["x"] == "a").mean())
         synthetic = pd.DataFrame({"x": rng.choice(["a", "b"], size=400, p=[share, 1 - share])})
-        ratios.append(pmse(original=train, synthetic=synthetic).ratio)
+        ratios.append(pmse(train=train, synthetic=synthetic).ratio)
     # the mean of 200 draws has a standard error of about 0.05 (a chi-square of 1 degree halved)
     assert np.mean(ratios) == pytest.approx(0.5, abs=0.15)
     assert PMSE_COPY_RATIO == pytest.approx(np.mean(ratios) / 2, abs=0.1)

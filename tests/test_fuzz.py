@@ -398,7 +398,7 @@ def test_library_inputs_are_checked_too():
         pl.datasets.sample_split(data, 10, True)
     aware = pd.DataFrame({"when": pd.to_datetime(["2020-01-01", "2020-01-03"]).tz_localize("UTC")})
     # Time-zone aware dates are compared in UTC: two days apart over a range of two days.
-    assert pl.identity.dcr(synthetic=aware.iloc[[0]], reference=aware.iloc[[1]]).tolist() == [1.0]
+    assert pl.identity.dcr(synthetic=aware.iloc[[0]], train=aware.iloc[[1]]).tolist() == [1.0]
 
 
 def test_a_schema_file_fixes_kinds_and_refuses_values_outside_it(tmp_path, tables):

@@ -82,18 +82,16 @@ def test_dcr_gower_by_hand():
     # Range of age over both tables: 60 - 20 = 40.
     # (30, M): to (20, F) (10/40 + 1) / 2 = 0.625, to (60, M) (30/40 + 0) / 2 = 0.375
     # (60, F): to (20, F) (40/40 + 0) / 2 = 0.5,   to (60, M) (0 + 1) / 2 = 0.5
-    np.testing.assert_allclose(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 0.375, 0.5])
+    np.testing.assert_allclose(identity.dcr(synthetic=synthetic, train=reference), [0.0, 0.375, 0.5])
 
 
 def test_dcr_missing_values():
     reference = pd.DataFrame({"x": ["a", None]})
     synthetic = pd.DataFrame({"x": [None, "b"]})
     # missing equals missing; "b" differs from "a" and from missing
-    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, reference=reference), [0.0, 1.0])
+    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, train=reference), [0.0, 1.0])
     # a one-record reference whose value is missing is still a valid table to search
-    np.testing.assert_array_equal(
-        identity.dcr(synthetic=synthetic, reference=reference.iloc[[1]]), [0.0, 1.0]
-    )
+    np.testing.assert_array_equal(identity.dcr(synthetic=synthetic, train=reference.iloc[[1]]), [0.0, 1.0])
 
 
 def test_dcr_summary_uses_one_scale_for_both_distances():
@@ -136,10 +134,10 @@ def test_dcr_summary_reading_sees_near_copies():
 
 def test_dcr_errors():
     a = pd.DataFrame({"x": [1.0, 2.0]})
-    with pytest.raises(PrivlibError, match="numeric in `reference` but categorical"):
-        identity.dcr(synthetic=pd.DataFrame({"x": ["u", "v"]}), reference=a)
+    with pytest.raises(PrivlibError, match="numeric in `train` but categorical"):
+        identity.dcr(synthetic=pd.DataFrame({"x": ["u", "v"]}), train=a)
     with pytest.raises(PrivlibError, match="different columns"):
-        identity.dcr(synthetic=pd.DataFrame({"y": [1.0]}), reference=a)
+        identity.dcr(synthetic=pd.DataFrame({"y": [1.0]}), train=a)
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,7 +146,7 @@ def test_dcr_errors():
 def test_replicated_uniques_by_hand():
     real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50], "z": [1, 2, 3, 4]})
     fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50], "z": [9, 9, 9, 9]})
-    result = judge(identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"]))
+    result = judge(identity.replicated_uniques(train=real, synthetic=fake, keys=["sex", "age"]))
     # Unique in the real data: (M, 40), (M, 50). Unique in the fake data: (F, 30), (M, 50).
     # Both: (M, 50) only.
     assert (result.n_unique_original, result.n_unique_synthetic, result.n_replicated) == (2, 2, 1)
@@ -177,7 +175,7 @@ def test_replicated_uniques_against_the_holdout_uniques_by_hand():
     # holdout uniques (M, 40), (F, 20): (M, 40) is twice in the release, (F, 20) absent -> 0 of 2
     holdout = pd.DataFrame({"sex": ["M", "M", "M", "F"], "age": [40, 50, 50, 20]})
     result = judge(
-        identity.replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
+        identity.replicated_uniques(train=real, synthetic=fake, keys=["sex", "age"], holdout=holdout)
     )
     assert (result.n_replicated, result.n_unique_original) == (1, 2)
     assert (result.n_replicated_holdout, result.n_unique_holdout) == (0, 2)
@@ -192,9 +190,7 @@ def test_replicated_uniques_against_the_holdout_uniques_by_hand():
     assert result.p_value == pytest.approx(0.5)
     assert result.records_at_risk == 1  # 1 replicated against 0 of 2 holdout uniques' share
     with pytest.raises(PrivlibError, match="keys"):
-        identity.replicated_uniques(
-            original=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]]
-        )
+        identity.replicated_uniques(train=real, synthetic=fake, keys=["sex", "age"], holdout=holdout[["sex"]])
 
 
 def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a_copy_a_risk():
@@ -204,7 +200,7 @@ def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a
     rng = np.random.default_rng(0)
     values = rng.permutation(1000)
     train, holdout, other = (pd.DataFrame({"k": values[rng.permutation(1000)[:400]]}) for _ in range(3))
-    sound = judge(identity.replicated_uniques(original=train, synthetic=other, keys=["k"], holdout=holdout))
+    sound = judge(identity.replicated_uniques(train=train, synthetic=other, keys=["k"], holdout=holdout))
     a, b = len(np.intersect1d(train.k, other.k)), len(np.intersect1d(holdout.k, other.k))
     assert sound.value == pytest.approx((a - b) / 400)
     u1, l2 = _wilson(a, 400)[1], _wilson(b, 400)[0]
@@ -213,7 +209,7 @@ def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a
     # reaches about 0.068 above its value: "no evidence" only when the value is below about -0.02
     assert sound.ci_high == pytest.approx(high)
     assert sound.verdict == ("no evidence of risk" if high <= 0.05 else "inconclusive")
-    copy = judge(identity.replicated_uniques(original=train, synthetic=train, keys=["k"], holdout=holdout))
+    copy = judge(identity.replicated_uniques(train=train, synthetic=train, keys=["k"], holdout=holdout))
     assert copy.train_share == 1.0 and copy.verdict == "risk"
     # 400 replicated against the holdout uniques' share b / 400 of 400: 400 - b beyond it
     b_copy = len(np.intersect1d(holdout.k, train.k))
@@ -224,7 +220,7 @@ def test_replicated_uniques_of_a_release_of_other_people_is_no_evidence_and_of_a
 def test_replicated_uniques_all_unique_copy():
     real = pd.DataFrame({"x": ["a", "b", "c"], "y": [1, 1, 2]})
     result = identity.replicated_uniques(
-        original=real, synthetic=real.copy(), keys=None
+        train=real, synthetic=real.copy(), keys=None
     )  # keys=None: every column
     assert result.n_replicated == 3 and result.value == 1.0
 
@@ -232,7 +228,7 @@ def test_replicated_uniques_all_unique_copy():
 def test_replicated_uniques_no_uniques_is_undefined():
     real = pd.DataFrame({"x": ["a", "a", "b", "b"]})
     result = judge(
-        identity.replicated_uniques(original=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
+        identity.replicated_uniques(train=real, synthetic=pd.DataFrame({"x": ["a", "b"]}), keys=["x"])
     )
     assert result.n_unique_original == 0 and math.isnan(result.value)
     assert result.verdict == "not assessable"
@@ -242,7 +238,7 @@ def test_replicated_uniques_missing_key_values_form_a_combination():
     real = pd.DataFrame({"x": ["a", None, "b", "b"]})
     fake = pd.DataFrame({"x": [None, "a", "a", "c"]})
     # unique in real: "a", missing; unique in fake: missing, "c" -> replicated: missing
-    result = identity.replicated_uniques(original=real, synthetic=fake, keys=["x"])
+    result = identity.replicated_uniques(train=real, synthetic=fake, keys=["x"])
     assert result.n_replicated == 1
     assert result.replicated_original.tolist() == [False, True, False, False]
 
@@ -250,9 +246,9 @@ def test_replicated_uniques_missing_key_values_form_a_combination():
 def test_replicated_uniques_errors():
     real = pd.DataFrame({"x": ["a"], "y": [1]})
     with pytest.raises(PrivlibError, match="`keys` names \\['w'\\]"):
-        identity.replicated_uniques(original=real, synthetic=real, keys=["w"])
+        identity.replicated_uniques(train=real, synthetic=real, keys=["w"])
     with pytest.raises(PrivlibError, match="`keys`.*`synthetic`"):
-        identity.replicated_uniques(original=real, synthetic=real[["x"]], keys=["x", "y"])
+        identity.replicated_uniques(train=real, synthetic=real[["x"]], keys=["x", "y"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -268,7 +264,7 @@ def partially_synthetic():
 def test_match_risk_by_hand(partially_synthetic):
     original, synthetic = partially_synthetic
     result = judge(
-        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+        identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
     )
     # target 0 (F, y): no synthetic (F, y)                          c=0, T=0
     # target 1 (F, n): synthetic rows 0, 1; row 1 is its own         c=2, T=1 -> 1/2
@@ -297,7 +293,7 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
     original, _ = partially_synthetic
     original = original.iloc[:4]
     synthetic = pd.DataFrame({"sex": ["F", "F", "M", "M"], "dis": ["y", "y", "n", "n"]})
-    result = identity.match_risk(original=original, synthetic=synthetic, known="sex", synthesized="dis")
+    result = identity.match_risk(train=original, synthetic=synthetic, known="sex", synthesized="dis")
     # targets: (F,y) rows 0, 1, own row 0 -> c=2 T=1; (F,n) c=0; (M,n) rows 2, 3, own -> c=2
     # T=1, twice -> risk 3 * 1/2 = 1.5, s = 0
     assert result.match_counts.tolist() == [2, 0, 2, 2]
@@ -309,7 +305,7 @@ def test_match_risk_without_unique_matches_reports_nan(partially_synthetic):
 
 def test_match_risk_all_unique_copy():
     original = pd.DataFrame({"k": ["a", "b", "c"], "s": ["x", "x", "y"]})
-    result = identity.match_risk(original=original, synthetic=original.copy(), known=["k"], synthesized=["s"])
+    result = identity.match_risk(train=original, synthetic=original.copy(), known=["k"], synthesized=["s"])
     assert result.match_counts.tolist() == [1, 1, 1]
     assert result.expected_match_risk == 3.0 and result.true_match_rate == 1.0
     assert result.false_match_rate == 0.0 and result.baseline == 3.0
@@ -318,15 +314,13 @@ def test_match_risk_all_unique_copy():
 def test_match_risk_relative_and_absolute_tolerance():
     original = pd.DataFrame({"sex": ["F"] * 4, "income": [100.0, 200.0, 1000.0, 0.3]})
     synthetic = pd.DataFrame({"sex": ["F"] * 4, "income": [108.0, 205.0, 1200.0, 0.33]})
-    relative = identity.match_risk(
-        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"]
-    )
+    relative = identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["income"])
     # 10% radius: [90, 110] holds 108; [180, 220] holds 205; [900, 1100] holds nothing;
     # [0.27, 0.33] holds 0.33 (on the boundary)
     assert relative.match_counts.tolist() == [1, 1, 0, 1]
     assert relative.true_match.tolist() == [True, True, False, True]
     absolute = identity.match_risk(
-        original=original,
+        train=original,
         synthetic=synthetic,
         known=["sex"],
         synthesized=["income"],
@@ -338,7 +332,7 @@ def test_match_risk_relative_and_absolute_tolerance():
     assert absolute.match_counts.tolist() == [2, 2, 0, 1]
     assert absolute.expected_match_risk == pytest.approx(0.5 + 0.5 + 1)
     exact = identity.match_risk(
-        original=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=0
+        train=original, synthetic=synthetic, known=["sex"], synthesized=["income"], numeric_tolerance=0
     )
     assert exact.match_counts.tolist() == [0, 0, 0, 0]
 
@@ -347,7 +341,7 @@ def test_match_risk_several_numeric_variables():
     original = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [10.0, 20.0, 30.0], "g": ["a", "a", "a"]})
     synthetic = pd.DataFrame({"x": [1.0, 2.0, 2.0], "y": [10.0, 21.0, 20.0], "g": ["a", "a", "a"]})
     result = identity.match_risk(
-        original=original,
+        train=original,
         synthetic=synthetic,
         known=["g"],
         synthesized=["x", "y"],
@@ -371,9 +365,7 @@ def known_age():
 
 def test_match_risk_known_keys_exact_synthesized_within_tolerance(known_age):
     original, synthetic = known_age
-    result = identity.match_risk(
-        original=original, synthetic=synthetic, known=["age"], synthesized=["income"]
-    )
+    result = identity.match_risk(train=original, synthetic=synthetic, known=["age"], synthesized=["income"])
     # Match: age equal, income within 10% of the target's. Age 42 lies within 10% of 40 (36 to
     # 44), but age is known exactly, so it must not match; income 104 and 95 lie within
     # [90, 110] of 100, so they must.
@@ -394,7 +386,7 @@ def test_match_risk_known_keys_exact_synthesized_within_tolerance(known_age):
     )
     # with no tolerance, 104 and 95 no longer equal 100 and 340 not 300: nothing matches
     exact = identity.match_risk(
-        original=original, synthetic=synthetic, known=["age"], synthesized=["income"], numeric_tolerance=0
+        train=original, synthetic=synthetic, known=["age"], synthesized=["income"], numeric_tolerance=0
     )
     assert exact.match_counts.tolist() == [0, 0, 0] and exact.expected_match_risk == 0.0
 
@@ -402,7 +394,7 @@ def test_match_risk_known_keys_exact_synthesized_within_tolerance(known_age):
 def test_match_risk_tolerance_on_known_keys_too(known_age):
     original, synthetic = known_age
     result = identity.match_risk(
-        original=original, synthetic=synthetic, known=["age"], synthesized=["income"], exact_known=False
+        train=original, synthetic=synthetic, known=["age"], synthesized=["income"], exact_known=False
     )
     # Age within 10% as well. target 0 (40, 100): ages 36 to 44 -> rows 0, 1; incomes 104, 95
     # both in [90, 110] -> c=2, T=1 -> 1/2. target 1 (42, 100): ages 37.8 to 46.2 -> rows 0, 1
@@ -417,7 +409,7 @@ def test_match_risk_tolerance_on_known_keys_too(known_age):
     assert result.tolerance_on == ("age", "income")
     # one tolerance per variable: age within 1 year (absolute) keeps 40 and 42 apart
     per_variable = identity.match_risk(
-        original=original,
+        train=original,
         synthetic=synthetic,
         known=["age"],
         synthesized=["income"],
@@ -432,9 +424,9 @@ def test_match_risk_tolerance_on_known_keys_too(known_age):
 
 def test_match_risk_exact_known_without_numeric_keys_changes_nothing(partially_synthetic):
     original, synthetic = partially_synthetic
-    default = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+    default = identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
     tolerant = identity.match_risk(
-        original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"], exact_known=False
+        train=original, synthetic=synthetic, known=["sex"], synthesized=["dis"], exact_known=False
     )
     assert default.match_counts.tolist() == tolerant.match_counts.tolist() == [0, 2, 2, 2, 1, 1]
     assert default.tolerance_on == tolerant.tolerance_on == ()
@@ -445,12 +437,12 @@ def test_match_risk_missing_and_dates():
     day = pd.Timestamp("2020-03-01")
     original = pd.DataFrame({"v": [1.0, np.nan, 5.0], "d": [day, day, day]})
     synthetic = pd.DataFrame({"v": [np.nan, np.nan, 5.0], "d": [day, day, day + pd.Timedelta(days=1)]})
-    result = identity.match_risk(original=original, synthetic=synthetic, known=["v"], synthesized=["d"])
+    result = identity.match_risk(train=original, synthetic=synthetic, known=["v"], synthesized=["d"])
     # v: missing matches missing only; d: default tolerance 0.1 day -> the same day only
     # (1, day): none; (missing, day): rows 0, 1 -> c=2 own; (5, day): row 2 is a day later -> 0
     assert result.match_counts.tolist() == [0, 2, 0]
     one_day = identity.match_risk(
-        original=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1
+        train=original, synthetic=synthetic, known=["v"], synthesized=["d"], numeric_tolerance=1
     )
     # dates are matched within 1 day even with relative=True; the known v=5 equals 5
     assert one_day.match_counts.tolist() == [0, 2, 1]
@@ -466,42 +458,40 @@ def test_match_risk_uses_category_values_not_codes():
         }
     )
     assert identity.match_risk(
-        original=original, synthetic=synthetic, known=["k"], synthesized=["s"]
+        train=original, synthetic=synthetic, known=["k"], synthesized=["s"]
     ).match_counts.tolist() == [1, 1]
 
 
 def test_match_risk_errors(partially_synthetic):
     original, synthetic = partially_synthetic
     with pytest.raises(PrivlibError, match="row i is the synthetic version"):
-        identity.match_risk(
-            original=original, synthetic=synthetic.iloc[:-1], known=["sex"], synthesized=["dis"]
-        )
+        identity.match_risk(train=original, synthetic=synthetic.iloc[:-1], known=["sex"], synthesized=["dis"])
     with pytest.raises(PrivlibError, match="both `known` and `synthesized`"):
-        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["sex", "dis"])
+        identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["sex", "dis"])
     with pytest.raises(PrivlibError, match="`synthesized` names \\['age'\\]"):
-        identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["age"])
+        identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["age"])
     with pytest.raises(
         PrivlibError, match="`known` must be a column name or a list of column names, got \\[\\]"
     ):
-        identity.match_risk(original=original, synthetic=synthetic, known=[], synthesized=["dis"])
+        identity.match_risk(train=original, synthetic=synthetic, known=[], synthesized=["dis"])
     numbers = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
     with pytest.raises(ParameterError, match="`numeric_tolerance` must be a number >= 0 or a mapping"):
         identity.match_risk(
-            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1
+            train=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance=-1
         )
     with pytest.raises(ParameterError, match=r"`numeric_tolerance`\['v'\] must be a non-negative number"):
         identity.match_risk(
-            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={"v": -1}
+            train=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={"v": -1}
         )
     with pytest.raises(PrivlibError, match="gives no tolerance for the numeric variables \\['v'\\]"):
         identity.match_risk(
-            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={}
+            train=numbers, synthetic=numbers, known=["k"], synthesized=["v"], numeric_tolerance={}
         )
     with pytest.raises(
         PrivlibError, match="names \\['k'\\], which are not matched within a tolerance; .*\\['v'\\]\\.$"
     ):
         identity.match_risk(
-            original=numbers,
+            train=numbers,
             synthetic=numbers,
             known=["k"],
             synthesized=["v"],
@@ -511,21 +501,17 @@ def test_match_risk_errors(partially_synthetic):
         PrivlibError, match="known numeric variables \\['v'\\] are matched exactly; `exact_known=False`"
     ):
         identity.match_risk(
-            original=numbers, synthetic=numbers, known=["v"], synthesized=["k"], numeric_tolerance={"v": 1}
+            train=numbers, synthetic=numbers, known=["v"], synthesized=["k"], numeric_tolerance={"v": 1}
         )
     with pytest.raises(ParameterError, match="`exact_known` must be True or False"):
-        identity.match_risk(
-            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], exact_known=1
-        )
+        identity.match_risk(train=numbers, synthetic=numbers, known=["k"], synthesized=["v"], exact_known=1)
     with pytest.raises(PrivlibError, match="`relative` must be True or False"):
-        identity.match_risk(
-            original=numbers, synthetic=numbers, known=["k"], synthesized=["v"], relative="yes"
-        )
+        identity.match_risk(train=numbers, synthetic=numbers, known=["k"], synthesized=["v"], relative="yes")
 
 
 def test_results_serialise_without_per_record_arrays(partially_synthetic):
     original, synthetic = partially_synthetic
-    result = identity.match_risk(original=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
+    result = identity.match_risk(train=original, synthetic=synthetic, known=["sex"], synthesized=["dis"])
     row = result.to_frame()
     assert row.index.tolist() == ["expected_match_risk"]
     assert "match_counts" not in row.columns

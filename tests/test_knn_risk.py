@@ -39,7 +39,7 @@ def line():
 
 def test_knn_risk_categorical_1nn_by_hand(line):
     original, synthetic = line
-    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1)
+    res = knn_risk(train=original, synthetic=synthetic, keys="x", target="c", k=1)
     # From S: x=0 -> 0.2 (a, right); 1 -> 0.2 (a, right); 4 -> 4.5 (b, right); 9 -> 9 (a, wrong).
     np.testing.assert_array_equal(res.per_record, [1, 1, 1, 0])
     assert res.value == pytest.approx(0.75)
@@ -56,15 +56,13 @@ def test_knn_risk_categorical_1nn_by_hand(line):
 def test_knn_risk_against_holdout_records_by_hand(line):
     original, synthetic = line
     holdout = pd.DataFrame({"x": [0.5, 8.0], "c": ["b", "a"], "y": [30.0, 25.0]})
-    res = judge(knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="c", k=1))
+    res = judge(knn_risk(train=original, synthetic=synthetic, holdout=holdout, keys="x", target="c", k=1))
     # From S: x=0.5 -> 0.2 (a, wrong); 8 -> 9 (a, right): the holdout records 1 of 2.
     assert (res.train_value, res.holdout_value) == pytest.approx((0.75, 0.5))
     assert res.value == pytest.approx(0.25) and res.baseline == 0.0 and res.n_holdout == 2
     assert res.ci_method == "bootstrap" and res.ci_low <= res.value <= res.ci_high
     assert res.threshold == pytest.approx(REGISTRY["knn_risk_accuracy"].cutoff)
-    number = judge(
-        knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="y", k=1)
-    )
+    number = judge(knn_risk(train=original, synthetic=synthetic, holdout=holdout, keys="x", target="y", k=1))
     # Errors in units of R's IQR (17.5), capped at 1: holdout predictions 12 and 30 err by 18 and
     # 5 -> 1 and 5/17.5; training records 5/14 on average (below). The excess is holdout minus
     # training: a smaller error on training records is the risk.
@@ -84,14 +82,14 @@ def test_knn_risk_measures_training_and_holdout_records_on_one_gower_encoding():
     holdout = pd.DataFrame({"x1": [0.0, 10.0], "x2": [0.0, 20.0], "y": ["B", "A"]})
     original = pd.DataFrame({"x1": [100.0, 60.0, 90.0], "x2": [0.0, 10.0, 20.0], "y": ["A", "B", "A"]})
     result = knn_risk(
-        original=original, synthetic=synthetic, holdout=holdout, keys=["x1", "x2"], target="y", k=1
+        train=original, synthetic=synthetic, holdout=holdout, keys=["x1", "x2"], target="y", k=1
     )
     assert result.holdout_value == 1.0
 
 
 def test_knn_risk_continuous_1nn_by_hand(line):
     original, synthetic = line
-    res = knn_risk(original=original, synthetic=synthetic, keys="x", target="y", k=1)
+    res = knn_risk(train=original, synthetic=synthetic, keys="x", target="y", k=1)
     # y = 10, 20, 0, 40: quartiles 7.5 and 25 (linear interpolation), so errors are in units of
     # an IQR of 17.5, each capped at 1.
     # From S: predictions 12, 12, 5, 30; errors 2, 8, 5, 10 -> mean 25 / 17.5 / 4 = 5/14.
@@ -114,7 +112,7 @@ def test_knn_risk_leaves_each_record_out_of_its_own_model(line):
     original, _ = line
     # Releasing R itself: each record finds itself in S, so 1-NN is always right; the model
     # fitted on R must not see the record, so it keeps the leave-one-out accuracy 3/4 from above.
-    res = knn_risk(original=original, synthetic=original, keys="x", target="c", k=1)
+    res = knn_risk(train=original, synthetic=original, keys="x", target="c", k=1)
     assert res.value == 1.0
     assert res.original_value == pytest.approx(0.75)
 
@@ -122,7 +120,7 @@ def test_knn_risk_leaves_each_record_out_of_its_own_model(line):
 def test_knn_risk_default_k_is_3_on_categorical_keys():
     original = pd.DataFrame({"k": list("aaabbb"), "t": list("xxyyyx")})
     synthetic = pd.DataFrame({"k": list("aaabbb"), "t": list("xxxyyy")})
-    res = knn_risk(original=original, synthetic=synthetic, keys="k", target="t")
+    res = knn_risk(train=original, synthetic=synthetic, keys="k", target="t")
     # With k = 3 the three synthetic records sharing the key vote: a -> x, b -> y.
     np.testing.assert_array_equal(res.per_record, [1, 1, 0, 1, 1, 0])
     # Leave-one-out on R: the two other records with the same key (distance 0) outvote the one
@@ -135,7 +133,7 @@ def test_knn_risk_accepts_any_estimator(line):
     original, synthetic = line
     # Always predicting S's most common class ("a", 2 of 3) is right for R's two a records.
     res = knn_risk(
-        original=original,
+        train=original,
         synthetic=synthetic,
         keys="x",
         target="c",
@@ -147,7 +145,7 @@ def test_knn_risk_accepts_any_estimator(line):
     assert "DummyClassifier" in res.model
     # A k-NN passed in is treated like the default (leave-one-out on R).
     own = knn_risk(
-        original=original,
+        train=original,
         synthetic=synthetic,
         keys="x",
         target="c",
@@ -156,7 +154,7 @@ def test_knn_risk_accepts_any_estimator(line):
     assert own.original_value == pytest.approx(0.75)
     fitted = [
         knn_risk(
-            original=original,
+            train=original,
             synthetic=synthetic,
             keys="x",
             target="y",
@@ -175,7 +173,7 @@ def test_knn_risk_same_seed_same_result():
     synthetic = pd.DataFrame({"x": rng.normal(size=30), "t": rng.choice(["u", "v"], 30)})
     runs = [
         knn_risk(
-            original=original,
+            train=original,
             synthetic=synthetic,
             keys="x",
             target="t",
@@ -204,19 +202,17 @@ def test_knn_risk_rejects_bad_arguments(line, change, message):
     original, synthetic = line
     args = dict(keys="x", target="c") | change
     with pytest.raises(PrivlibError, match=message):
-        knn_risk(original=original, synthetic=synthetic, **args)
+        knn_risk(train=original, synthetic=synthetic, **args)
 
 
 def test_knn_risk_rejects_missing_targets_and_too_few_records(line):
     original, synthetic = line
     with pytest.raises(PrivlibError, match="missing values"):
-        knn_risk(
-            original=original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="y"
-        )
+        knn_risk(train=original.assign(y=[1.0, np.nan, 2.0, 3.0]), synthetic=synthetic, keys="x", target="y")
     with pytest.raises(PrivlibError, match="leave-one-out"):
-        knn_risk(original=original.iloc[:2], synthetic=synthetic, keys="x", target="c", k=2)
-    with pytest.raises(PrivlibError, match="`original` has 0 row"):
-        knn_risk(original=original.iloc[:0], synthetic=synthetic, keys="x", target="c")
+        knn_risk(train=original.iloc[:2], synthetic=synthetic, keys="x", target="c", k=2)
+    with pytest.raises(PrivlibError, match="`train` has 0 row"):
+        knn_risk(train=original.iloc[:0], synthetic=synthetic, keys="x", target="c")
 
 
 def test_knn_risk_one_hot_keys_rank_by_gower_distance():
@@ -227,14 +223,14 @@ def test_knn_risk_one_hot_keys_rank_by_gower_distance():
     synthetic = pd.DataFrame(
         {"g": ["q", "p", "q"], "v": [0.0, 0.7, 1.0], "w": [0.0, 0.7, 1.0], "t": ["yes", "no", "no"]}
     )
-    res = knn_risk(original=original, synthetic=synthetic, keys=["g", "v", "w"], target="t", k=1)
+    res = knn_risk(train=original, synthetic=synthetic, keys=["g", "v", "w"], target="t", k=1)
     # (q, 1, 1) is at distance 0 from the third synthetic record: "no", right.
     np.testing.assert_array_equal(res.per_record, [1.0, 1.0])
 
 
 def test_knn_risk_reading_mentions_all_three_figures(line):
     original, synthetic = line
-    text = knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1).reading()
+    text = knn_risk(train=original, synthetic=synthetic, keys="x", target="c", k=1).reading()
     assert "75.0%" in text and "50.0%" in text and "25%" in text
 
 
@@ -243,11 +239,11 @@ def test_knn_risk_missing_keys_need_gower(line):
     gappy = original.assign(x=[0.0, np.nan, 4.0, 9.0])
     # Gower: the missing x is at distance 1 from every known x, 0 from another missing one. Its
     # neighbours are all at 1, so the tie goes to the lowest row: synthetic record 0 ("a", right).
-    res = knn_risk(original=gappy, synthetic=synthetic, keys="x", target="c", k=1)
+    res = knn_risk(train=gappy, synthetic=synthetic, keys="x", target="c", k=1)
     assert res.per_record[1] == 1.0
     for change in (dict(metric="l1"), dict(estimator=KNeighborsClassifier(n_neighbors=1))):
         with pytest.raises(PrivlibError, match="missing values"):
-            knn_risk(original=gappy, synthetic=synthetic, keys="x", target="c", **change)
+            knn_risk(train=gappy, synthetic=synthetic, keys="x", target="c", **change)
 
 
 def test_knn_risk_tied_vote_goes_to_the_first_coded_value():
@@ -255,7 +251,7 @@ def test_knn_risk_tied_vote_goes_to_the_first_coded_value():
     # same distance 0. Codes follow first appearance in R then S: "b" (first in R) wins the tie.
     original = pd.DataFrame({"k": ["u", "u", "v"], "t": ["b", "a", "b"]})
     synthetic = pd.DataFrame({"k": ["u", "u", "v", "v"], "t": ["a", "b", "b", "a"]})
-    res = knn_risk(original=original, synthetic=synthetic, keys="k", target="t", k=2)
+    res = knn_risk(train=original, synthetic=synthetic, keys="k", target="t", k=2)
     # predictions b, b, b against truths b, a, b
     np.testing.assert_array_equal(res.per_record, [1.0, 0.0, 1.0])
 
@@ -267,19 +263,17 @@ def test_knn_risk_metrics_l1_ranks_as_gower_and_l2_by_hand():
     synthetic = pd.DataFrame({"v": [0.9, 0.0], "g": ["p", "q"], "t": ["y", "x"]})
     predicted = {}
     for metric in ("gower", "l1", "l2"):
-        res = knn_risk(
-            original=original, synthetic=synthetic, keys=["v", "g"], target="t", k=1, metric=metric
-        )
+        res = knn_risk(train=original, synthetic=synthetic, keys=["v", "g"], target="t", k=1, metric=metric)
         predicted[metric] = res.per_record.tolist()
     assert predicted["gower"] == predicted["l1"] == [0.0, 1.0]  # record 0 -> y (wrong)
     assert predicted["l2"] == [1.0, 1.0]  # record 0 -> x (right); record 1 -> 0.9 (y, right)
     with pytest.raises(PrivlibError, match="`metric`"):
-        knn_risk(original=original, synthetic=synthetic, keys="v", target="t", k=1, metric="cosine")
+        knn_risk(train=original, synthetic=synthetic, keys="v", target="t", k=1, metric="cosine")
 
 
 def test_knn_risk_accuracy_interval_and_verdict_follow_wilson_and_the_registry(line):
     original, synthetic = line
-    res = judge(knn_risk(original=original, synthetic=synthetic, keys="x", target="c", k=1, confidence=0.9))
+    res = judge(knn_risk(train=original, synthetic=synthetic, keys="x", target="c", k=1, confidence=0.9))
     # 3 right of 4; Wilson interval by its formula
     z, n, p = norm.ppf(0.95), 4, 0.75
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -297,8 +291,7 @@ def test_knn_risk_numeric_bootstrap_interval_is_seeded_and_below_guessing():
     original = pd.DataFrame({"x": x, "y": 10 * x + rng.normal(size=300)})
     synthetic = pd.DataFrame({"x": x[::-1], "y": 10 * x[::-1] + rng.normal(size=300)})
     runs = [
-        knn_risk(original=original, synthetic=synthetic, keys="x", target="y", random_state=5)
-        for _ in range(2)
+        knn_risk(train=original, synthetic=synthetic, keys="x", target="y", random_state=5) for _ in range(2)
     ]
     assert (runs[0].ci_low, runs[0].ci_high) == (runs[1].ci_low, runs[1].ci_high)
     res = judge(runs[0])
@@ -327,7 +320,7 @@ def test_knn_risk_of_a_numeric_target_does_not_reveal_an_outlier():
         original = table.assign(income=table["income"].where(table.index != 7, outlier))
         # the synthetic data a copy: the outlier is among the neighbours the model averages
         res = knn_risk(
-            original=original, synthetic=original.copy(), keys=["age", "sex"], target="income", random_state=3
+            train=original, synthetic=original.copy(), keys=["age", "sex"], target="income", random_state=3
         )
         fields = {
             name: getattr(res, name) for name in res.__dataclass_fields__ if not name.startswith("per_record")
@@ -344,7 +337,7 @@ def test_knn_risk_unrelated_target_is_assessed_and_not_a_risk():
         return pd.DataFrame({"x": rng.normal(size=n), "t": rng.choice(["u", "v"], n, p=[0.8, 0.2])})
 
     original, synthetic, holdout = people(1000), people(1000), people(1000)
-    res = judge(knn_risk(original=original, synthetic=synthetic, holdout=holdout, keys="x", target="t", k=5))
+    res = judge(knn_risk(train=original, synthetic=synthetic, holdout=holdout, keys="x", target="t", k=5))
     # The original data predicts no better than guessing, yet the measure is read: the
     # training and holdout records are two samples of one population, so their accuracies differ
     # by noise only, with a standard error of about sqrt(2 * 0.8 * 0.2 / 1000) = 0.018 (the
@@ -383,7 +376,7 @@ def _untied(x_query, x_reference, k, exclude_self):
 def test_knn_risk_matches_scikit_learn_knn_away_from_distance_ties(dataset, size):
     original, synthetic, keys, target = _halves(dataset, size)
     k = 3
-    res = knn_risk(original=original, synthetic=synthetic, keys=keys, target=target, k=k)
+    res = knn_risk(train=original, synthetic=synthetic, keys=keys, target=target, k=k)
     x_r, x_s = _key_features(original, synthetic, keys)
     regression = res.task == "regression"
     if regression:
@@ -439,7 +432,7 @@ def test_knn_risk_on_repeated_key_values_equals_brute_force_neighbours():
             "t": rng.choice(["u", "v", "w"], n_s),
         }
     )
-    res = knn_risk(original=original, synthetic=synthetic, keys=["x", "c"], target="t", k=k)
+    res = knn_risk(train=original, synthetic=synthetic, keys=["x", "c"], target="t", k=k)
     codes, _ = pd.factorize(pd.concat([original.t, synthetic.t], ignore_index=True))
     y_r, y_s = codes[:n_r], codes[n_r:]
     span = np.ptp(np.r_[original.x, synthetic.x])

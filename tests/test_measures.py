@@ -212,7 +212,7 @@ def test_the_scan_expands_f_strings_and_refuses_unknown_placeholders():
 def test_singling_out_results_carry_a_declared_key(mode):
     train = pd.DataFrame({"a": list("xyzwxyzw"), "b": list("ppqqrrss"), "c": list("mnmnmnmn")})
     result = privlib.identity.singling_out(
-        synthetic=train, train=train, control=train, mode=mode, n_cols=2, n_attacks=4, random_state=0
+        synthetic=train, train=train, holdout=train, mode=mode, n_cols=2, n_attacks=4, random_state=0
     )
     assert result.measure == f"singling_out_{mode}"
     assert result.measure in RULES and MEASURES[result.measure].family == "identity"

@@ -123,7 +123,7 @@ def test_ground_truth_constructed_attack():
     # F1 = 2 (1/3) / (7/6) = 4/7; n/N = 1/2 so F_max = 2/3 and M = (4/7 - 2/3) / (1/3) = -2/7.
     r = judge(
         mb.ground_truth_risk(
-            population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1, random_state=0
         )
     )
     assert (r.precision, r.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
@@ -135,7 +135,9 @@ def test_ground_truth_constructed_attack():
     assert r.ci_low <= r.value <= r.ci_high and r.ci_method == "bootstrap"
     assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE) and not r.blind and r.h_verdict == 1
     # h = 0: only the exact copies are called: precision 1, recall 1/2, F1 = 2/3, M = 0
-    r0 = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0)
+    r0 = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=0
+    )
     assert (r0.precision, r0.recall, r0.f1, r0.m) == pytest.approx((1.0, 0.5, 2 / 3, 0.0))
 
 
@@ -146,7 +148,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     # 2/8, 3/8, 3/8, 8/8 at h = 0..3: the largest h <= 3 that is not blind is 2, and the share
     # closest to t = 1/2 is 3/8, first reached at h = 1. Both call {0, 1, 4}: F1 = 4/7.
     r = judge(
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3)
+        mb.ground_truth_risk(
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=3
+        )
     )
     assert r.blind and r.called_share == 1.0
     assert (r.f1, r.m) == pytest.approx((2 / 3, 0.0))
@@ -158,7 +162,7 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
     assert r.verdict in (NO_EVIDENCE, INCONCLUSIVE)
     # at h = 1 the attack is not blind: it is judged there and reports h_not_blind = h
     informative = mb.ground_truth_risk(
-        population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
     )
     assert informative.called_share == pytest.approx(3 / 8)
     assert not informative.blind and informative.h_not_blind == 1 and informative.h_verdict == 1
@@ -166,7 +170,9 @@ def test_a_blind_attack_is_read_at_an_h_that_is_not_blind():
 
 def test_an_h_beyond_every_distance_is_read_at_the_largest_distance():
     # no record is more than 3 variables away, so h = 10 calls everyone, as h = 3 does
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10)
+    r = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=10
+    )
     assert r.h == 10 and r.blind and r.called_share == 1.0 and r.f1 == pytest.approx(2 / 3)
     assert (r.h_not_blind, r.h_rule) == (2, 1)
 
@@ -177,7 +183,7 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
     # interval is [1, 1], above the cut-off 2/3 + 0.2/3.
     r = judge(
         mb.ground_truth_risk(
-            population=POPULATION, members=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3
+            population=POPULATION, train_rows=MEMBERS, synthetic=POPULATION.iloc[:4], attack_size=8, h=3
         )
     )
     assert r.blind and r.h_rule == 0 and r.f1_rule == 1.0
@@ -187,22 +193,26 @@ def test_a_blind_attack_on_copies_finds_the_risk_at_the_rule_h():
 
 def test_an_attack_blind_at_every_h_is_not_assessable():
     # the synthetic data holds everyone, so even h = 0 calls the whole attack set
-    r = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=POPULATION, attack_size=8, h=2)
+    r = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=POPULATION, attack_size=8, h=2
+    )
     assert r.blind and r.h_not_blind is None
     assert r.verdict == NOT_ASSESSABLE and "every h" in r.verdict_rule
 
 
 def test_ground_truth_members_as_mask_equals_positions():
     mask = np.isin(np.arange(8), MEMBERS)
-    a = mb.ground_truth_risk(population=POPULATION, members=mask, synthetic=SYNTHETIC, attack_size=8, h=1)
-    b = mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+    a = mb.ground_truth_risk(population=POPULATION, train_rows=mask, synthetic=SYNTHETIC, attack_size=8, h=1)
+    b = mb.ground_truth_risk(
+        population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+    )
     assert a.f1 == b.f1 == pytest.approx(4 / 7)
 
 
 def test_precision_is_zero_when_nobody_is_called():
     # "abc" lies 2 variables from "aaa", "bbb", "ccc" and 3 from the rest: nobody within h = 0
     r = mb.ground_truth_risk(
-        population=POPULATION, members=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0
+        population=POPULATION, train_rows=MEMBERS, synthetic=letters(["abc"]), attack_size=8, h=0
     )
     assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
 
@@ -210,14 +220,14 @@ def test_precision_is_zero_when_nobody_is_called():
 def test_ground_truth_bad_members():
     with pytest.raises(PrivlibError, match="length 3"):
         mb.ground_truth_risk(
-            population=POPULATION, members=np.array([True, False, True]), synthetic=SYNTHETIC
+            population=POPULATION, train_rows=np.array([True, False, True]), synthetic=SYNTHETIC
         )
     with pytest.raises(PrivlibError, match="positions outside"):
-        mb.ground_truth_risk(population=POPULATION, members=[0, 8], synthetic=SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, train_rows=[0, 8], synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="every row"):
-        mb.ground_truth_risk(population=POPULATION, members=list(range(8)), synthetic=SYNTHETIC)
+        mb.ground_truth_risk(population=POPULATION, train_rows=list(range(8)), synthetic=SYNTHETIC)
     with pytest.raises(PrivlibError, match="attack_size"):
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=9)
+        mb.ground_truth_risk(population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=9)
 
 
 def test_partition_constructed_attack():
@@ -329,7 +339,7 @@ def test_partition_at_n_over_N_matches_ground_truth():
     synthetic = pl.synth.AdditiveNoise(noise_scale=0.05, flip_prob=0.1).fit(train).sample(random_state=4)
     common = dict(attack_size=500, h=1, n_repeats=20)
     truth = mb.ground_truth_risk(
-        population=population, members=members, synthetic=synthetic, random_state=5, **common
+        population=population, train_rows=members, synthetic=synthetic, random_state=5, **common
     )
     assert truth.f1 > truth.baseline + 0.1  # the attack beats calling everyone a member
     estimate = mb.partition_risk(
@@ -395,7 +405,7 @@ def test_nn_mia_auc_with_ties_by_hand():
 def test_adversarial_accuracy_by_hand_strict_ties():
     # T = [0, 4], S = [8, 16]. d_TS = (8, 4), d_TT = (4, 4): 8 > 4 yes, 4 > 4 no -> 1/2.
     # d_ST = (4, 12), d_SS = (8, 8): no, yes -> 1/2. AA = 1/2.
-    r = mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8, 16))
+    r = mb.adversarial_accuracy(train=numbers(0, 4), synthetic=numbers(8, 16))
     assert (r.aa_target, r.aa_synthetic, r.value) == pytest.approx((0.5, 0.5, 0.5))
     # one tie (4 vs 4) among the target side's two comparisons, none on the synthetic side
     assert r.ties == pytest.approx(0.25)
@@ -404,7 +414,7 @@ def test_adversarial_accuracy_by_hand_strict_ties():
 
 def test_adversarial_accuracy_needs_two_rows():
     with pytest.raises(PrivlibError, match="at least 2"):
-        mb.adversarial_accuracy(target=numbers(0, 4), synthetic=numbers(8))
+        mb.adversarial_accuracy(train=numbers(0, 4), synthetic=numbers(8))
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,9 +427,9 @@ def test_copy_synthesizer_is_fully_exposed(adult_samples):
         judge(r)
         for r in (
             mb.nn_mia(train=train, holdout=holdout, synthetic=copy, random_state=0),
-            mb.adversarial_accuracy(target=train, synthetic=copy, random_state=0),
+            mb.adversarial_accuracy(train=train, synthetic=copy, random_state=0),
             mb.dcr_holdout_share(synthetic=copy, train=train, holdout=holdout),
-            mb.privacy_loss(train=train, test=holdout, synthetic=copy, random_state=0),
+            mb.privacy_loss(train=train, holdout=holdout, synthetic=copy, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=copy, random_state=0),
         )
     ]
@@ -440,8 +450,8 @@ def test_independent_sample_gives_null_values(adult_samples):
         for r in (
             mb.nn_mia(train=train, holdout=holdout, synthetic=other, random_state=0),
             mb.dcr_holdout_share(synthetic=other, train=train, holdout=holdout),
-            mb.privacy_loss(train=train, test=test, synthetic=other, random_state=0),
-            mb.adversarial_accuracy(target=train, synthetic=other, random_state=0),
+            mb.privacy_loss(train=train, holdout=test, synthetic=other, random_state=0),
+            mb.adversarial_accuracy(train=train, synthetic=other, random_state=0),
             mb.threshold_attack(train=train, holdout=holdout, synthetic=other, random_state=0),
         )
     ]
@@ -462,7 +472,9 @@ def test_discriminator_rejects_non_classifier(adult_samples):
 
 def test_readings_follow_the_numbers():
     r = judge(
-        mb.ground_truth_risk(population=POPULATION, members=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1)
+        mb.ground_truth_risk(
+            population=POPULATION, train_rows=MEMBERS, synthetic=SYNTHETIC, attack_size=8, h=1
+        )
     )
     assert "M = -0.286" in r.reading()
     row = r.to_frame()
@@ -564,7 +576,7 @@ def test_privacy_loss_equals_the_plain_algorithm(sizes):
     # repetitions must still be those of the plain algorithm, draw for draw
     data = np.random.default_rng(sum(sizes))
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
-    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=4, random_state=7)
+    result = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=4, random_state=7)
     rng = np.random.default_rng(7)
     on_train = plain_aa_repeats(train, synthetic, rng, 4)
     on_test = plain_aa_repeats(test, synthetic, rng, 4)
@@ -578,7 +590,7 @@ def test_privacy_loss_equals_the_plain_algorithm(sizes):
 def test_adversarial_accuracy_equals_the_plain_algorithm(sizes):
     data = np.random.default_rng(sum(sizes))
     target, synthetic = (small_mixed(data, n) for n in sizes)
-    result = mb.adversarial_accuracy(target=target, synthetic=synthetic, n_repeats=3, random_state=3)
+    result = mb.adversarial_accuracy(train=target, synthetic=synthetic, n_repeats=3, random_state=3)
     expected = plain_aa_repeats(target, synthetic, np.random.default_rng(3), 3)
     np.testing.assert_allclose(result.repeats, expected, rtol=0, atol=1e-12)
 
@@ -595,7 +607,7 @@ def test_short_neighbour_lists_fall_back_to_searching_the_subsample(monkeypatch,
     )
     data = np.random.default_rng(4)
     train, test, synthetic = (small_mixed(data, n) for n in (30, 20, 45))
-    result = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=5, random_state=2)
+    result = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=5, random_state=2)
     rng = np.random.default_rng(2)
     on_train, on_test = plain_aa_repeats(train, synthetic, rng, 5), plain_aa_repeats(test, synthetic, rng, 5)
     np.testing.assert_allclose(result.repeats, on_test - on_train, rtol=0, atol=1e-12)
@@ -623,7 +635,7 @@ def test_privacy_loss_of_a_sample_equals_the_plain_algorithm_on_it(sizes, n_repe
     data = np.random.default_rng(sum(sizes) + n_repeats)
     train, test, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.privacy_loss(
-        train=train, test=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
+        train=train, holdout=test, synthetic=synthetic, n_repeats=n_repeats, random_state=5, max_queries=24
     )
     rng = np.random.default_rng(5)
     train_rows, synthetic_rows, test_rows = (
@@ -645,7 +657,7 @@ def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes
     data = np.random.default_rng(sum(sizes))
     target, synthetic = (small_mixed(data, n) for n in sizes)
     result = mb.adversarial_accuracy(
-        target=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
+        train=target, synthetic=synthetic, n_repeats=4, random_state=8, max_queries=20
     )
     rng = np.random.default_rng(8)
     samples = tuple(sample_rows(8, role, n, 20) for role, n in zip(("train", "synthetic"), sizes))
@@ -657,14 +669,14 @@ def test_adversarial_accuracy_of_a_sample_equals_the_plain_algorithm_on_it(sizes
 def test_a_bound_no_table_exceeds_changes_nothing():
     data = np.random.default_rng(11)
     train, test, synthetic = (small_mixed(data, n) for n in (40, 20, 45))
-    whole = mb.privacy_loss(train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1)
+    whole = mb.privacy_loss(train=train, holdout=test, synthetic=synthetic, n_repeats=3, random_state=1)
     bounded = mb.privacy_loss(
-        train=train, test=test, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+        train=train, holdout=test, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
     )
     assert bounded == whole and bounded.sample_size is None
     assert "sample" not in bounded.reading()
-    whole_aa = mb.adversarial_accuracy(target=train, synthetic=synthetic, n_repeats=3, random_state=1)
+    whole_aa = mb.adversarial_accuracy(train=train, synthetic=synthetic, n_repeats=3, random_state=1)
     bounded_aa = mb.adversarial_accuracy(
-        target=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
+        train=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
     )
     assert bounded_aa == whole_aa and bounded_aa.sample_size is None

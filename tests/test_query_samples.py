@@ -156,7 +156,7 @@ def test_with_one_seed_no_distance_measure_searches_more_than_the_bound(release,
     with reuse_searches():
         privacy_loss(
             train=tables["train"],
-            test=tables["holdout"],
+            holdout=tables["holdout"],
             synthetic=tables["synthetic"],
             random_state=SEED,
             n_repeats=3,

@@ -228,7 +228,7 @@ def test_the_distance_attack_is_read_from_nn_mias_own_distances():
 def test_density_and_shadow_attacks_are_read_from_their_scores():
     train, holdout, reference = _tables(1000, 0), _tables(1000, 1), _tables(1000, 3)
     density = pl.targeted.density_attack(
-        train=train, holdout=holdout, synthetic=_tables(1000, 2), reference=reference, random_state=0
+        train=train, holdout=holdout, synthetic=_tables(1000, 2), population=reference, random_state=0
     )
     strict, _ = low_fpr_points(density)
     assert strict.measure == "density_attack_tpr_at_0.1pct"

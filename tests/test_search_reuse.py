@@ -171,13 +171,13 @@ def _distance_measures(train, holdout, synthetic):
     release = dict(train=train, holdout=holdout, synthetic=synthetic)
     return [
         pl.membership.privacy_loss(
-            train=train, test=holdout, synthetic=synthetic, random_state=1, n_repeats=5
+            train=train, holdout=holdout, synthetic=synthetic, random_state=1, n_repeats=5
         ),
         pl.identity.dcr_summary(**release),
         pl.membership.dcr_holdout_share(**release, random_state=1),
         pl.membership.threshold_attack(**release, random_state=1),
         pl.membership.nn_mia(**release, random_state=1),
-        pl.membership.adversarial_accuracy(target=train, synthetic=synthetic, random_state=1, n_repeats=5),
+        pl.membership.adversarial_accuracy(train=train, synthetic=synthetic, random_state=1, n_repeats=5),
     ]
 
 

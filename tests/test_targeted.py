@@ -89,7 +89,7 @@ def test_a_generator_that_ignores_its_data_leaves_the_attack_at_chance(populatio
         synthesizer=IgnoresItsData,
         train=train,
         population=population,
-        targets=[30],
+        target_rows=[30],
         features="histogram",
         random_state=1,
         n_shadows=15,
@@ -105,7 +105,7 @@ def test_per_target_table_holds_positions_and_distances_not_records(population, 
         synthesizer="Copy",
         train=train,
         population=population,
-        targets=[30, 0],
+        target_rows=[30, 0],
         features="histogram",
         random_state=0,
         **SMALL,
@@ -172,8 +172,8 @@ def test_resolve_synthesizer():
         ({"features": "raw"}, "features"),
         ({"n_shadows": 1}, "n_shadows"),
         ({"n_test": 0}, "n_test"),
-        ({"targets": [31]}, "targets"),
-        ({"targets": [0, 0]}, "targets"),
+        ({"target_rows": [31]}, "target_rows"),
+        ({"target_rows": [0, 0]}, "target_rows"),
         ({"n_targets": 0}, "n_targets"),
         ({"shadow_size": 1000}, "shadow_size"),
         ({"confidence": 1.5}, "confidence"),
@@ -204,7 +204,7 @@ def test_density_attack_by_hand_on_one_variable():
     reference = pd.DataFrame({"x": [0.0, 2.5, 5.0, 7.5, 10.0]})
     h = 0.1
     result = targeted.density_attack(
-        train=members, holdout=others, synthetic=synthetic, reference=reference, bandwidth=h, random_state=0
+        train=members, holdout=others, synthetic=synthetic, population=reference, bandwidth=h, random_state=0
     )
 
     # encoded value: x / 10 (the range over the four tables is 0..10); Gaussian kernel, width h
@@ -231,7 +231,7 @@ def test_density_attack_is_at_chance_when_synthetic_data_is_fresh_population():
         return pd.DataFrame({"x": rng.normal(0, 1, n), "g": rng.choice(["a", "b", "c"], n)})
 
     result = targeted.density_attack(
-        train=draw(300), holdout=draw(300), synthetic=draw(600), reference=draw(600), random_state=0
+        train=draw(300), holdout=draw(300), synthetic=draw(600), population=draw(600), random_state=0
     )
     assert result.ci_low <= 0.5 <= result.ci_high
 
@@ -247,7 +247,7 @@ def test_density_attack_catches_a_copy_and_is_seeded():
     train, holdout, reference = draw(200), draw(200), draw(400)
     # a narrow kernel puts a spike of synthetic density on every copied record
     copied = targeted.density_attack(
-        train=train, holdout=holdout, synthetic=train, reference=reference, bandwidth=0.02, random_state=1
+        train=train, holdout=holdout, synthetic=train, population=reference, bandwidth=0.02, random_state=1
     )
     assert copied.value > 0.7 and judge(copied).verdict == "risk"
     for estimator in ("kde", "gmm"):
@@ -256,7 +256,7 @@ def test_density_attack_catches_a_copy_and_is_seeded():
                 train=train,
                 holdout=holdout,
                 synthetic=train,
-                reference=reference,
+                population=reference,
                 estimator=estimator,
                 random_state=1,
             )
@@ -277,7 +277,7 @@ def test_density_attack_catches_a_copy_and_is_seeded():
 def test_bad_density_inputs_name_the_parameter(params, name):
     table = pd.DataFrame({"x": [0.0, 1.0, 2.0]})
     with pytest.raises(PrivlibError, match=f"`{name}"):
-        targeted.density_attack(train=table, holdout=table, synthetic=table, reference=table, **params)
+        targeted.density_attack(train=table, holdout=table, synthetic=table, population=table, **params)
 
 
 def test_rank_auc_equals_the_pair_count():
@@ -301,7 +301,7 @@ def test_density_attack_agrees_with_the_domias_packages_kde_recipe():
     train, holdout, reference = draw(300), draw(300), draw(1000)
     synthetic = train + rng.normal(0, 0.01, train.shape)
     ours = targeted.density_attack(
-        train=train, holdout=holdout, synthetic=synthetic, reference=reference, random_state=0
+        train=train, holdout=holdout, synthetic=synthetic, population=reference, random_state=0
     )
     tables = [train, holdout, synthetic, reference]
     low = pd.concat(tables).min()
@@ -482,7 +482,7 @@ def test_the_attack_tests_each_target_on_its_own_scores(population, train):
             synthesizer="Copy",
             train=train,
             population=population,
-            targets=[0, 30],
+            target_rows=[0, 30],
             features="histogram",
             random_state=0,
             **SMALL,

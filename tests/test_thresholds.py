@@ -278,33 +278,31 @@ def test_every_measure_returns_an_unjudged_result_that_judge_gives_a_registered_
     )
     train, holdout = real.iloc[:30].reset_index(drop=True), real.iloc[30:].reset_index(drop=True)
     synthetic = train.sample(frac=1.0, random_state=1).reset_index(drop=True)
-    binned_train, binned_synthetic = attribute.discretize(original=train, synthetic=synthetic, columns=["c"])
-    binned_holdout = attribute.discretize(original=train, synthetic=holdout, columns=["c"])[1]
+    binned_train, binned_synthetic = attribute.discretize(train=train, synthetic=synthetic, columns=["c"])
+    binned_holdout = attribute.discretize(train=train, synthetic=holdout, columns=["c"])[1]
     computed = [
         identity.identical_match_share(synthetic=synthetic, train=train, holdout=holdout),
         identity.dcr_summary(synthetic=synthetic, train=train, holdout=holdout),
-        identity.replicated_uniques(original=train, synthetic=synthetic, keys=["a", "b"], holdout=holdout),
-        identity.match_risk(
-            original=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0
-        ),
+        identity.replicated_uniques(train=train, synthetic=synthetic, keys=["a", "b"], holdout=holdout),
+        identity.match_risk(train=train, synthetic=synthetic, known=["a"], synthesized=["b"], random_state=0),
         attribute.cap(
-            original=binned_train,
+            train=binned_train,
             synthetic=binned_synthetic,
             holdout=binned_holdout,
             keys=["a", "c"],
             target="b",
             random_state=0,
         ),
-        attribute.knn_risk(original=train, synthetic=synthetic, holdout=holdout, keys=["a", "c"], target="b"),
+        attribute.knn_risk(train=train, synthetic=synthetic, holdout=holdout, keys=["a", "c"], target="b"),
         mb.ground_truth_risk(
-            population=real, members=np.arange(30), synthetic=synthetic, h=1, random_state=0
+            population=real, train_rows=np.arange(30), synthetic=synthetic, h=1, random_state=0
         ),
         mb.partition_risk(train=train, holdout=holdout, synthetic=synthetic, t=0.5, h=1, random_state=0),
         mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout),
         mb.threshold_attack(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
         mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
-        mb.adversarial_accuracy(target=train, synthetic=synthetic, random_state=0),
-        mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
+        mb.adversarial_accuracy(train=train, synthetic=synthetic, random_state=0),
+        mb.privacy_loss(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
     ]
     for r in computed:
         # unjudged: no cut-off and no verdict, unless the measure itself says it cannot be read
@@ -360,7 +358,7 @@ def membership_results(train, holdout, synthetic):
         for r in (
             mb.nn_mia(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
             mb.dcr_holdout_share(synthetic=synthetic, train=train, holdout=holdout, random_state=0),
-            mb.privacy_loss(train=train, test=holdout, synthetic=synthetic, random_state=0),
+            mb.privacy_loss(train=train, holdout=holdout, synthetic=synthetic, random_state=0),
         )
     ]
 

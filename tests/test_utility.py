@@ -112,7 +112,7 @@ def test_tstr_needs_a_predictor():
 def test_pmse_of_identical_sets_is_zero():
     rng = np.random.default_rng(1)
     real = pd.DataFrame({"x": rng.normal(size=50), "g": rng.choice(list("abc"), 50)})
-    result = pmse(original=real, synthetic=real.copy())
+    result = pmse(train=real, synthetic=real.copy())
     # Equal sizes and identical records: the propensity is c = 0.5 for everyone.
     assert result.value == pytest.approx(0.0, abs=1e-12)
     np.testing.assert_allclose(result.propensity, 0.5, atol=1e-6)
@@ -125,7 +125,7 @@ def test_pmse_saturated_one_variable_by_hand():
     # synthetic share of its group. Group a: 2 original, 1 synthetic -> 1/3; group b: 1 and 5 -> 5/6.
     original = pd.DataFrame({"g": ["a", "a", "b"]})
     synthetic = pd.DataFrame({"g": ["a", "b", "b", "b", "b", "b"]})
-    result = pmse(original=original, synthetic=synthetic)
+    result = pmse(train=original, synthetic=synthetic)
     c, n = 6 / 9, 9
     by_hand = (3 * (1 / 3 - c) ** 2 + 6 * (5 / 6 - c) ** 2) / n  # = 1/18
     assert by_hand == pytest.approx(1 / 18)
@@ -142,7 +142,7 @@ def test_pmse_collinear_columns_count_once():
     x = rng.normal(size=60)
     table = pd.DataFrame({"x": x, "twice_x": 2 * x, "g": rng.choice(list("abc"), 60)})
     # intercept + x + 2 dummies; twice_x adds no parameter
-    assert pmse(original=table.iloc[:30], synthetic=table.iloc[30:]).n_parameters == 4
+    assert pmse(train=table.iloc[:30], synthetic=table.iloc[30:]).n_parameters == 4
 
 
 def test_pmse_null_expectation_matches_simulation():
@@ -153,7 +153,7 @@ def test_pmse_null_expectation_matches_simulation():
     for _ in range(60):
         values = rng.choice(list("abcd"), 300, p=[0.4, 0.3, 0.2, 0.1])
         table = pd.DataFrame({"g": values})
-        ratios.append(pmse(original=table.iloc[:200], synthetic=table.iloc[200:]).ratio)
+        ratios.append(pmse(train=table.iloc[:200], synthetic=table.iloc[200:]).ratio)
     # k = 4: the ratio has standard deviation sqrt(2 / 3) ~ 0.82, so its mean over 60 has ~0.11.
     assert np.mean(ratios) == pytest.approx(1.0, abs=0.3)
 
@@ -168,14 +168,14 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
     original = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
     synthetic = pd.DataFrame({"g": rng.choice(list("abc"), 100)})
     first = pmse(
-        original=original,
+        train=original,
         synthetic=synthetic,
         estimator=_one_hot_logistic(),
         random_state=7,
         n_permutations=60,
     )
     again = pmse(
-        original=original,
+        train=original,
         synthetic=synthetic,
         estimator=_one_hot_logistic(),
         random_state=7,
@@ -183,7 +183,7 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
     )
     assert first.null == "permutation" and first.n_parameters is None
     assert first.baseline == again.baseline
-    analytic = pmse(original=original, synthetic=synthetic)
+    analytic = pmse(train=original, synthetic=synthetic)
     assert first.value == pytest.approx(analytic.value, rel=1e-3)  # same model, same fit
     # k = 3, c = 1/2, N = 200: (k - 1) c (1 - c) / N = 0.0025; the permutation mean of a
     # chi-squared(2) quantity over 60 draws is within about 13% of it (one standard error)
@@ -193,15 +193,15 @@ def test_pmse_permutation_null_is_seeded_and_near_the_analytic_one():
 def test_pmse_bad_input():
     table = pd.DataFrame({"g": list("ab") * 5})
     with pytest.raises(PrivlibError, match="predict_proba"):
-        pmse(original=table, synthetic=table, estimator=LinearRegression())
+        pmse(train=table, synthetic=table, estimator=LinearRegression())
     with pytest.raises(PrivlibError, match="`n_permutations`"):
-        pmse(original=table, synthetic=table, estimator=DecisionTreeClassifier(), n_permutations=0)
+        pmse(train=table, synthetic=table, estimator=DecisionTreeClassifier(), n_permutations=0)
     with pytest.raises(PrivlibError, match="different columns"):
-        pmse(original=table, synthetic=table.assign(h=1.0))
-    with pytest.raises(PrivlibError, match="numeric in `original` but categorical"):
-        pmse(original=pd.DataFrame({"g": np.arange(20.0)}), synthetic=pd.DataFrame({"g": list("ab") * 10}))
+        pmse(train=table, synthetic=table.assign(h=1.0))
+    with pytest.raises(PrivlibError, match="numeric in `train` but categorical"):
+        pmse(train=pd.DataFrame({"g": np.arange(20.0)}), synthetic=pd.DataFrame({"g": list("ab") * 10}))
     with pytest.raises(PrivlibError, match="`synthetic` has 0 row"):
-        pmse(original=table, synthetic=table.iloc[:0])
+        pmse(train=table, synthetic=table.iloc[:0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def test_tvd_of_known_categorical_distributions():
         {"g": ["x", "x", "y", "y"], "h": ["u", "u", "v", "v"], "m": ["p", None, "p", None]}
     )
     synthetic = pd.DataFrame({"g": ["x", "x", "x", "y"], "h": ["w", "w", "w", "w"], "m": ["p"] * 4})
-    result = marginal_fidelity(original=original, synthetic=synthetic)
+    result = marginal_fidelity(train=original, synthetic=synthetic)
     table = result.per_variable
     assert table.loc["g", "tvd"] == pytest.approx(0.25)  # (|.5-.75| + |.5-.25|) / 2
     assert table.loc["h", "tvd"] == pytest.approx(1.0)  # no value in common
@@ -226,7 +226,7 @@ def test_tvd_of_known_categorical_distributions():
 def test_tvd_and_ks_of_numeric_variable_by_hand():
     original = pd.DataFrame({"v": [0.0, 1.0, 2.0, 3.0, 9.0]})
     synthetic = pd.DataFrame({"v": [0.0, 9.0, 9.0, 9.0, 9.0]})
-    result = marginal_fidelity(original=original, synthetic=synthetic, n_bins=2)
+    result = marginal_fidelity(train=original, synthetic=synthetic, n_bins=2)
     # bins [0, 4.5) and [4.5, 9]: shares (0.8, 0.2) against (0.2, 0.8)
     assert result.per_variable.loc["v", "tvd"] == pytest.approx(0.6)
     # empirical CDFs at 3: 0.8 against 0.2
@@ -240,23 +240,23 @@ def test_ks_matches_scipy_on_random_samples_and_dates():
     days = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-05", "2020-01-09"] * 3)
     original = pd.DataFrame({"v": a[:12], "d": days})
     synthetic = pd.DataFrame({"v": b[:12], "d": days[::-1] + pd.Timedelta(days=1)})
-    result = marginal_fidelity(original=original, synthetic=synthetic)
+    result = marginal_fidelity(train=original, synthetic=synthetic)
     assert result.per_variable.loc["v", "ks"] == pytest.approx(stats.ks_2samp(a[:12], b[:12]).statistic)
     day_numbers = (days - pd.Timestamp("1970-01-01")).days.to_numpy()
     expected = stats.ks_2samp(day_numbers, day_numbers + 1).statistic
     assert result.per_variable.loc["d", "ks"] == pytest.approx(expected)
-    large = marginal_fidelity(original=pd.DataFrame({"v": a}), synthetic=pd.DataFrame({"v": b}))
+    large = marginal_fidelity(train=pd.DataFrame({"v": a}), synthetic=pd.DataFrame({"v": b}))
     assert large.per_variable.loc["v", "ks"] == pytest.approx(stats.ks_2samp(a, b).statistic)
 
 
 def test_marginal_fidelity_bad_input():
     table = pd.DataFrame({"g": list("ab") * 3})
     with pytest.raises(PrivlibError, match="`n_bins`"):
-        marginal_fidelity(original=table, synthetic=table, n_bins=0)
+        marginal_fidelity(train=table, synthetic=table, n_bins=0)
     with pytest.raises(PrivlibError, match="different columns"):
-        marginal_fidelity(original=table, synthetic=table.rename(columns={"g": "h"}))
-    with pytest.raises(PrivlibError, match="`original` must be a pandas DataFrame"):
-        marginal_fidelity(original=[1, 2], synthetic=table)
+        marginal_fidelity(train=table, synthetic=table.rename(columns={"g": "h"}))
+    with pytest.raises(PrivlibError, match="`train` must be a pandas DataFrame"):
+        marginal_fidelity(train=[1, 2], synthetic=table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ def test_plots_draw_one_mark_per_synthesizer_and_variable():
     with pytest.raises(PrivlibError, match="`risk`"):
         plots.plot_risk_utility(table, risk="auc")
     fidelity = marginal_fidelity(
-        original=pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}),
+        train=pd.DataFrame({"v": [0.0, 1.0, 2.0], "g": list("aab")}),
         synthetic=pd.DataFrame({"v": [0.0, 2.0, 2.0], "g": list("abb")}),
     )
     ax = plots.plot_marginal_fidelity(fidelity)

@@ -92,10 +92,10 @@ def _attribute_verdict(train, holdout, synthetic, keys, targets) -> str:
         numeric = [c for c, kind in infer_kinds(train[columns]).items() if kind == NUMERIC]
         original, released, control = train[columns], synthetic[columns], holdout[columns]
         if numeric:  # CAP matches exactly: cut numbers into the training data's bins
-            original, released = attribute.discretize(original=original, synthetic=released, columns=numeric)
-            control = attribute.discretize(original=train[columns], synthetic=control, columns=numeric)[1]
+            original, released = attribute.discretize(train=original, synthetic=released, columns=numeric)
+            control = attribute.discretize(train=train[columns], synthetic=control, columns=numeric)[1]
         result = attribute.cap(
-            original=original, synthetic=released, holdout=control, keys=keys, target=target, random_state=0
+            train=original, synthetic=released, holdout=control, keys=keys, target=target, random_state=0
         )
         verdicts.append(judge(result).verdict)
     return RISK if RISK in verdicts else verdicts[0] if len(set(verdicts)) == 1 else "mixed"
@@ -181,15 +181,15 @@ def test_measures_against_the_holdout_tell_a_copy_from_a_release_of_other_people
     wrong = {}
     for kind, expected in EXPECTED_AGAINST_CONTROL[name].items():
         synthetic = _release(kind, train, other)
-        uniques = identity.replicated_uniques(original=train, synthetic=synthetic, keys=keys, holdout=holdout)
+        uniques = identity.replicated_uniques(train=train, synthetic=synthetic, keys=keys, holdout=holdout)
         inferred = [
             judge(
                 attribute.inference(
                     synthetic=synthetic,
                     train=train,
-                    control=holdout,
-                    secret=target,
-                    aux_columns=keys,
+                    holdout=holdout,
+                    target=target,
+                    keys=keys,
                     n_attacks=N,
                     random_state=0,
                 )

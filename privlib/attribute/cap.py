@@ -133,7 +133,7 @@ class CAPResult(Result):
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "keys": [Names()],
         "target": [Names()],
@@ -141,11 +141,12 @@ class CAPResult(Result):
         "variant": [Options(1, 2)],
         "random_state": [RandomState()],
         "confidence": [CONFIDENCE],
-    }
+    },
+    renamed={"original": "train"},
 )
 def cap(
     *,
-    original,
+    train,
     synthetic,
     keys,
     target,
@@ -168,7 +169,7 @@ def cap(
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The real records (R) whose targets the intruder tries to learn.
     synthetic : pandas.DataFrame
         The released synthetic records (S). Only the ``keys`` and ``target`` columns are used.
@@ -178,7 +179,7 @@ def cap(
         The variable(s) to learn; several form one joint target (all must be right).
     holdout : pandas.DataFrame, optional
         Real records of the same population the generator never saw (cut into the same bins as
-        ``original``): the control. CAP above guessing is also what a useful release teaches
+        ``train``): the control. CAP above guessing is also what a useful release teaches
         about anyone in the population, so only the excess of the training records over these
         records is a disclosure about the people in the data.
     variant : {1, 2}, default 1
@@ -217,7 +218,7 @@ def cap(
     * Under version 2 with no key in common, ``value`` and both baselines are NaN.
     * Scored like the measure: under version 1, ``marginal_cap`` and ``original_cap`` also count
       0 for a record whose key is absent from S, so the share of the way from guessing to the
-      original, ``(train_cap - marginal_cap) / (original_cap - marginal_cap)``, is the same under
+      train, ``(train_cap - marginal_cap) / (original_cap - marginal_cap)``, is the same under
       both versions.
 
     Examples
@@ -225,21 +226,21 @@ def cap(
     >>> import pandas as pd
     >>> r = pd.DataFrame({"sex": ["F", "F", "M"], "ill": ["y", "n", "n"]})
     >>> s = pd.DataFrame({"sex": ["F", "F", "F", "F"], "ill": ["y", "y", "y", "n"]})
-    >>> res = cap(original=r, synthetic=s, keys="sex", target="ill", random_state=0)
+    >>> res = cap(train=r, synthetic=s, keys="sex", target="ill", random_state=0)
     >>> res.per_record.tolist()
     [0.75, 0.25, 0.0]
-    >>> v2 = cap(original=r, synthetic=s, keys="sex", target="ill", variant=2, random_state=0)
+    >>> v2 = cap(train=r, synthetic=s, keys="sex", target="ill", variant=2, random_state=0)
     >>> round(res.train_cap, 4), round(v2.train_cap, 4)
     (0.3333, 0.5)
     """
     confidence = check_confidence(confidence)
     if variant not in (1, 2) or isinstance(variant, bool):
         raise ParameterError(f"`variant` must be 1 or 2, got {variant!r}.")
-    keys, target = _check_keys_target(original, synthetic, keys, target)
+    keys, target = _check_keys_target(train, synthetic, keys, target)
     if holdout is not None:
         _check_keys_target(holdout, synthetic, keys, target)
-    n = len(original)
-    from_synthetic, from_original, marginal, matched = _cap_per_record(original, synthetic, keys, target)
+    n = len(train)
+    from_synthetic, from_original, marginal, matched = _cap_per_record(train, synthetic, keys, target)
     # Version 1 scores a record whose key is absent from the synthetic data as 0; its two
     # baselines are scored the same way, so that the three numbers are on one scale.
     scored = (lambda a: a[matched]) if variant == 2 else (lambda a: np.where(matched, a, 0.0))
@@ -315,13 +316,13 @@ def _cap_arguments(context: Context) -> dict:
     numeric = [c for c in columns if context.kinds.get(c) == NUMERIC]
     if numeric:  # the control cut into the training data's bins, as the synthetic data is
         holdout = discretize(
-            original=context.train[columns],
+            train=context.train[columns],
             synthetic=holdout,
             columns=numeric,
             n_bins=context.settings["cap_bins"],
         )[1]
     return {
-        "original": original,
+        "train": original,
         "synthetic": synthetic,
         "holdout": holdout,
         "keys": context.keys,

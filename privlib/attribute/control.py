@@ -18,10 +18,10 @@ from privlib.uncertainty import percentile_interval, resampled_means
 # --------------------------------------------------------------------------------------------
 def _check_keys_target(original, synthetic, keys, target):
     """Validate the two tables and the key and target columns; return them as lists."""
-    check_frame(original, "original")
+    check_frame(original, "train")
     check_frame(synthetic, "synthetic")
-    keys = check_columns(original, keys, "keys", "original")
-    target = check_columns(original, target, "target", "original")
+    keys = check_columns(original, keys, "keys", "train")
+    target = check_columns(original, target, "target", "train")
     check_columns(synthetic, keys, "keys", "synthetic")
     check_columns(synthetic, target, "target", "synthetic")
     for name, columns in (("keys", keys), ("target", target)):
@@ -34,7 +34,7 @@ def _check_keys_target(original, synthetic, keys, target):
             "a variable cannot learn it. Remove them from `keys` or from `target`."
         )
     # Categories only in one table are allowed (they simply never match), hence unseen="ignore".
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=keys + target, unseen="ignore")
+    check_comparable(original, synthetic, ("train", "synthetic"), columns=keys + target, unseen="ignore")
     return keys, target
 
 
@@ -75,7 +75,7 @@ def _no_control() -> dict:
 
 
 def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np.ndarray:
-    """One integer per row of ``original`` then ``synthetic``, equal iff all ``columns`` are equal.
+    """One integer per row of ``train`` then ``synthetic``, equal iff all ``columns`` are equal.
 
     Values are compared as values (1 and 1.0 match, categories with different category lists
     match by label); a missing value is a value of its own, equal to every other missing value.
@@ -86,7 +86,7 @@ def _value_codes(original: pd.DataFrame, synthetic: pd.DataFrame, columns) -> np
         codes, uniques = pd.factorize(both, use_na_sentinel=False)
         if not np.isin(codes[len(original) :], codes[: len(original)]).any():
             raise DataError(
-                f"column {column!r} shares no value between `original` and `synthetic` "
+                f"column {column!r} shares no value between `train` and `synthetic` "
                 f"({original[column].nunique()} and {synthetic[column].nunique()} distinct values); "
                 "code it the same way in both tables (same labels and types)."
             )

@@ -16,13 +16,14 @@ __all__ = ["discretize"]
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "columns": [Names(), Instance(list, tuple, description="an empty list"), None],
         "n_bins": [Integer(low=2)],
-    }
+    },
+    renamed={"original": "train"},
 )
-def discretize(*, original, synthetic, columns=None, n_bins=5):
+def discretize(*, train, synthetic, columns=None, n_bins=5):
     """Cut numeric columns of both tables into the same quantile bins of the original data.
 
     CAP needs exact matches on keys and target; on a continuous variable (income, expenditure,
@@ -30,10 +31,10 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
 
     Parameters
     ----------
-    original, synthetic : pandas.DataFrame
+    train, synthetic : pandas.DataFrame
         The two tables to cut the same way.
     columns : str or list of str, optional
-        Columns to cut; by default every column of ``original`` that
+        Columns to cut; by default every column of ``train`` that
         :func:`privlib.schema.infer_kinds` reads as numeric (categorical columns are left as
         they are). An empty list cuts nothing and returns copies.
     n_bins : int, default 5
@@ -44,7 +45,7 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
     Returns
     -------
     (pandas.DataFrame, pandas.DataFrame)
-        Copies of ``original`` and ``synthetic`` in which each cut column is an ordered
+        Copies of ``train`` and ``synthetic`` in which each cut column is an ordered
         categorical with labels such as ``"< 20"``, ``"20 to < 35"``, ``">= 35"``. The outer bins
         are open-ended, so synthetic values outside the original range fall into them. Missing
         values stay missing.
@@ -57,32 +58,32 @@ def discretize(*, original, synthetic, columns=None, n_bins=5):
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
         raise ParameterError(f"`n_bins` must be an integer of at least 2, got {n_bins!r}.")
-    check_frame(original, "original")
+    check_frame(train, "train")
     check_frame(synthetic, "synthetic")
-    kinds = infer_kinds(original, name="original")
+    kinds = infer_kinds(train, name="train")
     if columns is None:
         columns = [c for c, kind in kinds.items() if kind == NUMERIC]
     elif not isinstance(columns, (list, tuple)) or columns:
-        columns = check_columns(original, columns, "columns", "original")
+        columns = check_columns(train, columns, "columns", "train")
     if not columns:  # nothing to cut (e.g. the numeric keys of an all-categorical table)
-        return original.copy(), synthetic.copy()
+        return train.copy(), synthetic.copy()
     check_columns(synthetic, columns, "columns", "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
+    check_comparable(train, synthetic, ("train", "synthetic"), columns=columns, unseen="ignore")
     not_numeric = [c for c in columns if kinds[c] != NUMERIC]
     if not_numeric:
         raise ParameterError(
-            f"`columns` names {not_numeric}, which are not numeric in `original`; only numeric "
+            f"`columns` names {not_numeric}, which are not numeric in `train`; only numeric "
             "columns can be cut into bins."
         )
-    out_original, out_synthetic = original.copy(), synthetic.copy()
+    out_original, out_synthetic = train.copy(), synthetic.copy()
     for column in columns:
-        values = numeric_values(original[column])
+        values = numeric_values(train[column])
         finite = values[np.isfinite(values)]
         inner = np.unique(np.quantile(finite, np.arange(1, n_bins) / n_bins))
         # Edges equal to the minimum would make an empty first bin.
         inner = inner[inner > finite.min()]
         edges = np.concatenate([[-np.inf], inner, [np.inf]])
-        is_date = pd.api.types.is_datetime64_any_dtype(original[column].dtype)
+        is_date = pd.api.types.is_datetime64_any_dtype(train[column].dtype)
         labels = _bin_labels(inner, is_date)
         dtype = pd.CategoricalDtype(labels, ordered=True)
         for frame in (out_original, out_synthetic):

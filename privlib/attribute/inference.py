@@ -107,22 +107,23 @@ def _guess_is_right(guesses: pd.Series, secrets: pd.Series, numeric: bool, toler
     {
         "synthetic": [Table()],
         "train": [Table()],
-        "control": [Table()],
-        "secret": [Names()],
-        "aux_columns": [Names(), None],
+        "holdout": [Table()],
+        "target": [Names()],
+        "keys": [Names(), None],
         "n_attacks": [Integer(low=1)],
         "tolerance": [Number(low=0)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
-    }
+    },
+    renamed={"secret": "target", "control": "holdout", "aux_columns": "keys"},
 )
 def inference(
     *,
     synthetic,
     train,
-    control,
-    secret,
-    aux_columns=None,
+    holdout,
+    target,
+    keys=None,
     n_attacks=500,
     tolerance=0.05,
     confidence=0.95,
@@ -130,8 +131,8 @@ def inference(
 ) -> InferenceRisk:
     """Inference risk: does the synthetic data tell an attacker a person's secret?
 
-    The attacker knows some columns of a target person (``aux_columns``) and guesses another one
-    (``secret``) as the value of the nearest synthetic record on the known columns (Gower
+    The attacker knows some columns of a target person (``keys``) and guesses another one
+    (``target``) as the value of the nearest synthetic record on the known columns (Gower
     distance; Giomi et al. 2023). The control attack guesses the secrets of control
     records the same way; the baseline guesses the secret of a random synthetic record.
 
@@ -148,18 +149,18 @@ def inference(
 
     Parameters
     ----------
-    synthetic, train, control : pandas.DataFrame
+    synthetic, train, holdout : pandas.DataFrame
         The synthetic data, the generator's training records and real records it never saw.
-    secret : str
+    target : str
         The column to guess.
-    aux_columns : sequence of str, optional
+    keys : sequence of str, optional
         The columns the attacker knows; by default every other column.
     n_attacks : int, default 500
         Target records of each group: this many training records and this many control records,
         or the whole table when it is smaller (the two groups may differ in size; ``n_attacks``
         of the result counts the training targets).
     tolerance : float, default 0.05
-        For a numeric secret, a guess is right when ``|guess - secret| <= tolerance * |secret|``
+        For a numeric target, a guess is right when ``|guess - value| <= tolerance * |value|``
         (relative to the true value; anonymeter divides by the guess instead). A categorical
         secret must be guessed exactly.
     confidence : float, default 0.95
@@ -173,35 +174,35 @@ def inference(
     Raises
     ------
     PrivlibError
-        If a table is empty or the columns differ, ``secret`` is not one column or is among
-        ``aux_columns``, an auxiliary column is unknown, or ``n_attacks`` or ``tolerance`` is out
+        If a table is empty or the columns differ, ``target`` is not one column or is among
+        ``keys``, an auxiliary column is unknown, or ``n_attacks`` or ``tolerance`` is out
         of range.
 
     Examples
     --------
     >>> import pandas as pd
     >>> train = pd.DataFrame({"age": [23, 35, 47, 59], "ill": ["no", "yes", "no", "yes"]})
-    >>> control = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
-    >>> result = inference(synthetic=train, train=train, control=control, secret="ill",
+    >>> holdout = pd.DataFrame({"age": [24, 36, 48, 60], "ill": ["yes", "no", "yes", "no"]})
+    >>> result = inference(synthetic=train, train=train, holdout=holdout, target="ill",
     ...                    random_state=0)
     >>> result.attack_rate, result.control_rate, result.value
     (1.0, 0.0, 1.0)
     """
-    _check_tables(synthetic, train, control)
-    if not isinstance(secret, str) or secret not in train.columns:
+    _check_tables(synthetic, train, holdout)
+    if not isinstance(target, str) or target not in train.columns:
         raise ParameterError(
-            f"`secret` must be the name of one column of `train`, got {secret!r}; the columns are "
+            f"`target` must be the name of one column of `train`, got {target!r}; the columns are "
             f"{list(train.columns)}."
         )
-    if aux_columns is None:
-        aux_columns = [c for c in train.columns if c != secret]
-        if not aux_columns:
-            raise DataError("`train` has no column besides `secret`; the attacker needs known columns.")
-    aux_columns = _check_aux(aux_columns, "aux_columns", train)
-    if secret in aux_columns:
+    if keys is None:
+        keys = [c for c in train.columns if c != target]
+        if not keys:
+            raise DataError("`train` has no column besides `target`; the attacker needs known columns.")
+    keys = _check_aux(keys, "keys", train)
+    if target in keys:
         raise ParameterError(
-            f"`secret` {secret!r} is also in `aux_columns`; the attacker cannot already know the "
-            "column it guesses: remove it from `aux_columns`."
+            f"`target` {target!r} is also in `keys`; the attacker cannot already know the "
+            "column it guesses: remove it from `keys`."
         )
     n_requested = _check_count(n_attacks, "n_attacks")
     # A Real compares and multiplies as a float does; typeshed's numbers.Real declares only < and <=.
@@ -214,27 +215,27 @@ def inference(
     confidence = check_confidence(confidence)
     rng = np.random.default_rng(random_state)
 
-    numeric = infer_kinds(train[[secret]])[secret] == NUMERIC
+    numeric = infer_kinds(train[[target]])[target] == NUMERIC
     # each group its own number of targets: a control larger than the training data narrows
     # the control rate's interval, and the strata compare groups of any sizes
-    n, n_control = min(n_requested, len(train)), min(n_requested, len(control))
+    n, n_control = min(n_requested, len(train)), min(n_requested, len(holdout))
     targets = rng.choice(len(train), size=n, replace=False)
-    control_targets = rng.choice(len(control), size=n_control, replace=False)
-    secrets_of = synthetic[secret].reset_index(drop=True)
-    queries = [train.iloc[targets], control.iloc[control_targets]]
+    control_targets = rng.choice(len(holdout), size=n_control, replace=False)
+    secrets_of = synthetic[target].reset_index(drop=True)
+    queries = [train.iloc[targets], holdout.iloc[control_targets]]
     right = {"attack": np.zeros(n), "control": np.zeros(n_control)}
     for _ in range(TIE_DRAWS):
-        nearest = _nearest_synthetic(queries, synthetic, aux_columns, 1, rng)
+        nearest = _nearest_synthetic(queries, synthetic, keys, 1, rng)
         for name, found, query in zip(("attack", "control"), nearest, queries):
             right[name] += _guess_is_right(
-                secrets_of.iloc[found[:, 0]], query[secret], numeric, cast(float, tolerance)
+                secrets_of.iloc[found[:, 0]], query[target], numeric, cast(float, tolerance)
             )
     right = {name: hits / TIE_DRAWS for name, hits in right.items()}
     random_rows = rng.choice(len(synthetic), size=n, replace=n > len(synthetic))
     right["baseline"] = _guess_is_right(
-        secrets_of.iloc[random_rows], train[secret].iloc[targets], numeric, cast(float, tolerance)
+        secrets_of.iloc[random_rows], train[target].iloc[targets], numeric, cast(float, tolerance)
     )
-    strata = _secret_strata(pd.concat([query[secret] for query in queries], ignore_index=True), numeric)
+    strata = _secret_strata(pd.concat([query[target] for query in queries], ignore_index=True), numeric)
     attack_rate, control_rate, n_strata = _standardised_rates(
         right["attack"], right["control"], strata, confidence
     )
@@ -244,8 +245,8 @@ def inference(
         right,
         n,
         confidence,
-        secret=secret,
-        aux_columns=tuple(aux_columns),
+        secret=target,
+        aux_columns=tuple(keys),
         tolerance=float(tolerance) if numeric else None,
         targets=targets,
         control_targets=control_targets,
@@ -270,9 +271,9 @@ INFERENCE_RISK = MeasureSpec(
         lambda c: {
             "synthetic": c.synthetic,
             "train": c.train,
-            "control": c.holdout,
-            "secret": c.target,
-            "aux_columns": list(c.keys),
+            "holdout": c.holdout,
+            "target": c.target,
+            "keys": list(c.keys),
             "n_attacks": every_record_of_both(c),
         },
         random_state="seed",

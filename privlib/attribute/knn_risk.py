@@ -221,7 +221,7 @@ def _key_features(original, synthetic, keys) -> tuple[np.ndarray, np.ndarray]:
     With this encoding the Manhattan distance between two records is p times their Gower
     distance (p = number of keys), ranges and categories taken from both tables together.
     """
-    names = ["original", "synthetic"]
+    names = ["train", "synthetic"]
     encoder = TableEncoder(metric="gower").fit(original[keys], synthetic[keys], names=names)
     coded = np.vstack(
         [encoder.transform(frame[keys], name) for frame, name in zip((original, synthetic), names)]
@@ -257,7 +257,7 @@ def _check_k(k, estimator, n_original, n_synthetic):
     if k > n_original - 1:
         raise DataError(
             f"`k` = {k} needs at least {k + 1} original records for the leave-one-out comparison, "
-            f"but `original` has {n_original}; choose a smaller k."
+            f"but `train` has {n_original}; choose a smaller k."
         )
 
 
@@ -349,7 +349,7 @@ def _check_estimator(estimator, regression, target, cv, n):
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "keys": [Names()],
         "target": [Names()],
@@ -362,11 +362,12 @@ def _check_estimator(estimator, regression, target, cv, n):
         "confidence": [CONFIDENCE],
         "progress": [Boolean()],
         "client": [CLIENT, None],
-    }
+    },
+    renamed={"original": "train"},
 )
 def knn_risk(
     *,
-    original,
+    train,
     synthetic,
     keys,
     target,
@@ -388,7 +389,7 @@ def knn_risk(
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The real records (R) whose target the intruder tries to learn.
     synthetic : pandas.DataFrame
         The released synthetic records (S).
@@ -479,10 +480,10 @@ def knn_risk(
     >>> import pandas as pd
     >>> r = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "ill": ["y", "y", "n", "n"]})
     >>> s = pd.DataFrame({"age": [21.0, 49.0], "ill": ["y", "n"]})
-    >>> knn_risk(original=r, synthetic=s, keys="age", target="ill", k=1).value
+    >>> knn_risk(train=r, synthetic=s, keys="age", target="ill", k=1).value
     1.0
     """
-    keys, targets = _check_keys_target(original, synthetic, keys, target)
+    keys, targets = _check_keys_target(train, synthetic, keys, target)
     if holdout is not None:
         _check_keys_target(holdout, synthetic, keys, targets)
     if len(targets) != 1:
@@ -491,10 +492,10 @@ def knn_risk(
             "at a time (cap accepts a joint target)."
         )
     target = targets[0]
-    n = len(original)
+    n = len(train)
     confidence = check_confidence(confidence)
     _check_k(k, estimator, n, len(synthetic))
-    regression = infer_kinds(original[[target]], name="original")[target] == NUMERIC
+    regression = infer_kinds(train[[target]], name="train")[target] == NUMERIC
     rng = np.random.default_rng(random_state)
     if estimator is not None:
         estimator = _check_estimator(estimator, regression, target, cv, n)
@@ -502,7 +503,7 @@ def knn_risk(
         if "random_state" in params and params["random_state"] is None:
             estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
 
-    real = original if holdout is None else pd.concat([original, holdout], ignore_index=True)
+    real = train if holdout is None else pd.concat([train, holdout], ignore_index=True)
     if regression:
         y_real, y_s = numeric_values(real[target]), numeric_values(synthetic[target])
         if np.isnan(y_real).any() or np.isnan(y_s).any():
@@ -518,9 +519,9 @@ def knn_risk(
     encoder = None
     if estimator is None and metric == "gower":
         encoder = (
-            TableEncoder(metric="gower").fit(original[keys], synthetic[keys], names=["original", "synthetic"])
+            TableEncoder(metric="gower").fit(train[keys], synthetic[keys], names=["train", "synthetic"])
             if holdout is None
-            else gower_setup(original[keys], holdout[keys], synthetic[keys])
+            else gower_setup(train[keys], holdout[keys], synthetic[keys])
         )
 
     def predictions(people, y_people):
@@ -531,7 +532,7 @@ def knn_risk(
             )
         return _estimator_predictions(people, synthetic, keys, y_people, y_s, estimator, cv, rng)
 
-    predicted, predicted_original = predictions(original, y_r)
+    predicted, predicted_original = predictions(train, y_r)
     # the holdout records' own out-of-sample predictions are not used: only what S tells about them
     control = None if holdout is None else (y_h, predictions(holdout, y_h)[0])
     if estimator is None:
@@ -579,7 +580,7 @@ def knn_risk(
 
 def _knn_arguments(context: Context) -> dict:
     return {
-        "original": context.train,
+        "train": context.train,
         "synthetic": context.synthetic,
         "holdout": context.holdout,
         "keys": context.keys,

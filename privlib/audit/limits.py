@@ -27,7 +27,6 @@ from privlib.audit.detection_limits import (
     detection_limits,
 )
 from privlib.audit.inputs import AuditInputs
-from privlib.declaration import MAX_DISTANCE_QUERIES
 from privlib.audit.report import (
     DetectionLimitRecord,
     DetectionLimits,
@@ -36,6 +35,7 @@ from privlib.audit.report import (
     MeasureRecord,
 )
 from privlib.audit.spec import AuditSpec
+from privlib.declaration import MAX_DISTANCE_QUERIES
 from privlib.epsilon_audit import epsilon_lower_bound
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE

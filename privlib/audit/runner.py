@@ -393,7 +393,7 @@ class Audit:
         numeric = [c for c in columns if self._kinds.get(c) == NUMERIC]
         if numeric:
             train, synthetic = discretize(
-                original=train, synthetic=synthetic, columns=numeric, n_bins=self.settings["cap_bins"]
+                train=train, synthetic=synthetic, columns=numeric, n_bins=self.settings["cap_bins"]
             )
         return train, synthetic
 

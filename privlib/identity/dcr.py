@@ -41,19 +41,20 @@ KEY = "dcr_zero_share"
 @validate_params(
     {
         "synthetic": [Table()],
-        "reference": [Table()],
+        "train": [Table()],
         "max_memory_mb": [Number(low=1)],
         "n_jobs": [Integer(low=-1), None],
         "progress": [Boolean()],
         "encoder": [Instance(TableEncoder), None],
         "client": [CLIENT, None],
-    }
+    },
+    renamed={"reference": "train"},
 )
-def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
+def dcr(*, synthetic, train, encoder=None, max_memory_mb=256, n_jobs=None, progress=False, client=None):
     """Distance to closest record: the Gower distance from each synthetic record to the nearest
-    record of ``reference``.
+    record of ``train``.
 
-    DCR(s) = min over r in ``reference`` of Gower(s, r), where the Gower distance is the mean
+    DCR(s) = min over r in ``train`` of Gower(s, r), where the Gower distance is the mean
     over the variables of the per-variable distances: 0 or 1 for a categorical variable,
     ``|a - b| / range`` for a numeric one (Gower 1971). A DCR of 0 means an exact copy.
 
@@ -61,11 +62,11 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
     ----------
     synthetic : pandas.DataFrame
         The synthetic records.
-    reference : pandas.DataFrame
+    train : pandas.DataFrame
         The real records searched (usually the training data), with the same columns.
     encoder : privlib.schema.TableEncoder, optional
         A fitted Gower encoder fixing the numeric ranges. By default the ranges are taken from
-        ``synthetic`` and ``reference`` together. Pass one fitted on every table of a comparison
+        ``synthetic`` and ``train`` together. Pass one fitted on every table of a comparison
         (e.g. training, holdout and synthetic data) to put several DCRs on one scale.
     max_memory_mb : float, default 256
         Bound on the working memory of the neighbour search (:mod:`privlib.neighbors`).
@@ -93,15 +94,15 @@ def dcr(*, synthetic, reference, encoder=None, max_memory_mb=256, n_jobs=None, p
     >>> import pandas as pd
     >>> real = pd.DataFrame({"age": [20.0, 60.0], "sex": ["F", "M"]})
     >>> fake = pd.DataFrame({"age": [20.0, 30.0], "sex": ["F", "M"]})
-    >>> dcr(synthetic=fake, reference=real).tolist()
+    >>> dcr(synthetic=fake, train=real).tolist()
     [0.0, 0.375]
     """
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
-    check_frame(reference, "reference", allow_missing_columns=True)
-    check_comparable(reference, synthetic, ("reference", "synthetic"), unseen="ignore")
+    check_frame(train, "train", allow_missing_columns=True)
+    check_comparable(train, synthetic, ("train", "synthetic"), unseen="ignore")
     return neighbors.nearest_distances(
-        synthetic[list(reference.columns)],
-        reference,
+        synthetic[list(train.columns)],
+        train,
         metric="gower",
         encoder=encoder,
         max_memory_mb=max_memory_mb,
@@ -244,9 +245,9 @@ def dcr_summary(
     search = dict(encoder=encoder, max_memory_mb=max_memory_mb, n_jobs=n_jobs, client=client)
     sizes = {"synthetic": len(synthetic)} | ({} if holdout is None else {"holdout": len(holdout)})
     rows = query_samples(random_state, max_queries, **sizes)
-    distances = dcr(synthetic=sampled(synthetic, rows["synthetic"]), reference=train, **search)
+    distances = dcr(synthetic=sampled(synthetic, rows["synthetic"]), train=train, **search)
     holdout_distances = (
-        dcr(synthetic=sampled(holdout, rows["holdout"]), reference=train, **search)
+        dcr(synthetic=sampled(holdout, rows["holdout"]), train=train, **search)
         if holdout is not None
         else None
     )

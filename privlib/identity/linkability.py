@@ -60,19 +60,20 @@ class LinkabilityRisk(_TargetedRisk):
     {
         "synthetic": [Table()],
         "train": [Table()],
-        "control": [Table()],
+        "holdout": [Table()],
         "aux_columns": [Instance(tuple, list, description="a pair of column lists")],
         "n_neighbors": [Integer(low=1)],
         "n_attacks": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
-    }
+    },
+    renamed={"control": "holdout"},
 )
 def linkability(
     *,
     synthetic,
     train,
-    control,
+    holdout,
     aux_columns,
     n_neighbors=1,
     n_attacks=500,
@@ -91,14 +92,14 @@ def linkability(
 
     Parameters
     ----------
-    synthetic, train, control : pandas.DataFrame
+    synthetic, train, holdout : pandas.DataFrame
         The synthetic data, the generator's training records and real records it never saw.
     aux_columns : tuple of two sequences of str
         The columns of the attacker's two datasets (each non-empty).
     n_neighbors : int, default 1
         Nearest synthetic records compared per half.
     n_attacks : int, default 500
-        Target records; at most the size of ``train`` and of ``control`` (the smaller is used).
+        Target records; at most the size of ``train`` and of ``holdout`` (the smaller is used).
     confidence : float, default 0.95
     random_state : int, numpy.random.Generator or None
         Seed of the targets, the tie-breaking and the baseline.
@@ -125,14 +126,14 @@ def linkability(
     >>> import pandas as pd
     >>> train = pd.DataFrame({"age": [23, 35, 47, 59], "sex": list("FMFM"),
     ...                       "zip": ["a", "b", "c", "d"]})
-    >>> control = pd.DataFrame({"age": [30, 30, 50, 50], "sex": list("FFMM"),
+    >>> holdout = pd.DataFrame({"age": [30, 30, 50, 50], "sex": list("FFMM"),
     ...                         "zip": ["a", "b", "a", "b"]})
-    >>> result = linkability(synthetic=train, train=train, control=control,
+    >>> result = linkability(synthetic=train, train=train, holdout=holdout,
     ...                      aux_columns=(["age", "sex"], ["zip"]), random_state=0)
     >>> result.attack_successes, result.n_attacks
     (4, 4)
     """
-    _check_tables(synthetic, train, control)
+    _check_tables(synthetic, train, holdout)
     if (
         not isinstance(aux_columns, (tuple, list))
         or len(aux_columns) != 2
@@ -148,8 +149,8 @@ def linkability(
     confidence = check_confidence(confidence)
     rng = np.random.default_rng(random_state)
 
-    n, targets, control_targets = _targets(n_requested, train, control, rng)
-    queries = [train.iloc[targets], control.iloc[control_targets]]
+    n, targets, control_targets = _targets(n_requested, train, holdout, rng)
+    queries = [train.iloc[targets], holdout.iloc[control_targets]]
     (attack_a, control_a), (attack_b, control_b) = (
         _nearest_synthetic(queries, synthetic, cols, n_neighbors, rng) for cols in halves
     )
@@ -201,7 +202,7 @@ LINKABILITY_RISK = MeasureSpec(
         lambda c: {
             "synthetic": c.synthetic,
             "train": c.train,
-            "control": c.holdout,
+            "holdout": c.holdout,
             "aux_columns": (c.keys, [k for k in c.train.columns if k not in c.keys]),
             "n_attacks": every_record(c),
         },

@@ -176,7 +176,7 @@ def _check_tolerance(numeric_tolerance, tolerance_on: list, exact: list) -> dict
 
 
 def _match(original, synthetic, exact, kinds, tolerance, relative):
-    """``c_i`` and ``T_i`` for every target (row of ``original``) against ``synthetic``: the
+    """``c_i`` and ``T_i`` for every target (row of ``train``) against ``synthetic``: the
     variables of ``exact`` (of kinds ``kinds``) must be equal, those of ``tolerance`` within it."""
     within = list(tolerance)
 
@@ -211,7 +211,7 @@ def _match(original, synthetic, exact, kinds, tolerance, relative):
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "known": [Names()],
         "synthesized": [Names()],
@@ -220,11 +220,12 @@ def _match(original, synthetic, exact, kinds, tolerance, relative):
         "confidence": [CONFIDENCE],
         "numeric_tolerance": [Number(low=0), TOLERANCES],
         "exact_known": [Boolean()],
-    }
+    },
+    renamed={"original": "train"},
 )
 def match_risk(
     *,
-    original,
+    train,
     synthetic,
     known,
     synthesized,
@@ -236,7 +237,7 @@ def match_risk(
 ) -> MatchRisk:
     """Expected match risk, true match rate and false match rate of partially synthetic data.
 
-    Row i of ``synthetic`` is the synthetic version of row i of ``original``: the ``known``
+    Row i of ``synthetic`` is the synthetic version of row i of ``train``: the ``known``
     variables were released as they are and the ``synthesized`` ones were replaced. For each
     target i the intruder knows the ``known`` values and the *original* values of the
     ``synthesized`` variables, and looks for synthetic records that match all of them; every
@@ -267,10 +268,10 @@ def match_risk(
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The confidential records (the targets).
     synthetic : pandas.DataFrame
-        The partially synthetic file, with as many rows as ``original``, row i standing for
+        The partially synthetic file, with as many rows as ``train``, row i standing for
         original row i.
     known : sequence of str
         Variables the intruder knows and that were released unchanged.
@@ -327,15 +328,15 @@ def match_risk(
     >>> import pandas as pd
     >>> real = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["y", "n", "n"]})
     >>> syn = pd.DataFrame({"sex": ["F", "F", "M"], "dis": ["n", "n", "n"]})
-    >>> r = match_risk(original=real, synthetic=syn, known=["sex"], synthesized=["dis"], random_state=0)
+    >>> r = match_risk(train=real, synthetic=syn, known=["sex"], synthesized=["dis"], random_state=0)
     >>> r.match_counts.tolist(), r.expected_match_risk
     ([0, 2, 1], 1.5)
     """
     confidence = check_confidence(confidence)
-    check_frame(original, "original", allow_missing_columns=True)
+    check_frame(train, "train", allow_missing_columns=True)
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
-    known = check_columns(original, known, "known", "original")
-    synthesized = check_columns(original, synthesized, "synthesized", "original")
+    known = check_columns(train, known, "known", "train")
+    synthesized = check_columns(train, synthesized, "synthesized", "train")
     both = [c for c in known if c in synthesized]
     if both:
         raise ParameterError(
@@ -344,29 +345,29 @@ def match_risk(
         )
     columns = known + synthesized
     check_columns(synthetic, columns, "known/synthesized", "synthetic")
-    if len(original) != len(synthetic):
+    if len(train) != len(synthetic):
         raise DataError(
-            f"`original` has {len(original)} rows but `synthetic` has {len(synthetic)}; the match "
+            f"`train` has {len(train)} rows but `synthetic` has {len(synthetic)}; the match "
             "risk needs a partially synthetic file in which row i is the synthetic version of "
             "original row i."
         )
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=columns, unseen="ignore")
-    kinds = infer_kinds(original[columns], name="original")
+    check_comparable(train, synthetic, ("train", "synthetic"), columns=columns, unseen="ignore")
+    kinds = infer_kinds(train[columns], name="train")
     numeric = [c for c in columns if kinds[c] == NUMERIC]
     exact_numeric = [c for c in numeric if exact_known and c in known]
     tolerance_on = [c for c in numeric if c not in exact_numeric]
     tolerance = _check_tolerance(numeric_tolerance, tolerance_on, exact_numeric)
     exact = [c for c in columns if c not in tolerance_on]
 
-    counts, own = _match(original, synthetic, exact, kinds, tolerance, relative)
+    counts, own = _match(train, synthetic, exact, kinds, tolerance, relative)
     true_match = own  # the own synthetic record matches, so c_i >= 1 whenever T_i = 1
     true_unique = (counts == 1) & true_match
     false_unique = (counts == 1) & ~true_match
     s = int((counts == 1).sum())
     contributions = true_match / np.maximum(counts, 1)
     expected = float(np.sum(contributions))
-    self_counts, _ = _match(original, original, exact, kinds, tolerance, relative)
-    n = len(original)
+    self_counts, _ = _match(train, train, exact, kinds, tolerance, relative)
+    n = len(train)
     resampled = n * resampled_means(contributions, rng=np.random.default_rng(random_state))
     low, high = percentile_interval(resampled, confidence=confidence)
     return MatchRisk(

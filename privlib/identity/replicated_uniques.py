@@ -114,15 +114,16 @@ class ReplicatedUniques(Result):
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "keys": [Names(), None],
         "holdout": [Table(), None],
         "confidence": [CONFIDENCE],
-    }
+    },
+    renamed={"original": "train"},
 )
 def replicated_uniques(
-    *, original, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
+    *, train, synthetic, keys=None, holdout=None, confidence=DEFAULT_CONFIDENCE
 ) -> ReplicatedUniques:
     """Count the original data's unique records whose key combination is also unique in the
     synthetic data.
@@ -134,12 +135,12 @@ def replicated_uniques(
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The real (confidential) records.
     synthetic : pandas.DataFrame
         The synthetic records.
     keys : sequence of str, optional
-        The key variables, columns of both tables. ``None`` uses every column of ``original``.
+        The key variables, columns of both tables. ``None`` uses every column of ``train``.
     holdout : pandas.DataFrame, optional
         Real records of other people from the same population the generator never saw, with the
         keys, ideally as many as the original records: the control. Its records unique among
@@ -176,20 +177,20 @@ def replicated_uniques(
     >>> import pandas as pd
     >>> real = pd.DataFrame({"sex": ["F", "F", "M", "M"], "age": [30, 30, 40, 50]})
     >>> fake = pd.DataFrame({"sex": ["F", "M", "M", "M"], "age": [30, 40, 40, 50]})
-    >>> replicated_uniques(original=real, synthetic=fake, keys=["sex", "age"]).n_replicated
+    >>> replicated_uniques(train=real, synthetic=fake, keys=["sex", "age"]).n_replicated
     1
     """
     confidence = check_confidence(confidence)
-    check_frame(original, "original", allow_missing_columns=True)
+    check_frame(train, "train", allow_missing_columns=True)
     check_frame(synthetic, "synthetic", allow_missing_columns=True)
-    keys = list(original.columns) if keys is None else check_columns(original, keys, "keys", "original")
+    keys = list(train.columns) if keys is None else check_columns(train, keys, "keys", "train")
     check_columns(synthetic, keys, "keys", "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), columns=keys, unseen="ignore")
-    frames = [original, synthetic]
+    check_comparable(train, synthetic, ("train", "synthetic"), columns=keys, unseen="ignore")
+    frames = [train, synthetic]
     if holdout is not None:
         check_frame(holdout, "holdout", allow_missing_columns=True)
         check_columns(holdout, keys, "keys", "holdout")
-        check_comparable(original, holdout, ("original", "holdout"), columns=keys, unseen="ignore")
+        check_comparable(train, holdout, ("train", "holdout"), columns=keys, unseen="ignore")
         frames.append(holdout)
     codes = _row_codes(frames, keys)
     n_combinations = int(max(c.max() for c in codes)) + 1
@@ -208,7 +209,7 @@ def replicated_uniques(
         n_replicated=n_replicated,
         n_unique_original=n_unique_original,
         n_unique_synthetic=int(unique_in_release.sum()),
-        n_original=len(original),
+        n_original=len(train),
         n_synthetic=len(synthetic),
         replicated_original=replicated[r_codes],
         replicated_synthetic=replicated[s_codes],
@@ -280,7 +281,7 @@ REPLICATED_UNIQUES = MeasureSpec(
         "people the generator never saw, within the margin",
     ),
     Reference("privlib.identity.replicated_uniques:replicated_uniques"),
-    lambda c: {"original": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
+    lambda c: {"train": c.train, "synthetic": c.synthetic, "holdout": c.holdout, "keys": c.keys},
     needs=("keys",),
     at_risk=lambda r: (
         r.records_at_risk,

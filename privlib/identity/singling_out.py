@@ -398,20 +398,21 @@ def _control_correction(predicates, control, n_train, rng) -> float:
     {
         "synthetic": [Table()],
         "train": [Table()],
-        "control": [Table()],
+        "holdout": [Table()],
         "mode": [Options("univariate", "multivariate")],
         "n_attacks": [Integer(low=1)],
         "n_cols": [Integer(low=1)],
         "max_attempts": [Integer(low=1), None],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
-    }
+    },
+    renamed={"control": "holdout"},
 )
 def singling_out(
     *,
     synthetic,
     train,
-    control,
+    holdout,
     mode="univariate",
     n_attacks=500,
     n_cols=3,
@@ -429,7 +430,7 @@ def singling_out(
 
     Parameters
     ----------
-    synthetic, train, control : pandas.DataFrame
+    synthetic, train, holdout : pandas.DataFrame
         The synthetic data, the generator's training records and real records it never saw
         (e.g. the holdout), all with the same columns.
     mode : {"univariate", "multivariate"}, default "univariate"
@@ -472,13 +473,13 @@ def singling_out(
     --------
     >>> import pandas as pd
     >>> train = pd.DataFrame({"age": [23, 35, 35, 41, 58, 90], "sex": list("FMFMFF")})
-    >>> control = pd.DataFrame({"age": [25, 35, 40, 41, 60, 70], "sex": list("MMFFMF")})
-    >>> result = singling_out(synthetic=train, train=train, control=control, n_attacks=20,
+    >>> holdout = pd.DataFrame({"age": [25, 35, 40, 41, 60, 70], "sex": list("MMFFMF")})
+    >>> result = singling_out(synthetic=train, train=train, holdout=holdout, n_attacks=20,
     ...                       random_state=0)
     >>> result.n_attacks, result.attack_successes
     (6, 6)
     """
-    _check_tables(synthetic, train, control)
+    _check_tables(synthetic, train, holdout)
     if mode not in ("univariate", "multivariate"):
         raise ParameterError(f"`mode` must be 'univariate' or 'multivariate', got {mode!r}.")
     n_requested = _check_count(n_attacks, "n_attacks")
@@ -490,7 +491,7 @@ def singling_out(
 
     tr: np.ndarray | _Indexed
     ctl: np.ndarray | _Indexed
-    (syn, tr, ctl), numeric = _encode(train.columns, synthetic, train, control)
+    (syn, tr, ctl), numeric = _encode(train.columns, synthetic, train, holdout)
     tr, ctl = _Indexed.of(tr), _Indexed.of(ctl)  # each is asked several times
     if mode == "univariate":
         predicates = _univariate_predicates(syn, numeric, n_requested, rng)
@@ -501,7 +502,7 @@ def singling_out(
     attack = _singles_out(predicates, tr)
     control_hits = _singles_out(predicates, ctl)
     correction = 1.0
-    if len(control) != len(train) and control_hits.any():
+    if len(holdout) != len(train) and control_hits.any():
         correction = _control_correction(predicates, ctl, len(train), rng)
     control_count = min(made, int(round(control_hits.sum() * correction)))
     return _finish(

@@ -65,18 +65,19 @@ class AdversarialAccuracy(_Repeated, QuerySampled):
 
 @validate_params(
     {
-        "target": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "random_state": [RandomState()],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
         "max_queries": [Integer(low=2), None],
-    }
+    },
+    renamed={"target": "train"},
 )
 def adversarial_accuracy(
     *,
-    target,
+    train,
     synthetic,
     random_state=None,
     n_repeats=1,
@@ -90,14 +91,14 @@ def adversarial_accuracy(
     (ranges from both tables): d_TS(i) from target record i to its nearest synthetic record, d_TT(i)
     to its nearest other target record, and likewise d_ST, d_SS for synthetic records. The strict
     ">" of the formula is kept, so a tie counts as "the synthetic record is as close", i.e. against
-    the target: tables of many ties (few distinct values) read lower than 0.5 even when
+    the real records: tables of many ties (few distinct values) read lower than 0.5 even when
     indistinguishable, so the baseline is ``0.5 (1 - ties)``, the accuracy of indistinguishable
     tables with that share of ties. The two tables must have the same size; the larger is
     subsampled (seeded).
 
     Parameters
     ----------
-    target : pandas.DataFrame
+    train : pandas.DataFrame
         Real records (the training data, or a test set).
     synthetic : pandas.DataFrame
         Synthetic data with the same columns.
@@ -129,19 +130,19 @@ def adversarial_accuracy(
     --------
     >>> import pandas as pd
     >>> real = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
-    >>> adversarial_accuracy(target=real, synthetic=real, random_state=0).value  # a copy
+    >>> adversarial_accuracy(train=real, synthetic=real, random_state=0).value  # a copy
     0.0
     """
     confidence = check_confidence(confidence)
-    check_tables(target=target, synthetic=synthetic)
-    encoder = TableEncoder(metric="gower").fit(target, synthetic, names=["target", "synthetic"])
+    check_tables(train=train, synthetic=synthetic)
+    encoder = TableEncoder(metric="gower").fit(train, synthetic, names=["train", "synthetic"])
     # the target drawn as a training table is: with one seed adversarial accuracy and privacy_loss
     # read the same records, and an audit searches them once
-    rows = query_samples(random_state, max_queries, train=len(target), synthetic=len(synthetic))
+    rows = query_samples(random_state, max_queries, train=len(train), synthetic=len(synthetic))
     queries = (rows["train"], rows["synthetic"])
     rng = np.random.default_rng(random_state)
-    draws = _aa_draws(target, synthetic, rng, n_repeats)
-    repeats = _aa_repeats(target, synthetic, encoder, draws, client, queries=queries)
+    draws = _aa_draws(train, synthetic, rng, n_repeats)
+    repeats = _aa_repeats(train, synthetic, encoder, draws, client, queries=queries)
     values = np.array([_aa_value(r) for r in repeats])
     low, high = _averaged_interval(
         [percentile_interval(_aa_resampled(r, rng), confidence=confidence) for r in repeats]
@@ -160,7 +161,7 @@ def adversarial_accuracy(
         aa_target=float(np.mean([r[0].mean() for r in repeats])),
         aa_synthetic=float(np.mean([r[1].mean() for r in repeats])),
         ties=ties,
-        n=min(len(target), len(synthetic)),
+        n=min(len(train), len(synthetic)),
         n_repeats=len(values),
         repeat_low=spread_low,
         repeat_high=spread_high,
@@ -192,7 +193,7 @@ ADVERSARIAL_ACCURACY = MeasureSpec(
     ),
     Reference("privlib.membership:adversarial_accuracy"),
     with_settings(
-        lambda c: {"target": c.train, "synthetic": c.synthetic, "max_queries": MAX_DISTANCE_QUERIES},
+        lambda c: {"train": c.train, "synthetic": c.synthetic, "max_queries": MAX_DISTANCE_QUERIES},
         random_state="seed",
         n_repeats="repeats",
     ),

@@ -122,20 +122,21 @@ def _log_density(
         "train": [Table()],
         "holdout": [Table()],
         "synthetic": [Table()],
-        "reference": [Table()],
+        "population": [Table()],
         "estimator": [Options("kde", "gmm")],
         "bandwidth": [Number(low=0, closed="neither"), None],
         "n_components": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
-    }
+    },
+    renamed={"reference": "population"},
 )
 def density_attack(
     *,
     train,
     holdout,
     synthetic,
-    reference,
+    population,
     estimator="kde",
     bandwidth=None,
     n_components=10,
@@ -145,7 +146,7 @@ def density_attack(
     """DOMIAS: membership by the density ratio of synthetic to reference data (van Breugel 2023).
 
     Every training record (member) and holdout record (non-member) ``x`` is scored by
-    ``log p_S(x) - log p_R(x)``, the densities of ``synthetic`` and of ``reference`` estimated
+    ``log p_S(x) - log p_R(x)``, the densities of ``synthetic`` and of ``population`` estimated
     on the kit's encoding (see the module documentation); the AUC says how well the score ranks
     members above non-members.
 
@@ -155,12 +156,12 @@ def density_attack(
         Members (the generator's training data) and non-members from the same population.
     synthetic : pandas.DataFrame
         The released data.
-    reference : pandas.DataFrame
+    population : pandas.DataFrame
         Population records the adversary holds, used by neither the generator nor as targets.
     estimator : {"kde", "gmm"}, default "kde"
         A Gaussian kernel density (scikit-learn ``KernelDensity``) or a Gaussian mixture with
         diagonal covariances (``GaussianMixture``), one fitted on each of ``synthetic`` and
-        ``reference``.
+        ``population``.
     bandwidth : float, optional
         Kernel width in encoded units (numeric ranges are 1, categories 1/2 apart per
         indicator). Default: Scott's rule, ``s * n**(-1/(d+4))`` with ``s`` the mean standard
@@ -183,14 +184,14 @@ def density_attack(
     >>> import pandas as pd
     >>> members = pd.DataFrame({"x": [0.0, 10.0]})
     >>> others = pd.DataFrame({"x": [5.0, 5.5]})
-    >>> reference = pd.DataFrame({"x": [0.0, 2.5, 5.0, 7.5, 10.0]})
+    >>> population = pd.DataFrame({"x": [0.0, 2.5, 5.0, 7.5, 10.0]})
     >>> result = density_attack(train=members, holdout=others, synthetic=members,
-    ...                         reference=reference, bandwidth=0.05, random_state=0)
+    ...                         population=population, bandwidth=0.05, random_state=0)
     >>> result.value
     1.0
     """
     confidence = check_confidence(confidence)
-    tables = {"train": train, "holdout": holdout, "synthetic": synthetic, "reference": reference}
+    tables = {"train": train, "holdout": holdout, "synthetic": synthetic, "population": population}
     _check_tables(tables)
     n_components = int(n_components)
     rng = np.random.default_rng(random_state)
@@ -200,9 +201,9 @@ def density_attack(
     embedded = {name: _embedding(encoder, t, name) for name, t in tables.items()}
     queries = np.vstack([embedded["train"], embedded["holdout"]])
     log_synthetic = _log_density(embedded["synthetic"], queries, estimator, bandwidth, n_components, rng)
-    log_reference = _log_density(embedded["reference"], queries, estimator, bandwidth, n_components, rng)
+    log_population = _log_density(embedded["population"], queries, estimator, bandwidth, n_components, rng)
     with np.errstate(invalid="ignore"):
-        score = log_synthetic - log_reference
+        score = log_synthetic - log_population
     is_member = np.r_[np.ones(len(train), dtype=bool), np.zeros(len(holdout), dtype=bool)]
     # far from every record both densities can underflow to 0: the ratio says nothing (score 0);
     # one underflowing alone gives an infinite score, which still ranks right

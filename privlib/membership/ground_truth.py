@@ -46,7 +46,7 @@ KEY = "ground_truth_f1"
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
-        "members": [
+        "train_rows": [
             Instance(
                 list,
                 tuple,
@@ -56,12 +56,13 @@ KEY = "ground_truth_f1"
                 description="an array of booleans or row positions",
             )
         ],
-    }
+    },
+    renamed={"members": "train_rows"},
 )
 def ground_truth_risk(
     *,
     population,
-    members,
+    train_rows,
     synthetic,
     attack_size=None,
     h=5,
@@ -81,7 +82,7 @@ def ground_truth_risk(
     ----------
     population : pandas.DataFrame
         The population P (N rows) the training data was drawn from.
-    members : array-like of bool or of int
+    train_rows : array-like of bool or of int
         Who is in the training data, which is how the truth is known: a boolean mask with one
         entry per population row, or the row positions (0-based, as in ``population.iloc``) of
         the training records.
@@ -119,7 +120,7 @@ def ground_truth_risk(
     --------
     >>> import pandas as pd
     >>> population = pd.DataFrame({"a": list("xxyyzzww"), "b": list("pqpqpqpq")})
-    >>> r = ground_truth_risk(population=population, members=[0, 2, 4], synthetic=population.iloc[[0, 2, 4]],
+    >>> r = ground_truth_risk(population=population, train_rows=[0, 2, 4], synthetic=population.iloc[[0, 2, 4]],
     ...                       h=0, random_state=0)
     >>> from privlib.thresholds import judge
     >>> r.f1, judge(r).verdict
@@ -127,11 +128,11 @@ def ground_truth_risk(
     """
     check_tables(population=population, synthetic=synthetic)
     size = len(population)
-    is_member = _member_mask(members, size)
+    is_member = _member_mask(train_rows, size)
     n = int(is_member.sum())
     if n == size:
         raise DataError(
-            "`members` covers every row of `population`, so membership reveals nothing and the "
+            "`train_rows` covers every row of `population`, so membership reveals nothing and the "
             "relative risk is undefined; pass the larger population the training data came from."
         )
     if attack_size is None:
@@ -165,29 +166,29 @@ def _member_mask(members, size: int) -> np.ndarray:
         values = np.array(None)
     if values.ndim != 1 or values.size == 0:
         raise ParameterError(
-            "`members` must be a non-empty boolean mask over the population's rows or a list of "
+            "`train_rows` must be a non-empty boolean mask over the population's rows or a list of "
             "row positions."
         )
     if values.dtype == bool:
         if values.size != size:
             raise ParameterError(
-                f"`members` is a boolean mask of length {values.size}, but `population` has "
+                f"`train_rows` is a boolean mask of length {values.size}, but `population` has "
                 f"{size} rows; give one entry per population row."
             )
         if not values.any():
-            raise ParameterError("`members` marks no population row as a member; mark the training rows.")
+            raise ParameterError("`train_rows` marks no population row as a member; mark the training rows.")
         return values
     if values.dtype.kind not in "iu":
         raise ParameterError(
-            f"`members` must be booleans or integer row positions, got values of type {values.dtype}."
+            f"`train_rows` must be booleans or integer row positions, got values of type {values.dtype}."
         )
     if values.min() < 0 or values.max() >= size:
         raise ParameterError(
-            f"`members` holds positions outside 0..{size - 1}; give 0-based row positions into "
+            f"`train_rows` holds positions outside 0..{size - 1}; give 0-based row positions into "
             "`population` (as for .iloc), not index labels."
         )
     if np.unique(values).size != values.size:
-        raise ParameterError("`members` lists some row positions more than once; list each member once.")
+        raise ParameterError("`train_rows` lists some row positions more than once; list each member once.")
     mask = np.zeros(size, dtype=bool)
     mask[values] = True
     return mask

@@ -62,19 +62,20 @@ class PrivacyLoss(_Repeated, QuerySampled):
 @validate_params(
     {
         "train": [Table()],
-        "test": [Table()],
+        "holdout": [Table()],
         "synthetic": [Table()],
         "random_state": [RandomState()],
         "n_repeats": [Integer(low=1)],
         "confidence": [CONFIDENCE],
         "client": [CLIENT, None],
         "max_queries": [Integer(low=2), None],
-    }
+    },
+    renamed={"test": "holdout"},
 )
 def privacy_loss(
     *,
     train,
-    test,
+    holdout,
     synthetic,
     random_state=None,
     n_repeats=1,
@@ -91,7 +92,7 @@ def privacy_loss(
 
     Parameters
     ----------
-    train, test, synthetic : pandas.DataFrame
+    train, holdout, synthetic : pandas.DataFrame
         Training data, real records the generator never saw, synthetic data.
     random_state : int, numpy.random.Generator or None
         Seed for the subsampling and the bootstrap.
@@ -129,20 +130,22 @@ def privacy_loss(
     --------
     >>> import pandas as pd
     >>> train = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
-    >>> test = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
-    >>> privacy_loss(train=train, test=test, synthetic=train, random_state=0).aa_train  # a copy
+    >>> holdout = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]})
+    >>> privacy_loss(train=train, holdout=holdout, synthetic=train, random_state=0).aa_train  # a copy
     0.0
     """
     confidence = check_confidence(confidence)
-    check_tables(train=train, test=test, synthetic=synthetic)
-    encoder = TableEncoder(metric="gower").fit(train, test, synthetic, names=["train", "test", "synthetic"])
+    check_tables(train=train, holdout=holdout, synthetic=synthetic)
+    encoder = TableEncoder(metric="gower").fit(
+        train, holdout, synthetic, names=["train", "holdout", "synthetic"]
+    )
     rows = query_samples(
-        random_state, max_queries, train=len(train), synthetic=len(synthetic), holdout=len(test)
+        random_state, max_queries, train=len(train), synthetic=len(synthetic), holdout=len(holdout)
     )
     samples = {"train": rows["train"], "test": rows["holdout"]}
     synthetic_rows = rows["synthetic"]
     rng = np.random.default_rng(random_state)
-    tables = {"train": train, "test": test}
+    tables = {"train": train, "test": holdout}
     draws = {real: _aa_draws(table, synthetic, rng, n_repeats) for real, table in tables.items()}
     # A half that subsamples searches neighbour lists, the deeper the smaller its real table,
     # whose first columns answer the other half's searches of the same tables (the synthetic
@@ -151,14 +154,14 @@ def privacy_loss(
     repeats = {}
     with search_reuse.shared_searches():
         synthetic_within = None
-        if len(synthetic) >= max(len(train), len(test)):
+        if len(synthetic) >= max(len(train), len(holdout)):
             # the synthetic records' nearest other synthetic records count only where no farther
             # than the nearest real record of a half: one search within the wider distance, for
             # the synthetic records read (the others are never compared)
             options = dict(metric="gower", encoder=encoder, client=client)
             queries = sampled(synthetic, synthetic_rows)
             nearest_real = np.maximum(
-                nearest_distances(queries, train, **options), nearest_distances(queries, test, **options)
+                nearest_distances(queries, train, **options), nearest_distances(queries, holdout, **options)
             )
             synthetic_within = np.zeros(len(synthetic))
             synthetic_within[slice(None) if synthetic_rows is None else synthetic_rows] = nearest_real
@@ -225,7 +228,7 @@ PRIVACY_LOSS = MeasureSpec(
     with_settings(
         lambda c: {
             "train": c.train,
-            "test": c.holdout,
+            "holdout": c.holdout,
             "synthetic": c.synthetic,
             "max_queries": MAX_DISTANCE_QUERIES,
         },

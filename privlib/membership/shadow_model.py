@@ -220,15 +220,19 @@ class ShadowModelAttack(Result):
         "confidence": [CONFIDENCE],
         "random_state": [RandomState()],
         "synthesizer": [Instance(str, type), HasMethods("fit", "sample")],
-        "targets": [Instance(list, tuple, np.ndarray, pd.Index, description="a list of row positions"), None],
-    }
+        "target_rows": [
+            Instance(list, tuple, np.ndarray, pd.Index, description="a list of row positions"),
+            None,
+        ],
+    },
+    renamed={"targets": "target_rows"},
 )
 def shadow_model_attack(
     *,
     synthesizer,
     train,
     population,
-    targets=None,
+    target_rows=None,
     n_targets=5,
     n_shadows=40,
     n_test=20,
@@ -256,11 +260,11 @@ def shadow_model_attack(
     population : pandas.DataFrame
         What the adversary knows of the population, with the same columns; shadow sets are drawn
         from it, without replacement and never holding a copy of the target.
-    targets : sequence of int, optional
+    target_rows : sequence of int, optional
         Row positions in ``train`` of the targets. Default: the ``n_targets`` most isolated
         records (:func:`outlier_targets`).
     n_targets : int, default 5
-        Number of targets when ``targets`` is not given.
+        Number of targets when ``target_rows`` is not given.
     n_shadows : int, default 40
         Shadow pairs (with and without the target) per target to train the classifier.
     n_test : int, default 20
@@ -327,7 +331,7 @@ def shadow_model_attack(
     rng = np.random.default_rng(random_state)
     train = train.reset_index(drop=True)
     population = population[list(train.columns)].reset_index(drop=True)
-    target_index, target_distance = _chosen_targets(train, targets, n_targets)
+    target_index, target_distance = _chosen_targets(train, target_rows, n_targets)
     featurizer = _Features(population)
     if features == "correlation" and featurizer.n_encoded < 2:
         raise DataError("`features='correlation'` needs at least two encoded variables; use 'histogram'.")
@@ -378,7 +382,7 @@ def shadow_model_attack(
 
 
 def _chosen_targets(train: pd.DataFrame, targets, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
-    """The targets' row positions in ``train`` (the most isolated records unless ``targets`` names
+    """The targets' row positions in ``train`` (the most isolated records unless ``target_rows`` names
     them) and each one's Gower distance to its nearest other training record."""
     if targets is None:
         return outlier_targets(train, n_targets)
@@ -391,7 +395,9 @@ def _chosen_targets(train: pd.DataFrame, targets, n_targets: int) -> tuple[np.nd
         or target_index.max() >= len(train)
         or len(set(target_index)) < target_index.size
     ):
-        raise ParameterError(f"`targets` must be distinct row positions in `train` (0 to {len(train) - 1}).")
+        raise ParameterError(
+            f"`target_rows` must be distinct row positions in `train` (0 to {len(train) - 1})."
+        )
     return target_index, nearest_distances(train, train, exclude_self=True)[target_index]
 
 

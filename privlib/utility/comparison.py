@@ -158,7 +158,7 @@ def compare_synthesizers(
         cap_train, cap_synthetic = train[keys + [target]], table[keys + [target]]
         if to_bin:
             cap_train, cap_synthetic = attribute.discretize(
-                original=cap_train, synthetic=cap_synthetic, columns=to_bin
+                train=cap_train, synthetic=cap_synthetic, columns=to_bin
             )
         attack = membership.partition_risk(
             train=train,
@@ -181,16 +181,16 @@ def compare_synthesizers(
                 train=train, holdout=holdout, synthetic=table, random_state=rng
             ).auc,
             "privacy_loss": membership.privacy_loss(
-                train=train, test=holdout, synthetic=table, random_state=rng, n_repeats=n_repeats
+                train=train, holdout=holdout, synthetic=table, random_state=rng, n_repeats=n_repeats
             ).value,
             "membership_f1": attack.f1,
             "membership_m": attack.m if attack.m_from == "n/N" else np.nan,
-            "cap": attribute.cap(original=cap_train, synthetic=cap_synthetic, keys=keys, target=target).value,
+            "cap": attribute.cap(train=cap_train, synthetic=cap_synthetic, keys=keys, target=target).value,
             "tstr": fit.value,
             "trtr": fit.baseline,
             "tstr_ratio": fit.ratio,
-            "pmse_ratio": pmse(original=train, synthetic=table).ratio,
-            "mean_tvd": marginal_fidelity(original=train, synthetic=table).value,
+            "pmse_ratio": pmse(train=train, synthetic=table).ratio,
+            "mean_tvd": marginal_fidelity(train=train, synthetic=table).value,
         }
     out = pd.DataFrame.from_dict(rows, orient="index", columns=list(COMPARISON_COLUMNS))
     out.index.name = "synthesizer"

@@ -91,8 +91,10 @@ def _tvd(left_codes: np.ndarray, right_codes: np.ndarray, n_levels: int) -> floa
     return float(0.5 * np.abs(p - q).sum())
 
 
-@validate_params({"original": [Table()], "synthetic": [Table()], "n_bins": [Integer(low=1)]})
-def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResult:
+@validate_params(
+    {"train": [Table()], "synthetic": [Table()], "n_bins": [Integer(low=1)]}, renamed={"original": "train"}
+)
+def marginal_fidelity(*, train, synthetic, n_bins=20) -> MarginalFidelityResult:
     """Per-variable total variation distance and, for numeric variables, the KS statistic.
 
     The total variation distance between the original shares ``p`` and synthetic shares ``q``
@@ -109,7 +111,7 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The real data.
     synthetic : pandas.DataFrame
         The synthetic data, with the same columns.
@@ -132,11 +134,11 @@ def marginal_fidelity(*, original, synthetic, n_bins=20) -> MarginalFidelityResu
     >>> import pandas as pd
     >>> a = pd.DataFrame({"g": ["x", "x", "y", "y"]})
     >>> b = pd.DataFrame({"g": ["x", "x", "x", "y"]})
-    >>> marginal_fidelity(original=a, synthetic=b).value
+    >>> marginal_fidelity(train=a, synthetic=b).value
     0.25
     """
-    kinds = _check_pair(original, synthetic, n_bins, "n_bins")
-    left, right = _features(original, kinds), _features(synthetic, kinds)
+    kinds = _check_pair(train, synthetic, n_bins, "n_bins")
+    left, right = _features(train, kinds), _features(synthetic, kinds)
     codes = _marginal_codes(left, right, kinds, n_bins)
     rows = {}
     for column, kind in kinds.items():

@@ -112,12 +112,12 @@ def _check_pair(original, synthetic, count, name: str) -> dict:
 
     Returns the column kinds of ``original``.
     """
-    check_frame(original, "original")
+    check_frame(original, "train")
     check_frame(synthetic, "synthetic")
-    check_comparable(original, synthetic, ("original", "synthetic"), unseen="ignore")
+    check_comparable(original, synthetic, ("train", "synthetic"), unseen="ignore")
     if not isinstance(count, (int, np.integer)) or count < 1:
         raise ParameterError(f"`{name}` must be a positive integer, got {count!r}.")
-    return infer_kinds(original, name="original")
+    return infer_kinds(original, name="train")
 
 
 def _model_name(estimator) -> str:

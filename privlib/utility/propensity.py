@@ -115,14 +115,15 @@ def _pmse_of(estimator, x: pd.DataFrame, z: np.ndarray, share: float) -> tuple[f
 
 @validate_params(
     {
-        "original": [Table()],
+        "train": [Table()],
         "synthetic": [Table()],
         "estimator": [HasMethods("fit", "predict_proba"), None],
         "random_state": [RandomState()],
         "n_permutations": [Integer(low=0)],
-    }
+    },
+    renamed={"original": "train"},
 )
-def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
+def pmse(*, train, synthetic, estimator=None, random_state=None, n_permutations=20) -> PMSEResult:
     """Propensity-score mean squared error and its ratio to the null expectation.
 
     The original and synthetic records are stacked (``N = n_original + n_synthetic``) with an
@@ -155,7 +156,7 @@ def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutatio
 
     Parameters
     ----------
-    original : pandas.DataFrame
+    train : pandas.DataFrame
         The real data.
     synthetic : pandas.DataFrame
         The synthetic data, with the same columns.
@@ -185,13 +186,13 @@ def pmse(*, original, synthetic, estimator=None, random_state=None, n_permutatio
     --------
     >>> import pandas as pd
     >>> real = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
-    >>> round(pmse(original=real, synthetic=real).value, 12)
+    >>> round(pmse(train=real, synthetic=real).value, 12)
     0.0
     """
-    kinds = _check_pair(original, synthetic, n_permutations, "n_permutations")
-    columns = list(original.columns)
-    x = pd.concat([_features(original, kinds), _features(synthetic[columns], kinds)], ignore_index=True)
-    z = np.r_[np.zeros(len(original), dtype=int), np.ones(len(synthetic), dtype=int)]
+    kinds = _check_pair(train, synthetic, n_permutations, "n_permutations")
+    columns = list(train.columns)
+    x = pd.concat([_features(train, kinds), _features(synthetic[columns], kinds)], ignore_index=True)
+    z = np.r_[np.zeros(len(train), dtype=int), np.ones(len(synthetic), dtype=int)]
     n = len(z)
     share = len(synthetic) / n
 

@@ -337,7 +337,7 @@ def fidelity_summary(
                     },
                 )
             )
-    propensity = pmse(original=train, synthetic=synthetic)
+    propensity = pmse(train=train, synthetic=synthetic)
     low, high = _pmse_ratio_interval(propensity, len(train), rng=streams["pmse_ratio"], **bootstrap)
     measures.append(
         FidelityMeasure(
@@ -356,7 +356,7 @@ def fidelity_summary(
         )
     )
     kinds = infer_kinds(train, name="train")
-    marginals = marginal_fidelity(original=train, synthetic=synthetic)
+    marginals = marginal_fidelity(train=train, synthetic=synthetic)
     codes = _marginal_codes(
         _features(train, kinds), _features(synthetic[list(train.columns)], kinds), kinds, marginals.n_bins
     )
