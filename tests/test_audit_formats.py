@@ -123,7 +123,7 @@ def _stub_rendering(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(audit_report, "_early_kernel", kernel)
     monkeypatch.setattr(audit_report, "_variable_figures", figures)
-    monkeypatch.setattr(audit_report, "_report_sections", lambda reports, variables: {})
+    monkeypatch.setattr(audit_report, "_report_sections", lambda reports, variables, explanations=(): {})
     monkeypatch.setattr(audit_report, "_execute", execute)
     monkeypatch.setattr(audit_report, "render_html", html)
     monkeypatch.setattr(audit_report, "render_pdf", pdf)

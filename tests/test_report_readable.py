@@ -149,3 +149,18 @@ def test_the_small_multiples_draw_every_column_given_with_whole_titles_and_reada
         assert ticks and all(re.fullmatch(r"\d+k", t) for t in ticks), ticks
     finally:
         plt.close(figure)
+
+
+@pytest.mark.parametrize(("columns", "inches"), [(1, 3.75), (2, 3.75), (3, 5.625), (4, 7.5), (5, 7.5)])
+def test_panels_keep_their_size_in_a_figure_of_less_than_a_row(columns, inches):
+    import matplotlib.pyplot as plt
+
+    from privlib.plots import plot_variable_fidelity
+
+    real, synthetic = _tables(columns)
+    figure = plot_variable_fidelity(real, synthetic)
+    try:
+        # four panels span 7.5 inches; fewer take 7.5 / 4 each, but never under half (the legend)
+        assert figure.get_size_inches()[0] == pytest.approx(inches)
+    finally:
+        plt.close(figure)

@@ -82,6 +82,10 @@ def test_copy_exposes_a_unique_target_completely(population, train, features):
     # 8 + 8 scores, all of the target's tables above all of the others': 1 labelling in C(16, 8)
     assert result.measure == "shadow_model_auc" and result.p_value == pytest.approx(1 / 12870)
     assert judge(result).verdict == "risk"
+    # the reading names the generator refitted and that it stands in for the release's own
+    assert "Refitting the kit's Copy generator (a stand-in: not the generator that made the release" in (
+        result.reading()
+    )
 
 
 def test_a_generator_that_ignores_its_data_leaves_the_attack_at_chance(population, train):
@@ -97,6 +101,7 @@ def test_a_generator_that_ignores_its_data_leaves_the_attack_at_chance(populatio
         n_jobs=1,
     )
     assert result.ci_low <= 0.5 <= result.ci_high
+    assert f"Refitting the generator given, {IgnoresItsData.__module__}.IgnoresItsData on" in result.reading()
     assert all(low <= 0.5 <= high for low, high in zip(result.target_ci_low, result.target_ci_high))
 
 

@@ -143,6 +143,8 @@ class ShadowModelAttack(Result):
     """
 
     synthesizer: str = ""
+    #: The module of the refitted generator's class (``privlib.synth...`` for the kit's own).
+    synthesizer_module: str = ""
     features: str = "correlation"
     n_targets: int = 0
     n_shadows: int = 0
@@ -183,6 +185,16 @@ class ShadowModelAttack(Result):
             }
         )
 
+    def refitted(self) -> str:
+        """The generator the attack refits, said so: the audit has only the release's files, so
+        its own generator is never refitted; the kit's stands in for it unless one is given."""
+        if self.synthesizer_module.startswith("privlib."):
+            return (
+                f"the kit's {self.synthesizer} generator (a stand-in: not the generator that made "
+                "the release, unless that is the kit's too)"
+            )
+        return f"the generator given, {self.synthesizer_module}.{self.synthesizer}"
+
     def reading(self) -> str:
         deciding = int(np.flatnonzero(self.target_index == self.deciding_row)[0])
         level = 1 - self.confidence
@@ -192,7 +204,7 @@ class ShadowModelAttack(Result):
             else "none is significant after the adjustment"
         )
         return self.with_judgement(
-            f"Refitting {self.synthesizer} on shadow data with and without each of "
+            f"Refitting {self.refitted()} on shadow data with and without each of "
             f"{self.n_targets} target record(s), a classifier on {self.features} features of the "
             f"synthetic data tells whether the target was used; per target, the exact "
             f"Mann-Whitney test of {self.n_test} fresh pairs, Holm-adjusted over the targets. The "
@@ -375,6 +387,7 @@ def shadow_model_attack(
         mean=_auc_with_interval(groups, rng, confidence),
         confidence=confidence,
         synthesizer=type(template).__name__,
+        synthesizer_module=type(template).__module__,
         features=features,
         n_shadows=n_shadows,
         n_test=n_test,

@@ -395,6 +395,12 @@ def _explanations(spec: AuditSpec, inputs: AuditInputs, report) -> list:
     )
 
 
+def _figure_rows(figures: list) -> str:
+    """A family's figures in one block whose rows of half-width figures may each start a page
+    (``privlib-figures`` in report.css), or nothing without figures."""
+    return f'<div class="privlib-figures">{"".join(figures)}</div>' if figures else ""
+
+
 def _report_sections(reports: list, variables: str, explanations: Sequence = ()) -> dict:
     """The report's pages as the kit's escaped HTML fragments, figures embedded, in the order
     ``reports/privacy_audit.ipynb`` shows them: drawn once here, where the results' per-record
@@ -410,9 +416,11 @@ def _report_sections(reports: list, variables: str, explanations: Sequence = ())
         {
             "readings": pages.readings_html(document, family),
             "tables": [page.table_html(table) for _, table in page.measure_tables(report, family)],
-            "figures": "".join(
-                pages.measure_figure_html(record, result, plot)
-                for record, result, plot in page.figures(report, family)
+            "figures": _figure_rows(
+                [
+                    pages.measure_figure_html(record, result, plot)
+                    for record, result, plot in page.figures(report, family)
+                ]
             ),
         }
         for family in [f.family for f in report.families]

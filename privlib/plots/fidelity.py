@@ -22,9 +22,10 @@ SHOWN_CATEGORIES = 8
 #: fewer than :data:`AXIS_RECORDS` real records (a rare category would point at its few people).
 OTHER = "other"
 
-#: Most panels one figure of small multiples holds; more variables take more figures
-#: (:func:`plot_variable_fidelity` draws the columns it is given, every one by default).
-PANELS_PER_FIGURE = 12
+#: Most panels one figure of small multiples holds (two rows of four, under 9 cm on paper, so that
+#: a figure fits below the content above it and the next flows on); more variables take more
+#: figures (:func:`plot_variable_fidelity` draws the columns it is given, every one by default).
+PANELS_PER_FIGURE = 8
 
 #: Characters per line of a panel's title; a longer column name takes more lines, never clipped.
 PANEL_TITLE_WIDTH = 22
@@ -157,15 +158,17 @@ def _categorical_panel(ax, real: pd.Series, synthetic: pd.Series) -> None:
 
 def variable_chunks(columns, *, most: int = PANELS_PER_FIGURE, ncols: int = 4) -> list[list]:
     """``columns`` in consecutive figures of at most ``most`` panels, as even as whole rows allow
-    (15 variables: 8 and 7, not 12 and 3), so that no figure is a lone short row.
+    (15 variables in figures of 12: 8 and 7, not 12 and 3).
 
     Examples
     --------
-    >>> [len(c) for c in variable_chunks(list(range(15)))]
+    >>> [len(c) for c in variable_chunks(list(range(15)), most=12)]
     [8, 7]
-    >>> [len(c) for c in variable_chunks(list(range(12)))]
+    >>> [len(c) for c in variable_chunks(list(range(12)), most=12)]
     [12]
-    >>> [len(c) for c in variable_chunks(list(range(25)))]
+    >>> [len(c) for c in variable_chunks(list(range(11)))]
+    [8, 3]
+    >>> [len(c) for c in variable_chunks(list(range(25)), most=12)]
     [12, 8, 5]
     """
     columns = list(columns)
@@ -236,10 +239,13 @@ def plot_variable_fidelity(real, synthetic, *, kinds=None, columns=None, ncols=4
     columns = [c for c in (real.columns if columns is None else columns) if c in kinds]
     if not columns:
         raise PrivlibError("`real` has no column to show.")
+    # panels keep their size when fewer than a row: two take half the width (at least half, for
+    # the legend), so a report can set such a figure beside another
+    width = 7.5 * max(min(ncols, len(columns)), ncols / 2) / ncols
     ncols = min(ncols, len(columns))
     nrows = -(-len(columns) // ncols)
     figure, axes = plt.subplots(
-        nrows, ncols, figsize=(7.5, 1.55 * nrows + 0.35), layout="constrained", squeeze=False
+        nrows, ncols, figsize=(width, 1.55 * nrows + 0.35), layout="constrained", squeeze=False
     )
     for ax, column in zip(axes.flat, columns):
         if kinds[column] == NUMERIC:

@@ -254,6 +254,9 @@ def variable_fidelity_html(
                     f"fewer than 10 real records are pooled as '{OTHER}'; numeric variables are drawn "
                     "on their central range, with at least 10 real records beyond each end, so no axis "
                     "shows a column's smallest or largest value.",
+                    # a figure of one or two panels is drawn half as wide (plot_variable_fidelity):
+                    # it sits beside the next figure rather than above a blank half line
+                    half=len(shown) <= 2,
                 )
             )
         finally:

@@ -21,7 +21,7 @@ import re
 import warnings
 from pathlib import Path
 
-__all__ = ["render_pdf", "EMBEDDED_IMAGE", "font_faces_css"]
+__all__ = ["render_pdf", "lay_out", "EMBEDDED_IMAGE", "font_faces_css"]
 
 #: The only URLs the PDF printer opens: images the kit embedded (figures and formulas).
 EMBEDDED_IMAGE = re.compile(r"^data:(image/png|image/svg\+xml);base64,([A-Za-z0-9+/=\s]*)$")
@@ -77,8 +77,10 @@ def _fetcher():
     return KitAssetsOnly()
 
 
-def render_pdf(html_file, target) -> Path:
-    """Print ``html_file`` (from :func:`privlib.render.render_html`) to the PDF ``target``.
+def lay_out(html_file):
+    """The pages of ``html_file`` (from :func:`privlib.render.render_html`) as WeasyPrint lays
+    them out for :func:`render_pdf` (a ``weasyprint.Document``: its boxes give where each thing
+    is drawn on each page).
 
     The page is read as a string with no base URL, so relative links resolve to nothing; the
     print stylesheet of the kit applies.
@@ -96,7 +98,13 @@ def render_pdf(html_file, target) -> Path:
         page = Path(html_file).read_text(encoding="utf-8")
         fetcher, fonts = _fetcher(), FontConfiguration()
         faces = CSS(string=font_faces_css(), url_fetcher=fetcher, font_config=fonts)
-        HTML(string=page, base_url=None, url_fetcher=fetcher).write_pdf(
-            str(target), stylesheets=[faces], font_config=fonts
+        return HTML(string=page, base_url=None, url_fetcher=fetcher).render(
+            stylesheets=[faces], font_config=fonts
         )
+
+
+def render_pdf(html_file, target) -> Path:
+    """Print ``html_file`` (from :func:`privlib.render.render_html`) to the PDF ``target``, as
+    :func:`lay_out` lays it out."""
+    lay_out(html_file).write_pdf(str(target))
     return Path(target)
