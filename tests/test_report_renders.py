@@ -113,8 +113,9 @@ def _metrics(out: Path) -> dict:
 @pytest.mark.parametrize("name", ["acs", "leaky", "no_holdout"])
 def test_page_one_states_the_decision_and_every_family(renders, name):
     pages = _pdf_pages(renders[name])
-    # issue 44: the default ACS report within 9 pages; the leaky report compares two files
-    assert len(pages) <= (9 if name == "acs" else 10)
+    # the default ACS report within 9 pages; the leaky report compares two files of 15 columns,
+    # every column drawn, the why and the detection-limit blocks on page 1
+    assert len(pages) <= (9 if name == "acs" else 11)
     metrics = _metrics(renders[name])
     first = pages[0]
     assert "--" not in first  # no command-line flag on the officer's page
