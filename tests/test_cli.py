@@ -263,9 +263,9 @@ def test_metrics_hold_every_measure_and_the_provenance(rendered):
         assert m["verdict"] in ("risk", "no evidence of risk", "inconclusive", "not assessable"), m["key"]
         if m["verdict"] == "not assessable":
             assert m["verdict_rule"], m["key"]
-        else:  # an exact test too shows the interval of what it tests (issue 31)
+        else:  # an exact test too shows the interval of what it tests
             assert m["ci_low"] is not None and m["ci_low"] <= m["value"] <= m["ci_high"], m["key"]
-    # a count of people at risk names the variable an attribute measure is about (issue 33)
+    # a count of people at risk names the variable an attribute measure is about
     for family in metrics["families"]:
         for item in family["at_risk"]:
             assert item["target"] == (item["key"].split("[")[1].rstrip("]") if "[" in item["key"] else None)
@@ -554,7 +554,7 @@ def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path)
             str(paths["train"]),
             "--synthetic",
             str(paths["synthetic"]),
-            "--holdout",  # CAP judges the training records against the holdout (issue 31)
+            "--holdout",  # CAP judges the training records against the holdout
             str(paths["holdout"]),
             "--keys",
             "Income",
@@ -575,7 +575,7 @@ def test_the_schema_and_new_categories_reach_the_computation(rendered, tmp_path)
 
 
 # --------------------------------------------------------------------------------------------
-# The flags and the params file are the spec's settings (issue 30, item 4)
+# The flags and the params file are the spec's settings
 # --------------------------------------------------------------------------------------------
 def _audit_flags() -> dict:
     """The audit subcommand's arguments, by destination."""

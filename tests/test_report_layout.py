@@ -25,7 +25,7 @@ from privlib.synth.baselines import GaussianCopula
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.slow]
 
 #: Most of a body page's content box that may stay empty below its last line, but on the last
-#: page of a section (issue 44).
+#: page of a section.
 MOST_BLANK = 0.25
 
 

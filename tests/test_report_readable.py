@@ -1,4 +1,4 @@
-"""Pages people read (issue 44): no number in scientific notation on any page, exact tests shown
+"""Pages people read: no number in scientific notation on any page, exact tests shown
 by their p-value, every variable on the fidelity pages, titles wrapped, ticks as people read them."""
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ def test_the_page_count_does_not_depend_on_the_machines_fonts(renders, tmp_path)
     page = renders["acs"] / "report.html"
     machine, machine_fonts = _printed_pages(page, tmp_path / "machine.pdf", None)
     dejavu, dejavu_fonts = _printed_pages(page, tmp_path / "dejavu.pdf", config)
-    assert machine == dejavu <= 9  # issue 44: the default ACS report within 9 pages
+    assert machine == dejavu <= 9  # the default ACS report within 9 pages
     # every glyph is set in the kit's own faces, whatever fontconfig offers
     assert machine_fonts == dejavu_fonts and all(f.startswith("privlib-") for f in machine_fonts)
 
