@@ -1,4 +1,5 @@
-"""pyproject.toml is the one source of dependencies; environment.yml must name the same ones."""
+"""pyproject.toml is the one source of dependencies (environment.yml names the same ones) and lists
+every package the wheel ships."""
 
 import re
 from pathlib import Path
@@ -37,3 +38,15 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert "make test" in readme and "make report" in readme
+
+
+def test_every_package_of_privlib_is_listed_for_the_wheel():
+    # setuptools ships only the packages pyproject.toml lists
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "privlib").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert {"privlib", "privlib.membership", "privlib.render"} <= found  # the walk sees packages
+    assert sorted(found - listed) == []

@@ -215,7 +215,7 @@ def test_an_audit_of_tables_beyond_the_bound_states_its_samples(monkeypatch):
     """The audit passes the bound to every distance measure; each names the sample in its details
     and reading, and the first page says what a sample cannot show."""
     import privlib as pl
-    import privlib.catalogue as measures
+    import privlib.declaration as declaration
     from privlib.render.audit_pages import decision_html
 
     adult = pl.datasets.load_dataset("adult")
@@ -228,7 +228,7 @@ def test_an_audit_of_tables_beyond_the_bound_states_its_samples(monkeypatch):
         seed=3,
     )
     whole = pl.audit.run(**settings)
-    monkeypatch.setattr(measures, "MAX_DISTANCE_QUERIES", 150)
+    monkeypatch.setattr(declaration, "MAX_DISTANCE_QUERIES", 150)
     bounded = pl.audit.run(**settings)
     sampled = {m.key for m in bounded.measures if m.details.get("sample_size") == 150}
     assert sampled == set(DISTANCE_MEASURES)

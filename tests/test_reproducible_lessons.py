@@ -47,15 +47,30 @@ def _run(notebook: Path, target: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=False, capture_output=True, text=True, env=env)
 
 
+def _joined(outputs: list) -> list:
+    """Consecutive stdout chunks as one: how a cell's printing is split into chunks depends on
+    when the kernel flushes (timing), not on what it printed."""
+    joined: list = []
+    for output in outputs:
+        if output.get("name") == "stdout" and joined and joined[-1].get("name") == "stdout":
+            joined[-1] = dict(joined[-1], text=joined[-1]["text"] + output["text"])
+        else:
+            joined.append(output)
+    return joined
+
+
 def _outputs(path: Path) -> list:
-    """Each code cell's outputs without the stderr stream and without metadata."""
+    """Each code cell's outputs without the stderr stream and without metadata, its printed
+    chunks joined."""
     cells = nbformat.read(path, as_version=4).cells
     return [
-        [
-            {key: value for key, value in output.items() if key not in ("metadata", "execution_count")}
-            for output in cell.get("outputs", [])
-            if output.get("name") != "stderr"
-        ]
+        _joined(
+            [
+                {key: value for key, value in output.items() if key not in ("metadata", "execution_count")}
+                for output in cell.get("outputs", [])
+                if output.get("name") != "stderr"
+            ]
+        )
         for cell in cells
         if cell.cell_type == "code"
     ]

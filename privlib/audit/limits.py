@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from privlib import declaration
 from privlib.audit.detection_limits import (
     DEFAULT_DRAWS,
     DEFAULT_RATE,
@@ -35,7 +36,6 @@ from privlib.audit.report import (
     MeasureRecord,
 )
 from privlib.audit.spec import AuditSpec
-from privlib.declaration import MAX_DISTANCE_QUERIES
 from privlib.epsilon_audit import epsilon_lower_bound
 from privlib.errors import PrivlibError
 from privlib.results import INCONCLUSIVE, NO_EVIDENCE
@@ -116,7 +116,7 @@ def limits_of(
                 held=held,
                 families=asked,
                 random_state=seed,
-                max_queries=MAX_DISTANCE_QUERIES,
+                max_queries=declaration.MAX_DISTANCE_QUERIES,
             )
         except PrivlibError as exc:  # e.g. no variable a near copy could change: the data's property
             reason = redact(f"the data do not allow planting: {exc}")

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.declaration import MAX_DISTANCE_QUERIES, MeasureSpec, Reference, with_settings
+from privlib import declaration
+from privlib.declaration import MeasureSpec, Reference, with_settings
 from privlib.matching import (
     check_tables,
     query_samples,
@@ -193,7 +194,11 @@ ADVERSARIAL_ACCURACY = MeasureSpec(
     ),
     Reference("privlib.membership:adversarial_accuracy"),
     with_settings(
-        lambda c: {"train": c.train, "synthetic": c.synthetic, "max_queries": MAX_DISTANCE_QUERIES},
+        lambda c: {
+            "train": c.train,
+            "synthetic": c.synthetic,
+            "max_queries": declaration.MAX_DISTANCE_QUERIES,
+        },
         random_state="seed",
         n_repeats="repeats",
     ),

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib import search_reuse
-from privlib.declaration import MAX_DISTANCE_QUERIES, MeasureSpec, Reference, with_settings
+from privlib import declaration, search_reuse
+from privlib.declaration import MeasureSpec, Reference, with_settings
 from privlib.matching import (
     check_tables,
     query_samples,
@@ -230,7 +230,7 @@ PRIVACY_LOSS = MeasureSpec(
             "train": c.train,
             "holdout": c.holdout,
             "synthetic": c.synthetic,
-            "max_queries": MAX_DISTANCE_QUERIES,
+            "max_queries": declaration.MAX_DISTANCE_QUERIES,  # read when called: one bound for all
         },
         random_state="seed",
         n_repeats="repeats",
