@@ -216,6 +216,8 @@ _DATA_ROOT_HELP = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``privlib`` command (exposed for the documentation and the tests)."""
+    from privlib.render.notebook import EDITIONS
+
     # --quiet and --verbose are accepted before and after the subcommand.
     verbosity = _Parser(add_help=False)  # a parent of the subcommands' parsers, of their class
     verbosity.add_argument(
@@ -295,6 +297,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-records",
         action="store_true",
         help="let the lessons display rows of the data (off: it may be confidential)",
+    )
+    course.add_argument(
+        "--edition",
+        choices=EDITIONS,
+        default=EDITIONS[0],
+        help="whose handouts: 'lecturer' keeps the exercises' solutions, 'student' leaves them out, "
+        "code and output (default lecturer)",
     )
     course.add_argument("--out", required=True, help="output folder")
 
@@ -383,6 +392,7 @@ def _course(args) -> int:
         slides=args.slides,
         keep_going=args.keep_going,
         show_records=args.show_records,
+        edition=args.edition,
         progress=not _quiet(args),
     )
     logger.info("course written to %s/index.html", args.out)

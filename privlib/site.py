@@ -10,6 +10,12 @@ Cell tags are those of the handouts (``notebooks/CONVENTIONS.md``): ``remove-cel
 ``parameters``, ``injected-parameters`` and ``claims`` hide a cell, ``hide-input`` folds a code
 cell under its output.
 
+Editions: the lecturer's site (the default) keeps the exercises' solutions and the teaching plan;
+a student's site (``edition="student"``) leaves every solution out, input and output
+(:func:`privlib.render.notebook.student_edition`), and the teaching plan with it. Neither holds the
+capstone's key, ``capstone_key.ipynb``: only the lessons and the student's ``capstone.ipynb`` are
+staged.
+
 References
 ----------
 Jupyter Book 1, https://jupyterbook.org (v1 documentation); Sphinx autodoc and napoleon.
@@ -26,7 +32,13 @@ from pathlib import Path
 import nbformat
 
 from privlib.errors import PrivlibError
-from privlib.render.notebook import REMOVE_CELL_TAGS, notebook_title, without_nbval_markers
+from privlib.render.notebook import (
+    REMOVE_CELL_TAGS,
+    check_edition,
+    notebook_title,
+    student_edition,
+    without_nbval_markers,
+)
 from privlib.slides import fetch_assets, render_slides
 
 __all__ = ["REFERENCE_MODULES", "build_site", "stage_site"]
@@ -107,7 +119,15 @@ def _hide_for_the_site(notebook):
     return notebook
 
 
-def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
+#: The lecturer's pages (notebooks/*.md), each with the editions it belongs to.
+_PAGES = {
+    "GLOSSARY.md": ("lecturer", "student"),
+    "TEACHING.md": ("lecturer",),
+    "CONVENTIONS.md": ("lecturer", "student"),
+}
+
+
+def stage_site(root, staging, *, slides=True, lessons=None, edition="lecturer") -> Path:
     """Write the Jupyter Book sources of the course into ``staging``.
 
     Parameters
@@ -120,6 +140,9 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
         Render each lesson's slides (needs the slide assets, fetched once by npm).
     lessons : list of str, optional
         Notebook names to include (default: every ``notebooks/NN_*.ipynb`` and the capstone).
+    edition : {"lecturer", "student"}, default "lecturer"
+        The lecturer's site keeps the solutions and the teaching plan; the student's leaves
+        every solution out (input and output) and the teaching plan too.
 
     Returns
     -------
@@ -129,13 +152,14 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     Raises
     ------
     PrivlibError
-        If ``root`` holds no lesson notebooks.
+        If ``root`` holds no lesson notebooks, or ``edition`` is not one of the two.
 
     Examples
     --------
     >>> stage_site(".", "build/course-site/src", slides=False)  # doctest: +SKIP
     PosixPath('build/course-site/src')
     """
+    check_edition(edition)
     root, staging = Path(root), Path(staging)
     chosen = lessons
     lessons = [path for path in _lessons(root / "notebooks") if chosen is None or path.name in chosen]
@@ -147,10 +171,12 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     (staging / "reference").mkdir()
     (staging / "_static").mkdir()
     for lesson in lessons:
-        notebook = _hide_for_the_site(nbformat.read(lesson, as_version=4))
-        nbformat.write(notebook, staging / "lessons" / lesson.name)
-    for page in ("GLOSSARY.md", "TEACHING.md", "CONVENTIONS.md"):
-        if (root / "notebooks" / page).exists():
+        notebook = nbformat.read(lesson, as_version=4)
+        if edition == "student":
+            notebook = student_edition(notebook)
+        nbformat.write(_hide_for_the_site(notebook), staging / "lessons" / lesson.name)
+    for page, editions in _PAGES.items():
+        if edition in editions and (root / "notebooks" / page).exists():
             shutil.copyfile(root / "notebooks" / page, staging / page.lower())
     for module in REFERENCE_MODULES:
         (staging / "reference" / f"{module}.md").write_text(
@@ -184,15 +210,16 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     (staging / "intro.md").write_text(
         "# The privlib course\n\n"
         "Lessons on the privacy risk of synthetic tabular data, each a notebook that runs on four "
-        "bundled datasets, with slides, a glossary, a teaching plan, a capstone and the library "
-        "reference.\n\n## Slides\n\n"
+        "bundled datasets, with slides, a glossary, "
+        + ("a teaching plan" if edition == "lecturer" else "the exercises without their solutions")
+        + ", a capstone and the library reference.\n\n## Slides\n\n"
         + ("\n".join(slide_lines) or "(built without slides)")
         + "\n"
         + capstone_line
     )
     toc = ["format: jb-book", "root: intro", "parts:", "  - caption: Lessons", "    chapters:"]
     toc += [f"      - file: lessons/{lesson.stem}" for lesson in lessons]
-    toc += ["  - caption: For the lecturer", "    chapters:"]
+    toc += [f"  - caption: {'For the lecturer' if edition == 'lecturer' else 'Notes'}", "    chapters:"]
     toc += [
         f"      - file: {page}"
         for page in ("teaching", "glossary", "conventions")
@@ -205,7 +232,7 @@ def stage_site(root, staging, *, slides=True, lessons=None) -> Path:
     return staging
 
 
-def build_site(root, out, *, slides=True, strict=False, lessons=None) -> Path:
+def build_site(root, out, *, slides=True, strict=False, lessons=None, edition="lecturer") -> Path:
     """Build the course site into ``out`` (its ``html/`` folder is the site).
 
     Parameters
@@ -220,6 +247,8 @@ def build_site(root, out, *, slides=True, strict=False, lessons=None) -> Path:
         Turn Sphinx warnings into errors.
     lessons : list of str, optional
         Notebook names to include (default: all of them).
+    edition : {"lecturer", "student"}, default "lecturer"
+        Whose site: see :func:`stage_site`. Build each into its own ``out`` to publish both.
 
     Returns
     -------
@@ -237,7 +266,7 @@ def build_site(root, out, *, slides=True, strict=False, lessons=None) -> Path:
     PosixPath('build/course-site/_build/html')
     """
     out = Path(out)
-    staging = stage_site(root, out / "src", slides=slides, lessons=lessons)
+    staging = stage_site(root, out / "src", slides=slides, lessons=lessons, edition=edition)
     in_venv = Path(sys.executable).parent / "jupyter-book"
     program = str(in_venv) if in_venv.exists() else (shutil.which("jupyter-book") or "jupyter-book")
     command = [program, "build", str(staging), "--path-output", str(out), "--builder", "html"]

@@ -47,7 +47,14 @@ from pathlib import Path
 import nbformat
 
 from privlib.errors import PrivlibError
-from privlib.render.notebook import HIDE_INPUT_TAGS, REMOVE_CELL_TAGS, without_nbval_markers
+from privlib.render.notebook import (
+    HIDE_INPUT_TAGS,
+    REMOVE_CELL_TAGS,
+    is_solution,
+    student_edition,
+    without_answers,
+    without_nbval_markers,
+)
 
 __all__ = ["ASSET_PACKAGES", "SLIDE_CSS", "fetch_assets", "fit_to_slides", "render_slides", "slide_types"]
 
@@ -70,8 +77,8 @@ def slide_types(notebook) -> list[str]:
     """Default ``slideshow.slide_type`` of every cell of a lesson.
 
     A markdown cell opening with ``#`` or ``##`` starts a slide, one opening with ``###`` a
-    sub-slide; solutions (a code cell opening with ``# Solution``, markdown opening with
-    ``**Solution`` or ``<details>``), cells tagged to be removed and the parameters are skipped;
+    sub-slide; solutions (:func:`privlib.render.notebook.is_solution`), cells tagged to be removed
+    and the parameters are skipped;
     everything else continues the current slide (``-``).
 
     Parameters
@@ -102,7 +109,7 @@ def slide_types(notebook) -> list[str]:
             types.append("slide")
         elif cell.cell_type == "markdown" and source.startswith("### "):
             types.append("subslide")
-        elif source.startswith(("# Solution", "**Solution", "<details>")):
+        elif is_solution(cell):
             types.append("skip")
         else:
             types.append("-")
@@ -171,9 +178,10 @@ def fetch_assets(directory, *, npm="npm") -> Path:
 
 
 def _prepared(notebook):
-    """A copy without the removed cells and without nbval markers."""
+    """The student's edition (slides never show answers) without the removed cells and without
+    nbval markers."""
     kept = []
-    for cell in notebook.cells:
+    for cell in student_edition(notebook).cells:
         tags = set(cell.get("metadata", {}).get("tags", []))
         if tags & set(REMOVE_CELL_TAGS):
             continue
@@ -216,7 +224,7 @@ def _markdown_blocks(source: str) -> list[tuple[str, bool]]:
     it is written on the next line rather than after a blank one. Collapsed ``<details>``
     blocks (solutions) are left out, as the slides skip solutions.
     """
-    source = re.sub(r"<details>.*?</details>", "", source, flags=re.DOTALL)
+    source = without_answers(source)
     blocks = []
     for paragraph in re.split(r"\n\s*\n", source.strip()):
         lines = paragraph.split("\n")

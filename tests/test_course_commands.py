@@ -150,3 +150,36 @@ def test_course_options_reach_run_course(monkeypatch, tmp_path):
     assert seen["keep_going"] is True and seen["show_records"] is True
     assert main(["--quiet", "course", "--dataset", "ce", "--out", str(tmp_path / "c")]) == 0
     assert seen["keep_going"] is False and seen["show_records"] is False  # both off by default
+    assert seen["edition"] == "lecturer"  # the default keeps the solutions
+    assert (
+        main(["--quiet", "course", "--dataset", "ce", "--edition", "student", "--out", str(tmp_path / "c")])
+        == 0
+    )
+    assert seen["edition"] == "student"
+
+
+def test_course_refuses_an_unknown_edition_in_one_line(tmp_path, capsys):
+    assert main(["course", "--dataset", "ce", "--edition", "students", "--out", str(tmp_path / "c")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "--edition" in error[0] and "'lecturer'" in error[0]
+    assert not (tmp_path / "c").exists()
+    with pytest.raises(PrivlibError, match="`edition` must be one of"):
+        run_course(out=tmp_path / "c", dataset="ce", edition="students", progress=False)
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.notebook
+def test_a_student_course_publishes_no_solution(lessons, tmp_path):
+    nb = nbformat.read(lessons / "02_plain.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell('# Solution 1\nprint("the answer is " + "42")'))
+    nbformat.write(nb, lessons / "02_plain.ipynb")
+    (lessons / "01_broken.ipynb").unlink()
+    _lesson(lessons, "capstone_key", 'raise RuntimeError("the key is the lecturer\'s: never run")')
+    for edition, shown in (("student", False), ("lecturer", True)):
+        out = tmp_path / edition
+        run_course(out=out, dataset="ce", notebooks=lessons, edition=edition, progress=False)
+        assert ("the answer is 42" in (out / "02_plain.html").read_text()) is shown
+        assert (
+            "the answer is" in (out / "02_plain.ipynb").read_text()
+        ) is shown  # the notebook beside it too
+        assert [p.name for p in out.iterdir() if "capstone" in p.name] == ["capstone.ipynb"]  # never the key

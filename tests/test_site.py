@@ -86,3 +86,22 @@ def test_intro_lists_the_capstone_and_titles_the_slide_links(tmp_path):
     toc = (staging / "_toc.yml").read_text()
     for module in ("privlib.audit", "privlib.pipeline", "privlib.criteria", "privlib.targeted", "privlib.dp"):
         assert f"reference/{module}" in toc and (staging / "reference" / f"{module}.md").exists()
+
+
+def test_a_student_site_leaves_out_the_solutions_the_teaching_plan_and_the_key(tmp_path):
+    pytest.importorskip("jupyter_server_mathjax")
+    import nbformat
+
+    chosen = ["03_attribute_disclosure_knn.ipynb", "capstone.ipynb"]
+    student = site.stage_site(ROOT, tmp_path / "student", slides=False, lessons=chosen, edition="student")
+    lecturer = site.stage_site(ROOT, tmp_path / "lecturer", slides=False, lessons=chosen)
+    for staging, solutions in ((student, 0), (lecturer, 4)):
+        lesson = nbformat.read(staging / "lessons" / chosen[0], as_version=4)
+        headed = [c for c in lesson.cells if c.cell_type == "code" and c.source.startswith("# Solution")]
+        assert len(headed) == solutions  # lesson 03 has four code cells headed "# Solution"
+        assert sorted(p.name for p in (staging / "lessons").iterdir()) == sorted(chosen)  # never the key
+    assert not (student / "teaching.md").exists() and (lecturer / "teaching.md").exists()
+    assert "teaching" not in (student / "_toc.yml").read_text() and (student / "glossary.md").exists()
+    with pytest.raises(PrivlibError, match="`edition` must be one of"):
+        site.stage_site(ROOT, tmp_path / "x", slides=False, edition="teacher")
+    assert not (tmp_path / "x").exists()

@@ -26,7 +26,7 @@ from privlib.publish import checked_out as _checked_out
 from privlib.publish import publish as _publish
 from privlib.publish import staging as _staging
 from privlib.render import render_html, render_page, render_pdf
-from privlib.render.notebook import notebook_title
+from privlib.render.notebook import check_edition, notebook_title, student_edition
 from privlib.resources import resource_path
 
 # one logger for the whole pipeline, whichever of its modules writes
@@ -106,6 +106,7 @@ def run_course(
     slides: bool = False,
     keep_going: bool = False,
     show_records: bool = False,
+    edition: str = "lecturer",
     progress: bool = True,
     data_root=None,
 ) -> Path:
@@ -140,6 +141,10 @@ def run_course(
         The lessons' ``show_records`` parameter (given to each lesson that declares it): whether
         a lesson may display rows of the data. Off by default, since ``dataset`` may be a
         user's confidential file.
+    edition : {"lecturer", "student"}, default "lecturer"
+        Whose handouts: the lecturer's keep the exercises' solutions; the student's leave every
+        solution out, code and output (:func:`privlib.render.notebook.student_edition`). Either
+        way the capstone is the student's notebook only, never its key.
     data_root : str or path, optional
         The folder the params file's ``train`` file lies in (default: the params file's own).
 
@@ -151,6 +156,7 @@ def run_course(
     """
     from privlib import __version__
 
+    check_edition(edition)
     out = _checked_out(out)
     _require_report_extra()
     dataset, dataset_title, seed = _course_dataset(dataset, params, seed, data_root)
@@ -170,7 +176,9 @@ def run_course(
                 **_record_parameter(notebook, show_records),
             }
             try:
-                entries.append(_run_lesson(notebook, course, parameters, stage=stage, slides=slides))
+                entries.append(
+                    _run_lesson(notebook, course, parameters, stage=stage, slides=slides, edition=edition)
+                )
             except ReportError as exc:
                 if not keep_going:
                     raise
@@ -220,17 +228,24 @@ def _record_parameter(notebook: Path, show_records: bool) -> dict:
     return {"show_records": bool(show_records)} if "show_records" in declared else {}
 
 
-def _run_lesson(notebook: Path, course: Path, parameters: dict, *, stage: Path, slides: bool) -> dict:
-    """Execute one lesson into ``course`` and render its HTML, PDF (and slides); its index entry."""
+def _run_lesson(
+    notebook: Path, course: Path, parameters: dict, *, stage: Path, slides: bool, edition: str
+) -> dict:
+    """Execute one lesson into ``course`` and render its HTML, PDF (and slides) in ``edition``; its
+    index entry."""
     executed = course / notebook.name
     _execute(notebook, executed, parameters, cwd=stage, progress=False)
     stem = notebook.stem
-    render_html(executed, course / f"{stem}.html", show_code=True, math=True)
+    render_html(executed, course / f"{stem}.html", show_code=True, math=True, edition=edition)
     render_pdf(course / f"{stem}.html", course / f"{stem}.pdf")
     if slides:
         from privlib.slides import render_slides
 
         render_slides(executed, course / f"{stem}.slides.html", assets=course / "assets")
+    if edition == "student":  # the executed notebook is published beside its handout: without answers too
+        import nbformat
+
+        nbformat.write(student_edition(nbformat.read(executed, as_version=4)), executed)
     return {"stem": stem, "title": notebook_title(executed) or stem, "slides": slides}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from privlib.errors import PrivlibError
 from privlib.render.math import typeset_math
 from privlib.render.pages import render_page, stylesheet
 
@@ -16,6 +17,11 @@ __all__ = [
     "HIDE_OUTPUT_TAGS",
     "notebook_title",
     "without_nbval_markers",
+    "EDITIONS",
+    "check_edition",
+    "is_solution",
+    "without_answers",
+    "student_edition",
 ]
 
 # Cell tags every rendering honours (handouts, reports, slides, the course site; see
@@ -27,12 +33,61 @@ HIDE_INPUT_TAGS = ("hide-input", "remove-input")
 #: A code cell shows its source only (progress lines of the audit).
 HIDE_OUTPUT_TAGS = ("hide-output",)
 
+#: The editions of a handout or site: the lecturer's keeps the solutions (their code folded), the
+#: student's leaves every solution out, its input and its output.
+EDITIONS = ("lecturer", "student")
+
 _NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*(\n|$)", re.M)
 
 
 def without_nbval_markers(source: str) -> str:
     """``source`` without nbval's ``# NBVAL_...`` marker lines."""
     return _NBVAL_LINE.sub("", source)
+
+
+_DETAILS = re.compile(r"<details\b[^>]*>.*?</details>\s*", re.DOTALL)
+
+
+def without_answers(markdown: str) -> str:
+    """``markdown`` without its collapsed ``<details>`` blocks (where the lessons fold answers)."""
+    return _DETAILS.sub("", markdown)
+
+
+def is_solution(cell) -> bool:
+    """Whether a cell is an exercise's solution (notebooks/CONVENTIONS.md, item 7).
+
+    A code cell is one when its source opens with ``# Solution``; a markdown cell when, its
+    ``<details>`` blocks taken out, nothing is left or what is left opens with ``**Solution``.
+    A markdown cell that holds other text beside a folded answer (an exercise prompt with its
+    solutions below it) is not: :func:`student_edition` keeps its text and drops the fold.
+    """
+    source = cell.get("source", "")
+    if cell.get("cell_type") == "code":
+        return source.lstrip().startswith("# Solution")
+    if cell.get("cell_type") == "markdown":
+        rest = without_answers(source).lstrip()
+        return not rest or rest.startswith("**Solution")
+    return False
+
+
+def student_edition(notebook):
+    """A copy of ``notebook`` without answers: every solution cell left out (input and output)
+    and every ``<details>`` block taken out of the markdown that remains (the exercise prompts
+    stay). The lecturer's edition is the notebook itself."""
+    import nbformat
+
+    copy = nbformat.from_dict(notebook)
+    copy.cells = [nbformat.from_dict(cell) for cell in notebook.cells if not is_solution(cell)]
+    for cell in copy.cells:
+        if cell.cell_type == "markdown":
+            cell.source = without_answers(cell.source)
+    return copy
+
+
+def check_edition(edition) -> None:
+    """Refuse an ``edition`` that is not one of :data:`EDITIONS`, in one line."""
+    if edition not in EDITIONS:
+        raise PrivlibError(f"`edition` must be one of {list(EDITIONS)}, got {str(edition)[:40]!r}.")
 
 
 def add_toc(page: str) -> str:
@@ -87,6 +142,7 @@ def render_html(
     title: str | None = None,
     toc: bool = False,
     compact: bool = False,
+    edition: str = "lecturer",
 ) -> Path:
     """Render an executed notebook to a self-contained HTML file.
 
@@ -103,7 +159,9 @@ def render_html(
     parameters cells, cells tagged ``remove-cell``, the
     source of cells tagged ``hide-input``, the outputs of cells tagged ``hide-output`` (progress
     lines), every stderr stream (warnings, progress bars) and nbval's ``# NBVAL_`` markers; with
-    ``show_code=False`` every code cell's source.
+    ``show_code=False`` every code cell's source. With ``edition="student"`` the exercises'
+    solutions are left out whole, input and output (:func:`student_edition`); the default
+    ``"lecturer"`` keeps them.
 
     The HTML outputs are the kit's own escaped fragments (:mod:`privlib.render.pages`), so a
     user-supplied name is text there; nbconvert's ``sanitize_html`` is not used because it
@@ -113,7 +171,10 @@ def render_html(
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
+    check_edition(edition)
     nb = nbformat.read(str(notebook), as_version=4)
+    if edition == "student":
+        nb = student_edition(nb)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
