@@ -76,7 +76,12 @@ from privlib.results import Result
 from privlib.rules import Threshold
 from privlib.schema import check_columns, infer_kinds, numeric_values
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CONFIDENCE, Integer, Names, Number, Table, validate_params
+from privlib.validation import CONFIDENCE, Instance, Integer, Names, Number, Table, validate_params
+
+#: A column's values as floats, NaN for missing (one per record).
+_VALUES = Instance(np.ndarray, description="a numpy array of numbers (NaN for missing)")
+#: Each record's key as a whole-number code (one per record).
+_KEYS = Instance(np.ndarray, description="a numpy array of key codes")
 
 __all__ = ["DEFAULT_MAX_CLASS_SIZE", "RareAttributionTest", "certain_attributions", "rare_attribution_test"]
 
@@ -131,6 +136,16 @@ class RareAttributionTest(Result):
         )
 
 
+@validate_params(
+    {
+        "real_values": [_VALUES],
+        "real_keys": [_KEYS],
+        "synthetic_values": [_VALUES],
+        "synthetic_keys": [_KEYS],
+        "width": [Number(low=0)],
+    },
+    skip_nested=True,
+)
 def certain_attributions(
     real_values: np.ndarray,
     real_keys: np.ndarray,

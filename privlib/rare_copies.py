@@ -51,7 +51,7 @@ from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _
 from privlib.results import QuerySampled
 from privlib.rules import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CLIENT, CONFIDENCE, Number, RandomState, Table, validate_params
+from privlib.validation import CLIENT, CONFIDENCE, Instance, Number, RandomState, Table, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
@@ -90,6 +90,13 @@ class RareCopyTest(CopyTest, QuerySampled):
         )
 
 
+@validate_params(
+    {
+        "neighbours": [Instance(np.ndarray, description="a numpy array of distances, one row per record")],
+        "rare_share": [Number(low=0, high=1, closed="right")],
+    },
+    skip_nested=True,
+)
 def rare_records(neighbours: np.ndarray, rare_share: float) -> tuple[np.ndarray, float]:
     """Which records are rare, from each record's distances to its nearest other real records
     (one row per record, ascending), and the mean distance from which a record is rare (module

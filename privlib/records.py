@@ -138,6 +138,9 @@ _ATTACK_SCORES = {
 }
 
 
+@validate_params(
+    {"successes": [Integer(low=0)], "trials": [Integer(low=0)], "confidence": [CONFIDENCE]}, skip_nested=True
+)
 def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENCE) -> tuple[float, float]:
     """Exact (Clopper-Pearson) interval of a proportion ``successes / trials``.
 
@@ -146,7 +149,8 @@ def clopper_pearson(successes: int, trials: int, *, confidence=DEFAULT_CONFIDENC
     >>> [round(x, 4) for x in clopper_pearson(0, 10)]
     [0.0, 0.3085]
     """
-    confidence = check_confidence(confidence)
+    if successes > trials:
+        raise ParameterError(f"`successes` ({successes}) cannot exceed `trials` ({trials}).")
     if trials == 0:
         return math.nan, math.nan
     tail = (1 - confidence) / 2
@@ -331,6 +335,11 @@ def tpr_at_low_fpr(
     )
 
 
+#: The result of one of the three attacks that keep per-record scores.
+_ATTACK_RESULT = Instance(Result, description="the result of nn_mia, density_attack or shadow_model_attack")
+
+
+@validate_params({"attack_result": [_ATTACK_RESULT]}, skip_nested=True)
 def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
     """The attack's name and its per-record scores of members and non-members (higher: more
     likely a member), read from the result of :func:`privlib.membership.nn_mia`,
@@ -364,9 +373,7 @@ def attack_scores(attack_result) -> tuple[str, np.ndarray, np.ndarray]:
 @validate_params(
     {
         "confidence": [CONFIDENCE, None],
-        "attack_result": [
-            Instance(Result, description="the result of nn_mia, density_attack or shadow_model_attack")
-        ],
+        "attack_result": [_ATTACK_RESULT],
         "fprs": [Numbers(low=0, high=1, closed="neither", scalar=False)],
     }
 )
@@ -414,6 +421,13 @@ def low_fpr_points(attack_result, *, fprs=LOW_FPRS, confidence=None) -> tuple[Lo
     )
 
 
+@validate_params(
+    {
+        "point": [Instance(LowFprPoint, description="the result of tpr_at_low_fpr")],
+        "fprs": [Numbers(low=0, high=1, closed="neither", scalar=False)],
+    },
+    skip_nested=True,
+)
 def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
     """The attack of ``point`` read at each rate of ``fprs``, as a table of counts and rates.
 
@@ -570,6 +584,16 @@ class FamilyTests:
         )
 
 
+@validate_params(
+    {
+        "tests": [
+            Instance(Mapping, list, tuple, description="a mapping of keys to p-values or a list of results")
+        ],
+        "confidence": [CONFIDENCE],
+        "weights": [Instance(Mapping, description="a mapping of keys to weights"), None],
+    },
+    skip_nested=True,
+)
 def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE, weights=None) -> FamilyTests:
     """Holm's step-down adjustment of the p-values of one family's tests.
 
@@ -605,7 +629,7 @@ def family_tests(tests, *, confidence=DEFAULT_CONFIDENCE, weights=None) -> Famil
     >>> family_tests({"a": 0.01, "b": 0.04, "c": 0.03}, weights={"a": 2}).adjusted
     {'a': 0.02, 'b': 0.06, 'c': 0.06}
     """
-    confidence = check_confidence(confidence)
+    confidence = float(confidence)
     if isinstance(tests, Mapping):
         items = list(tests.items())
     else:

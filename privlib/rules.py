@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from privlib.results import INCONCLUSIVE, RISK
+from privlib.validation import Instance, Number, validate_params
 
 if TYPE_CHECKING:
     from privlib.results import Result
@@ -44,6 +45,9 @@ M_THRESHOLD = 0.2
 LOW_FPRS = (0.001, 0.01)
 
 
+@validate_params(
+    {"attack": [Instance(str)], "fpr": [Number(low=0, high=1, closed="neither")]}, skip_nested=True
+)
 def low_fpr_key(attack: str, fpr: float) -> str:
     """The measure key of ``attack``'s TPR at false-positive rate ``fpr``.
 

@@ -25,6 +25,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Mapping
+from contextvars import ContextVar
 from numbers import Integral, Real
 from typing import cast
 
@@ -314,7 +315,33 @@ def _renamed_keywords(function_name: str, renamed: Mapping[str, str], kwargs: di
     return kwargs
 
 
-def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = None):
+#: True while the body of a checked function runs. A helper declared with ``skip_nested=True``
+#: skips its checks then: its arguments were made by kit code whose own arguments were checked, and
+#: it may run once per target (scikit-learn's ``prefer_skip_nested_validation``).
+_INSIDE_CHECKED: ContextVar[bool] = ContextVar("privlib_inside_checked", default=False)
+
+
+def _positional_keywords(function_name: str, formerly_positional: tuple[str, ...], args: tuple, kwargs: dict):
+    """``args`` given by position to parameters that are now keyword-only, moved into ``kwargs``
+    with a :class:`DeprecationWarning` naming the keywords."""
+    moved = dict(zip(formerly_positional, args))
+    if moved:
+        warnings.warn(
+            f"{function_name}(): pass {', '.join(f'`{name}=`' for name in moved)} by keyword; "
+            "passing by position goes in the next release.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    return args[len(moved) :], {**moved, **kwargs}
+
+
+def validate_params(
+    constraints: dict,
+    *,
+    renamed: Mapping[str, str] | None = None,
+    formerly_positional: tuple[str, ...] = (),
+    skip_nested: bool = False,
+):
     """Decorate a function so its parameters are checked against ``constraints`` first.
 
     ``constraints`` maps a parameter name to a list of accepted kinds: constraint objects of this
@@ -325,6 +352,13 @@ def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = No
 
     ``renamed`` maps a keyword's old name to its new one for one release: the old name still
     works, with a :class:`DeprecationWarning`, and is checked under the new name's constraints.
+
+    ``formerly_positional`` names, in order, keyword-only parameters that the last release took by
+    position: a call by position still works for one release, with a :class:`DeprecationWarning`.
+
+    ``skip_nested=True`` is for helpers that checked functions call with values they made: called
+    from inside another checked function, the helper runs without its checks; called by a user,
+    it checks its arguments like any other.
     """
     renamed = dict(renamed or {})
 
@@ -344,6 +378,10 @@ def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = No
         @functools.wraps(function)
         def checked(*args, **kwargs):
             kwargs = _renamed_keywords(function.__name__, renamed, kwargs)
+            if formerly_positional and args:
+                args, kwargs = _positional_keywords(function.__name__, formerly_positional, args, kwargs)
+            if skip_nested and _INSIDE_CHECKED.get():
+                return function(*args, **kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -351,11 +389,16 @@ def validate_params(constraints: dict, *, renamed: Mapping[str, str] | None = No
             bound.apply_defaults()
             for name, accepted in constraints.items():
                 check_value(bound.arguments[name], name, accepted)
-            return function(*args, **kwargs)
+            inside = _INSIDE_CHECKED.set(True)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _INSIDE_CHECKED.reset(inside)
 
         # typeshed's functools._Wrapped omits the attributes every function object accepts.
         checked.__privlib_constraints__ = constraints  # type: ignore[attr-defined]
         checked.__privlib_renamed__ = renamed  # type: ignore[attr-defined]
+        checked.__privlib_skip_nested__ = skip_nested  # type: ignore[attr-defined]
         return checked
 
     return decorate

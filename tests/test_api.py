@@ -56,25 +56,6 @@ NOT_MEASURES = {
 }
 
 
-#: Public helpers of the measure modules that take no argument from a user directly, each with
-#: what calls it: numerical steps on arrays or results a checked measure already made, called
-#: once per target or test inside one (a check there would repeat the measure's on every call).
-#: Any other public function without constraints fails; each must exist and be a plain function.
-HELPERS = {
-    "identity.singling_out.singling_out_probability": "singling_out's probability of a predicate, per predicate",
-    "rare_attributions.certain_attributions": "rare_attribution_test's and detection_limits' counts",
-    "rare_copies.rare_records": "rare_copy_test's and detection_limits' choice of rare records",
-    "records.attack_scores": "the distance attacks' scores, on a checked release",
-    "records.clopper_pearson": "an interval of counts a checked measure made",
-    "records.family_tests": "Holm's adjustment of p-values a checked measure made",
-    "records.low_fpr_key": "the key of a low false-positive rate, from the kit's own rates",
-    "records.operating_points": "a table of a result already computed",
-    "membership.targeted_setup.outlier_targets": "shadow_model_attack's choice of targets",
-    "membership.rank_sums.rank_sum_p_value": "shadow_model_attack's test per target",
-    "membership.targeted_setup.resolve_synthesizer": "shadow_model_attack's synthesizer, from a name or an object",
-}
-
-
 def _refuse(name: str) -> None:
     raise ImportError(f"{name} cannot be imported, so its modules cannot be searched")
 
@@ -125,11 +106,8 @@ def _measure_modules() -> set[str]:
     }
 
 
-#: Every public function of the measure modules, the helpers included.
-EVERY_FUNCTION = dict(_public_functions())
-
-
-FUNCTIONS = {name: function for name, function in EVERY_FUNCTION.items() if name not in HELPERS}
+#: Every public function of the measure modules, the helpers they call included.
+FUNCTIONS = dict(_public_functions())
 
 
 def test_the_measure_modules_export_functions():
@@ -153,15 +131,9 @@ def test_every_module_is_searched_or_left_out_with_a_reason():
 
 
 def test_a_function_is_found_once_under_its_public_path():
-    assert EVERY_FUNCTION["utility.tstr"] is pl.utility.tstr
-    assert "utility.tstr.tstr" not in EVERY_FUNCTION
-    assert len({id(inspect.unwrap(f)) for f in EVERY_FUNCTION.values()}) == len(EVERY_FUNCTION)
-
-
-def test_the_helpers_left_out_are_public_functions_without_constraints():
-    for name in sorted(HELPERS):
-        assert name in EVERY_FUNCTION, f"{name} is no longer a public function; drop it from HELPERS"
-        assert not hasattr(EVERY_FUNCTION[name], "__privlib_constraints__"), f"{name} is constrained; test it"
+    assert FUNCTIONS["utility.tstr"] is pl.utility.tstr
+    assert "utility.tstr.tstr" not in FUNCTIONS
+    assert len({id(inspect.unwrap(f)) for f in FUNCTIONS.values()}) == len(FUNCTIONS)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -179,7 +151,7 @@ def test_adversarial_accuracys_table_is_named_by_role():
 
 
 def test_every_measure_module_is_an_attribute_of_privlib():
-    measure_modules = {name.split(".")[0] for name in EVERY_FUNCTION}
+    measure_modules = {name.split(".")[0] for name in FUNCTIONS}
     assert {"attacks", "rare_copies"} <= measure_modules
     for name in sorted(measure_modules):
         assert name in pl.__all__, name

@@ -59,7 +59,7 @@ SMALL = dict(n_shadows=8, n_test=8, n_jobs=1)
 def test_outlier_targets_are_the_most_isolated_records():
     # Gower on one numeric column: |x_i - x_j| / range; range 90 - 30 = 60
     df = pd.DataFrame({"x": [30.0, 31.0, 33.0, 90.0, 60.0]})
-    index, distance = targeted.outlier_targets(df, 2)
+    index, distance = targeted.outlier_targets(train=df, n_targets=2)
     # nearest others: 30->31 (1), 31->30 (1), 33->31 (2), 90->60 (30), 60->33 (27)
     assert index.tolist() == [3, 4]
     np.testing.assert_allclose(distance, [30 / 60, 27 / 60])

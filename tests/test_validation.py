@@ -118,3 +118,74 @@ def test_a_subset_is_a_non_empty_list_of_distinct_options():
         assert leaks.problem(accepted, "leaks") is None
     for refused in ([], "verbatim", ["verbatim", "verbatim"], ["exact"], [1], None):
         assert leaks.problem(refused, "leaks").startswith("`leaks` must be a non-empty list of some of")
+
+
+@validate_params({"n": [Integer(low=1)]}, skip_nested=True)
+def _per_target_helper(n):
+    return n
+
+
+@validate_params({"n": [Integer(low=1)]})
+def _checked_measure(n, *, helper_argument):
+    return _per_target_helper(helper_argument)
+
+
+@validate_params({"n": [Integer(low=1)]})
+def _checked_helper(n):
+    return n
+
+
+@validate_params({"n": [Integer(low=1)]})
+def _measure_calling_a_checked_helper(n, *, helper_argument):
+    return _checked_helper(helper_argument)
+
+
+def test_a_helper_that_skips_nested_checks_checks_a_users_call():
+    with pytest.raises(ParameterError, match="`n` must be a whole number >= 1"):
+        _per_target_helper(0)
+
+
+def test_a_helper_that_skips_nested_checks_trusts_a_checked_caller():
+    # 0 breaks the helper's constraint; the measure made it, so the helper does not check it again
+    assert _checked_measure(1, helper_argument=0) == 0
+
+
+def test_the_measures_own_arguments_are_still_checked_before_its_helpers_run():
+    with pytest.raises(ParameterError, match="`n` must be"):
+        _checked_measure(0, helper_argument=1)
+
+
+def test_a_helper_without_the_option_is_checked_inside_a_measure_too():
+    with pytest.raises(ParameterError, match="`n` must be"):
+        _measure_calling_a_checked_helper(1, helper_argument=0)
+
+
+def test_the_check_resumes_after_a_measure_returns_or_fails():
+    _checked_measure(1, helper_argument=0)
+    with pytest.raises(ParameterError):
+        _checked_measure(0, helper_argument=0)
+    with pytest.raises(ParameterError):
+        _per_target_helper(0)
+
+
+@validate_params({"train": [Table()], "n": [Integer(low=1)]}, formerly_positional=("train", "n"))
+def _keyword_only_now(*, train, n):
+    return len(train), n
+
+
+def test_a_formerly_positional_call_works_with_a_warning_naming_the_keywords():
+    table = pd.DataFrame({"x": [1.0, 2.0]})
+    with pytest.warns(DeprecationWarning, match="pass `train=`, `n=` by keyword"):
+        assert _keyword_only_now(table, 3) == (2, 3)
+    with pytest.warns(DeprecationWarning, match="pass `train=` by keyword"):
+        assert _keyword_only_now(table, n=3) == (2, 3)
+
+
+def test_a_formerly_positional_value_is_still_checked():
+    with pytest.warns(DeprecationWarning), pytest.raises(ParameterError, match="`n` must be"):
+        _keyword_only_now(pd.DataFrame({"x": [1.0]}), 0)
+
+
+def test_a_keyword_call_of_a_formerly_positional_function_does_not_warn(recwarn):
+    assert _keyword_only_now(train=pd.DataFrame({"x": [1.0]}), n=1) == (1, 1)
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]

@@ -19,7 +19,7 @@ from privlib.results import per_record
 from privlib.rules import criterion_rule
 from privlib.schema import MISSING
 from privlib.uncertainty import check_confidence
-from privlib.validation import CONFIDENCE, Integer, Options, RandomState, Table, validate_params
+from privlib.validation import CONFIDENCE, Integer, Number, Options, RandomState, Table, validate_params
 
 __all__ = ["SinglingOutRisk", "singling_out", "singling_out_probability"]
 
@@ -338,6 +338,10 @@ def _random_predicates(synthetic, numeric, n, n_cols, rng) -> _Predicates:
     return _Predicates(cols, ops, values, np.full(n, -1, dtype=np.int64))
 
 
+@validate_params(
+    {"n": [Integer(low=1)], "w_low": [Number(low=0, high=1)], "w_high": [Number(low=0, high=1)]},
+    skip_nested=True,
+)
 def singling_out_probability(n: int, w_low: float, w_high: float) -> float:
     """Integral over ``w`` in ``[w_low, w_high]`` of ``n w (1 - w)^(n - 1)``.
 

@@ -8,6 +8,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from privlib.uncertainty import bootstrap_interval
+from privlib.validation import Numbers, validate_params
 
 __all__ = ["rank_sum_p_value"]
 
@@ -44,6 +45,10 @@ def _rank_sum_tail(out: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, np.
     return reached, tail, int(doubled[len(out) :].sum())
 
 
+@validate_params(
+    {"out": [Numbers(scalar=False, finite=False)], "inside": [Numbers(scalar=False, finite=False)]},
+    skip_nested=True,
+)
 def rank_sum_p_value(out, inside) -> float:
     """One-sided p-value of the exact Wilcoxon-Mann-Whitney test that ``inside`` scores higher.
 

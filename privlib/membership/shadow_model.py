@@ -398,7 +398,7 @@ def _chosen_targets(train: pd.DataFrame, targets, n_targets: int) -> tuple[np.nd
     """The targets' row positions in ``train`` (the most isolated records unless ``target_rows`` names
     them) and each one's Gower distance to its nearest other training record."""
     if targets is None:
-        return outlier_targets(train, n_targets)
+        return outlier_targets(train=train, n_targets=n_targets)
     target_index = np.asarray(list(targets))
     if (
         target_index.ndim != 1

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -16,14 +15,9 @@ from threadpoolctl import threadpool_limits
 from privlib.errors import DataError, ParameterError
 from privlib.neighbors import nearest_distances
 from privlib.schema import MISSING, NUMERIC, TableEncoder, check_comparable, check_frame
+from privlib.validation import HasMethods, Instance, Integer, Table, validate_params
 
 __all__ = ["resolve_synthesizer", "outlier_targets"]
-
-
-def _check_count(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ParameterError(f"`{name}` must be a whole number >= {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _check_tables(tables: dict) -> None:
@@ -39,6 +33,15 @@ def _check_tables(tables: dict) -> None:
         check_comparable(first, table, (first_name, name), unseen="ignore")
 
 
+@validate_params(
+    {
+        "spec": [
+            Instance(str, type, description="a synthesizer's name, a 'module:Class' entry point or a class"),
+            HasMethods("fit", "sample"),
+        ]
+    },
+    skip_nested=True,
+)
 def resolve_synthesizer(spec, **params):
     """An unfitted synthesizer from a name, an entry point, a class or an instance.
 
@@ -203,7 +206,12 @@ def _shadow_features(
     )
 
 
-def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
+@validate_params(
+    {"train": [Table(min_rows=2)], "n_targets": [Integer(low=1)]},
+    formerly_positional=("train", "n_targets"),
+    skip_nested=True,
+)
+def outlier_targets(*, train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np.ndarray]:
     """Row positions of the ``n_targets`` training records farthest from their nearest other one.
 
     Returns the positions (ties broken by the lower position) and those Gower distances.
@@ -211,11 +219,9 @@ def outlier_targets(train: pd.DataFrame, n_targets: int) -> tuple[np.ndarray, np
     Examples
     --------
     >>> df = pd.DataFrame({"age": [30.0, 31.0, 32.0, 90.0]})
-    >>> outlier_targets(df, 1)[0].tolist()
+    >>> outlier_targets(train=df, n_targets=1)[0].tolist()
     [3]
     """
-    check_frame(train, "train")
-    n_targets = _check_count(n_targets, "n_targets")
     if n_targets > len(train) - 1:
         raise DataError(
             f"`n_targets` ({n_targets}) must be below the number of training records ({len(train)})."
