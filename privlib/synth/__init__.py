@@ -13,6 +13,10 @@ disclosure measures of the kit can be seen to rank them as expected (Yale et al.
 :class:`OutlierCopies`   a sound generator plus a few of its most isolated training rows, copied
 =======================  =====================================================================
 
+:class:`Copy`, :class:`ParzenWindows` and :class:`GaussianCopula` have counterparts among the
+generators Yale et al. compare. :class:`AdditiveNoise` is the kit's own near-copy foil (noise added
+to each training row), not their Additive Noise Model, a generator of their own.
+
 Every synthesizer has the same two calls::
 
     synthetic = pl.synth.SequentialTrees().fit(train).sample(n=None, random_state=0)
