@@ -293,10 +293,18 @@ def _run(tmp_path, tables, change: dict, extra: list, capsys):
     return status, err, earlier
 
 
+#: Cases run as typed, with every format: the notebook's kernel starts before the tables are read
+#: (it boots while the audit computes) and a refusal must stop it and leave nothing. One case of
+#: each kind of check; the others ask for metrics.json only (the same checks, in the same order,
+#: without starting a kernel per case).
+EVERY_FORMAT = {"train file missing", "key twice", "holdout copies train", "threshold NaN", "out is a link"}
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_bad_input_exits_with_one_line_and_touches_nothing(case, tmp_path, tables, capsys):
     change, extra, expected, words = CASES[case]
-    status, err, earlier = _run(tmp_path, tables, change, extra, capsys)
+    formats = [] if case in EVERY_FORMAT else ["--formats", "json"]
+    status, err, earlier = _run(tmp_path, tables, change, [*extra, *formats], capsys)
     assert status == expected, (case, err)
     assert len(err) == 1 and err[0].startswith("privlib: error: "), err
     assert words in err[0], err[0]

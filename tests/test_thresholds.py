@@ -5,8 +5,6 @@ the training rows on Adult.
 
 import dataclasses
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -381,44 +379,6 @@ def test_a_generator_that_never_saw_the_rows_is_no_membership_risk(adult_release
     for r in membership_results(train, holdout, synthetic):
         assert r.verdict in VERDICTS and r.verdict != RISK, (r.measure, r.value, r.ci_low, r.ci_high)
         assert r.ci_low <= r.value <= r.ci_high
-
-
-def _modules_loaded_by(code: str) -> set[str]:
-    """The modules a fresh interpreter has loaded after running ``code``."""
-    probe = code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))\n"
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return set(run.stdout.split())
-
-
-#: What judging must not load: the layers above the measures, the plots and the libraries of
-#: pages and settings.
-HEAVY = {"matplotlib", "jinja2", "pydantic", "privlib.plots", "privlib.audit", "privlib.render"}
-
-
-@pytest.mark.parametrize(
-    "code",
-    [
-        "from privlib.results import Result\n"
-        "from privlib.thresholds import judge\n"
-        "judge(Result(measure='cap', value=0.4, ci_low=0.3, ci_high=0.5, baseline=0.2))",
-        "import privlib.catalogue",
-    ],
-    ids=["judge", "declarations"],
-)
-def test_judging_and_the_declarations_import_no_audit_rendering_or_plotting(code):
-    # the rules are written in the measures' declarations, below the audit: judging a result or
-    # reading the declarations loads no audit, page, figure or settings library
-    loaded = _modules_loaded_by(code)
-    assert "privlib.catalogue" in loaded  # the rules are read from there
-    assert sorted(HEAVY & loaded) == []
-
-
-def test_the_import_probe_sees_a_measure_module_and_its_libraries():
-    # the check above can fail: a measure module and a figure drawn load their libraries
-    loaded = _modules_loaded_by(
-        "import privlib.membership, privlib.plots\nprivlib.plots.plot_roc([0, 1], [0, 1])"
-    )
-    assert {"privlib.membership", "sklearn", "privlib.plots", "matplotlib"} <= loaded
 
 
 # --------------------------------------------------------------------------------------------
