@@ -680,3 +680,18 @@ def test_a_bound_no_table_exceeds_changes_nothing():
         train=train, synthetic=synthetic, n_repeats=3, random_state=1, max_queries=45
     )
     assert bounded_aa == whole_aa and bounded_aa.sample_size is None
+
+
+def test_the_risk_utility_loss_legend_hides_no_point():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    # lesson 06's tuning: low M with losses near -0.8 sit where a legend inside the chart went
+    settings = [(-0.04, 0.83), (-0.01, 0.80), (0.02, 0.85), (0.1, 0.9), (0.3, 0.95)]
+    points = {f"min_samples_leaf = {i}": point for i, point in enumerate(settings)}
+    ax = pl.plots.plot_risk_utility_loss(points)
+    ax.figure.canvas.draw()
+    legend_box = ax.get_legend().get_window_extent()
+    for collection in ax.collections:
+        for x, y in collection.get_offsets():
+            assert not legend_box.contains(*ax.transData.transform((x, y))), (x, y)

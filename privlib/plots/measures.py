@@ -297,7 +297,7 @@ def plot_risk_utility_loss(points=None, *, ax=None, title=None):
     ax = _axes(ax)
     ax.plot(grid, risk_utility_loss(grid, 1.0), linewidth=2, color="gray", label="loss when U = 1")
     ax.axvline(M_THRESHOLD, linestyle="--", color="black", linewidth=1, label=f"M = {M_THRESHOLD}")
-    top = -0.7  # the curve for U = 1 ends at -0.81; leave room above it for the legend
+    top = -0.7  # the curve for U = 1 ends at -0.81: a little room above it
     for label, (m, utility) in points.items():
         loss = risk_utility_loss(m, utility)
         top = max(top, loss + 0.05)
@@ -308,7 +308,8 @@ def plot_risk_utility_loss(points=None, *, ax=None, title=None):
         xlabel="relative risk M",
         ylabel="risk-utility loss (lower is better)",
         title=title,
-        legend=dict(loc="upper left", fontsize="small"),
+        # beside the chart: inside, it hides the points of the lowest loss (upper left)
+        legend=dict(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small"),
     )
 
 
@@ -404,7 +405,7 @@ _COMPARISON_AXES = {
     "cap": ("average CAP (target from keys)", None),
     "tstr": ("TSTR score", None),
     "trtr": ("TRTR score", None),
-    "tstr_ratio": ("TSTR / TRTR", (1.0, "as useful as the real data")),
+    "tstr_ratio": ("utility ratio: (TSTR - chance) / (TRTR - chance)", (1.0, "as useful as the real data")),
     "pmse_ratio": ("pMSE ratio", (1.0, "sample-like")),
     "mean_tvd": ("mean total variation distance", (0.0, "identical marginals")),
 }

@@ -331,7 +331,7 @@ def verdict_lines_html(report) -> Markup:
 
 
 def fidelity_html(report) -> Markup:
-    """The fidelity card (TSTR/TRTR, pMSE ratio, marginal distance), or a line saying it is absent."""
+    """The fidelity card (utility ratio, pMSE ratio, marginal distance), or a line saying it is absent."""
     report = _plain(report)
     fidelity = report.get("fidelity")
     view = None

@@ -156,8 +156,9 @@ TERMS = (
         "TSTR / TRTR",
         r"\bTSTR\b|\bTRTR\b",
         "Train on synthetic, test on real / train on real, test on "
-        "real: a model's score on unseen real records when fitted on the release, as a share of its score "
-        "when fitted on the real data.",
+        "real: a model's score on unseen real records when fitted on the release, and when fitted on the "
+        "real data. Their utility ratio, (TSTR - chance) / (TRTR - chance), is the share of the real "
+        "data's gain over chance that the release keeps.",
     ),
     Term(
         "Holm adjustment",
