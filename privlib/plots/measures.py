@@ -405,7 +405,7 @@ _COMPARISON_AXES = {
     "cap": ("average CAP (target from keys)", None),
     "tstr": ("TSTR score", None),
     "trtr": ("TRTR score", None),
-    "tstr_ratio": ("utility ratio: (TSTR - chance) / (TRTR - chance)", (1.0, "as useful as the real data")),
+    "tstr_ratio": ("utility ratio (gain over chance)", (1.0, "as useful as the real data")),
     "pmse_ratio": ("pMSE ratio", (1.0, "sample-like")),
     "mean_tvd": ("mean total variation distance", (0.0, "identical marginals")),
 }
