@@ -598,7 +598,8 @@ KNN_RISK_ACCURACY = MeasureSpec(
     "Nearest-neighbour prediction of a sensitive category",
     "attribute",
     control_rule(
-        "k-NN",
+        # not "k-NN": the same rule judges the model a user passes as ``estimator``
+        "prediction",
         "share of records whose category the model predicts right",
         "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
         scope="fits a model on the synthetic data and counts the training and the holdout "
@@ -617,7 +618,8 @@ KNN_RISK_RELATIVE_ERROR = MeasureSpec(
     "Nearest-neighbour prediction of a sensitive number",
     "attribute",
     control_rule(
-        "k-NN",
+        # not "k-NN": the same rule judges the model a user passes as ``estimator``
+        "prediction",
         "mean error, in interquartile ranges of the target (each record's capped at one),",
         "Choi et al. 2017 compare the model with one fitted on the original data without a cut-off",
         scope="fits a model on the synthetic data and measures how much smaller its error is on "
