@@ -60,6 +60,7 @@ from functools import lru_cache, partial
 
 import numpy as np
 
+from privlib import formatting
 from privlib.attacks import _check_release
 from privlib.audit.family_rule import Judged, family_verdict
 from privlib.audit.planting import LEAKS, prepared_leaks, seed_of
@@ -157,23 +158,27 @@ class DetectionLimit:
         what = _WHAT[self.leak]
         tried = f"{self.draws} seeded draws per size"
         if self.limit is None:
-            whole = "the whole release" if self.largest == self.release_size else f"all {self.largest}"
+            whole = (
+                "the whole release"
+                if self.largest == self.release_size
+                else f"all {formatting.count(self.largest)}"
+            )
             return (
                 f"The {self.family} tests would not have caught {what} reliably at any size up to "
-                f"{whole} ({self.largest} records added): with {self.largest} the leak is caught in "
+                f"{whole} ({formatting.count(self.largest)} records added): with {formatting.count(self.largest)} the leak is caught in "
                 f"{self.rate_at_limit:.0%} of {tried}, below the {self.rate:.0%} asked; a leak of "
                 "this kind is beyond what these files can show."
             )
         assert self.share is not None and self.rate_at_limit is not None
         below = (
-            f"; {self.below} are caught in {self.rate_below:.0%}, so smaller leaks of this kind are "
+            f"; {formatting.count(self.below)} are caught in {self.rate_below:.0%}, so smaller leaks of this kind are "
             "beyond what these files can show reliably"
             if self.below is not None
             else ""
         )
         return (
-            f"The {self.family} tests would have caught {self.limit} {what} added to the release "
-            f"({self.share:.1%} of its {self.release_size} records) in {self.rate_at_limit:.0%} of "
+            f"The {self.family} tests would have caught {formatting.count(self.limit)} {what} added to the release "
+            f"({formatting.share(self.share)} of its {formatting.count(self.release_size)} records) in {self.rate_at_limit:.0%} of "
             f"{tried} (at least {self.rate:.0%} asked){below}."
         )
 
