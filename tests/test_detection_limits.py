@@ -167,7 +167,9 @@ def test_reading_says_counts_and_shares_only():
         rate=0.9, rate_at_limit=0.92, below=11, rate_below=0.86, random_state=1,
     )  # fmt: skip
     assert found.share == 0.006
-    assert "12 copied training records" in found.reading() and "(0.6% of its 2,000 records)" in found.reading()
+    assert (
+        "12 copied training records" in found.reading() and "(0.6% of its 2,000 records)" in found.reading()
+    )
     assert "11 are caught in 86%" in found.reading()
     none = DetectionLimit(
         leak="near copies", family="membership", limit=None, release_size=2000, largest=2000, draws=50,
