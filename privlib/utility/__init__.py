@@ -44,8 +44,9 @@ if TYPE_CHECKING:
     from privlib.utility.train_synthetic import TSTRResult, tstr
 
 #: Each public name and the module of this package that holds it, imported on first use: the
-#: catalogue imports :mod:`privlib.utility.comparison` for its declaration, and reading the
-#: catalogue must load no model library (scikit-learn, numba) before a measure runs.
+#: catalogue imports :mod:`privlib.utility.comparison` for its declaration, and that import loads
+#: no model library (scikit-learn, numba) of this package before a utility measure runs (the
+#: catalogue's other families load theirs).
 _HOMES = {
     "tstr": "train_synthetic",
     "TSTRResult": "train_synthetic",
