@@ -51,7 +51,7 @@ from privlib.records import DEFAULT_NUMERIC_TOLERANCE, CopyTest, _copy_widths, _
 from privlib.results import QuerySampled
 from privlib.rules import Threshold
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import CLIENT, CONFIDENCE, Instance, Number, RandomState, Table, validate_params
+from privlib.validation import RELEASE, Instance, Number, RandomState, validate_params
 
 __all__ = ["DEFAULT_RARE_SHARE", "RareCopyTest", "rare_copy_test", "rare_records"]
 
@@ -115,15 +115,11 @@ def rare_records(neighbours: np.ndarray, rare_share: float) -> tuple[np.ndarray,
 
 
 @validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
+    RELEASE
+    | {
         "rare_share": [Number(low=0, high=1, closed="right")],
         "numeric_tolerance": [Number(low=0, high=1)],
         "random_state": [RandomState()],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
     }
 )
 def rare_copy_test(

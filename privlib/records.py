@@ -94,14 +94,13 @@ from privlib.results import NOT_ASSESSABLE, QuerySampled, Result, per_record
 from privlib.rules import LOW_FPRS, low_fpr_key
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
 from privlib.validation import (
-    CLIENT,
     CONFIDENCE,
+    QUERY_SAMPLE,
+    RELEASE,
     Instance,
     Integer,
     Number,
     Numbers,
-    RandomState,
-    Table,
     validate_params,
 )
 
@@ -470,18 +469,7 @@ def operating_points(point: LowFprPoint, *, fprs=LOW_FPRS) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
-        "fpr": [Number(low=0, high=1, closed="neither")],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
-        "random_state": [RandomState()],
-        "max_queries": [Integer(low=2), None],
-    }
-)
+@validate_params(RELEASE | QUERY_SAMPLE | {"fpr": [Number(low=0, high=1, closed="neither")]})
 def nn_mia_low_fpr(
     *,
     train,

@@ -413,3 +413,15 @@ CLIENT = HasMethods("scatter", "submit", "gather", description="a dask.distribut
 #: Tolerances per column: a mapping of column names to numbers, checked by the function that knows
 #: the columns.
 TOLERANCES = Instance(Mapping, description="a mapping of column names to numbers")
+
+#: The tables and settings of a measure that reads training and holdout records against a release.
+RELEASE = {
+    "train": [Table()],
+    "holdout": [Table()],
+    "synthetic": [Table()],
+    "confidence": [CONFIDENCE],
+    "client": [CLIENT, None],
+}
+
+#: A measure that samples its queries: the sample's seed and its largest size.
+QUERY_SAMPLE = {"random_state": [RandomState()], "max_queries": [Integer(low=2), None]}

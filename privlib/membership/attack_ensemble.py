@@ -7,11 +7,11 @@ from __future__ import annotations
 from privlib.declaration import MeasureSpec, Reference, release, with_settings
 from privlib.membership import attack_scores
 from privlib.membership.attack_scores import ensemble_scores
-from privlib.membership.low_fpr_tests import _RELEASE, MaxOverTests, _max_over_tests
+from privlib.membership.low_fpr_tests import MaxOverTests, _max_over_tests
 from privlib.records import LOW_FPRS
 from privlib.rules import CARLINI_HOLM, exact_share_rule
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import RandomState, validate_params
+from privlib.validation import RELEASE, RandomState, validate_params
 
 __all__ = ["KEY", "attack_ensemble", "ATTACK_ENSEMBLE"]
 
@@ -19,7 +19,7 @@ __all__ = ["KEY", "attack_ensemble", "ATTACK_ENSEMBLE"]
 KEY = "attack_ensemble"
 
 
-@validate_params(_RELEASE | {"random_state": [RandomState()]})
+@validate_params(RELEASE | {"random_state": [RandomState()]})
 def attack_ensemble(
     *, train, holdout, synthetic, random_state=None, confidence=DEFAULT_CONFIDENCE, client=None
 ) -> MaxOverTests:

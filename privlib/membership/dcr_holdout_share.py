@@ -26,11 +26,8 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.validation import (
-    CLIENT,
-    CONFIDENCE,
-    Integer,
-    RandomState,
-    Table,
+    QUERY_SAMPLE,
+    RELEASE,
     validate_params,
 )
 
@@ -59,17 +56,7 @@ class DcrHoldoutShare(QuerySampled):
         )
 
 
-@validate_params(
-    {
-        "synthetic": [Table()],
-        "train": [Table()],
-        "holdout": [Table()],
-        "random_state": [RandomState()],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
-        "max_queries": [Integer(low=2), None],
-    }
-)
+@validate_params(RELEASE | QUERY_SAMPLE)
 def dcr_holdout_share(
     *,
     synthetic,

@@ -14,7 +14,6 @@ import pandas as pd
 from privlib.membership.rank_sums import _auc as mann_whitney_auc
 from privlib.records import LowFprPoint, family_tests, tpr_at_low_fpr
 from privlib.results import NOT_ASSESSABLE, QuerySampled, per_record
-from privlib.validation import CLIENT, CONFIDENCE, Table
 
 __all__ = ["MaxOverTests"]
 
@@ -178,12 +177,3 @@ def _max_over_tests(
         ),
         **common,
     )
-
-
-_RELEASE = {
-    "train": [Table()],
-    "holdout": [Table()],
-    "synthetic": [Table()],
-    "confidence": [CONFIDENCE],
-    "client": [CLIENT, None],
-}

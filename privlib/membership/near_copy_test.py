@@ -7,11 +7,11 @@ from __future__ import annotations
 from privlib.declaration import SAMPLED_RELEASE, MeasureSpec, Reference
 from privlib.matching import query_samples, sample_size
 from privlib.membership.attack_scores import _check_release, _near_copy, _neighbourhoods
-from privlib.membership.low_fpr_tests import _RELEASE, MaxOverTests, _max_over_tests
+from privlib.membership.low_fpr_tests import MaxOverTests, _max_over_tests
 from privlib.records import LOW_FPRS
 from privlib.rules import CARLINI_HOLM, exact_share_rule
 from privlib.uncertainty import DEFAULT_CONFIDENCE, check_confidence
-from privlib.validation import Integer, RandomState, validate_params
+from privlib.validation import QUERY_SAMPLE, RELEASE, validate_params
 
 __all__ = ["KEY", "near_copy_test", "NEAR_COPY_TEST"]
 
@@ -19,7 +19,7 @@ __all__ = ["KEY", "near_copy_test", "NEAR_COPY_TEST"]
 KEY = "near_copy_test"
 
 
-@validate_params(_RELEASE | {"random_state": [RandomState()], "max_queries": [Integer(low=2), None]})
+@validate_params(RELEASE | QUERY_SAMPLE)
 def near_copy_test(
     *,
     train,

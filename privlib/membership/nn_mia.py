@@ -25,11 +25,8 @@ from privlib.uncertainty import (
     check_confidence,
 )
 from privlib.validation import (
-    CLIENT,
-    CONFIDENCE,
-    Integer,
-    RandomState,
-    Table,
+    QUERY_SAMPLE,
+    RELEASE,
     validate_params,
 )
 
@@ -74,17 +71,7 @@ class NNMia(QuerySampled):
         )
 
 
-@validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
-        "random_state": [RandomState()],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
-        "max_queries": [Integer(low=2), None],
-    }
-)
+@validate_params(RELEASE | QUERY_SAMPLE)
 def nn_mia(
     *,
     train,

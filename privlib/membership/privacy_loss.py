@@ -29,11 +29,9 @@ from privlib.uncertainty import (
     percentile_interval,
 )
 from privlib.validation import (
-    CLIENT,
-    CONFIDENCE,
+    QUERY_SAMPLE,
+    RELEASE,
     Integer,
-    RandomState,
-    Table,
     validate_params,
 )
 
@@ -60,16 +58,7 @@ class PrivacyLoss(_Repeated, QuerySampled):
 
 
 @validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
-        "random_state": [RandomState()],
-        "n_repeats": [Integer(low=1)],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
-        "max_queries": [Integer(low=2), None],
-    },
+    RELEASE | QUERY_SAMPLE | {"n_repeats": [Integer(low=1)]},
     renamed={"test": "holdout"},
 )
 def privacy_loss(

@@ -25,12 +25,9 @@ from privlib.uncertainty import (
     wilson_interval,
 )
 from privlib.validation import (
-    CLIENT,
-    CONFIDENCE,
-    Integer,
+    QUERY_SAMPLE,
+    RELEASE,
     Numbers,
-    RandomState,
-    Table,
     validate_params,
 )
 
@@ -81,18 +78,7 @@ def _prf(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]
     return precision, recall, f1
 
 
-@validate_params(
-    {
-        "train": [Table()],
-        "holdout": [Table()],
-        "synthetic": [Table()],
-        "random_state": [RandomState()],
-        "confidence": [CONFIDENCE],
-        "client": [CLIENT, None],
-        "thresholds": [Numbers(low=0, scalar=False), None],
-        "max_queries": [Integer(low=2), None],
-    }
-)
+@validate_params(RELEASE | QUERY_SAMPLE | {"thresholds": [Numbers(low=0, scalar=False), None]})
 def threshold_attack(
     *,
     train,
